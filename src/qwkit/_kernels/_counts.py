@@ -1,0 +1,193 @@
+"""Counting kernels: the sufficient statistics of weighted kappa in one pass.
+
+Inputs are 1-D integer arrays of any integer dtype (numba specializes per dtype, so a
+user's ``int8`` data is never widened to a copy); every value is read once and widened
+to ``int64`` in a register. The API layer guarantees that ``uint64`` inputs fit in
+``int64`` and that shapes match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_JIT = {"cache": True, "nogil": True}
+
+# Limb decomposition for the overflow-proof path: a shifted value u < 2**64 is
+# u = l0 + l1 * 2**22 + l2 * 2**44 with every limb < 2**22, so a product of two limbs
+# is < 2**44, a group of three such products is < 2**46, and 2**16 items of one group
+# sum to < 2**62: exact in int64.
+LIMB_BITS = 22
+LIMB_CHUNK = 1 << 16
+_LIMB_MASK = np.uint64((1 << LIMB_BITS) - 1)
+_SHIFT1 = np.uint64(LIMB_BITS)
+_SHIFT2 = np.uint64(2 * LIMB_BITS)
+
+
+@njit(**_JIT)
+def minmax2(a, b):
+    """Smallest and largest value of ``a`` and of ``b``: (amin, amax, bmin, bmax)."""
+    amin = np.int64(a[0])
+    amax = amin
+    bmin = np.int64(b[0])
+    bmax = bmin
+    for i in range(a.shape[0]):
+        x = np.int64(a[i])
+        y = np.int64(b[i])
+        amin = min(amin, x)
+        amax = max(amax, x)
+        bmin = min(bmin, y)
+        bmax = max(bmax, y)
+    return amin, amax, bmin, bmax
+
+
+@njit(**_JIT)
+def five_sums(a, b):
+    """Σa, Σb, Σa², Σb², Σab in int64, with the extremes of both arrays.
+
+    The sums wrap silently on overflow; the caller checks, from the returned extremes,
+    that ``n * max|v|**2`` fits in int64 before trusting them (and otherwise calls
+    :func:`five_sums_shifted` or :func:`five_sums_limbs`).
+    """
+    sa = np.int64(0)
+    sb = np.int64(0)
+    saa = np.int64(0)
+    sbb = np.int64(0)
+    sab = np.int64(0)
+    amin = np.int64(a[0])
+    amax = amin
+    bmin = np.int64(b[0])
+    bmax = bmin
+    for i in range(a.shape[0]):
+        x = np.int64(a[i])
+        y = np.int64(b[i])
+        sa += x
+        sb += y
+        saa += x * x
+        sbb += y * y
+        sab += x * y
+        amin = min(amin, x)
+        amax = max(amax, x)
+        bmin = min(bmin, y)
+        bmax = max(bmax, y)
+    return sa, sb, saa, sbb, sab, amin, amax, bmin, bmax
+
+
+@njit(**_JIT)
+def five_sums_shifted(a, b, lo):
+    """The five sums of ``a - lo`` and ``b - lo`` (exact when n·(max−lo)² < 2**63)."""
+    sa = np.int64(0)
+    sb = np.int64(0)
+    saa = np.int64(0)
+    sbb = np.int64(0)
+    sab = np.int64(0)
+    for i in range(a.shape[0]):
+        x = np.int64(a[i]) - lo
+        y = np.int64(b[i]) - lo
+        sa += x
+        sb += y
+        saa += x * x
+        sbb += y * y
+        sab += x * y
+    return sa, sb, saa, sbb, sab
+
+
+@njit(**_JIT)
+def five_sums_limbs(a, b, lo):
+    """Exact five sums of ``a - lo`` and ``b - lo`` for any int64 range.
+
+    Returns an (n_chunks, 21) int64 array of per-chunk partial sums, by limb (see
+    ``LIMB_BITS``): columns 0–2 Σ limbs of a, 3–5 Σ limbs of b, then Σa², Σb², Σab
+    split by power of 2**22 (five columns each). The caller adds the chunks and the
+    powers with Python integers.
+    """
+    n = a.shape[0]
+    n_chunks = (n + LIMB_CHUNK - 1) // LIMB_CHUNK
+    out = np.zeros((n_chunks, 21), dtype=np.int64)
+    ulo = np.uint64(lo)
+    for c in range(n_chunks):
+        start = c * LIMB_CHUNK
+        stop = min(n, start + LIMB_CHUNK)
+        row = out[c]
+        for i in range(start, stop):
+            u = np.uint64(np.int64(a[i])) - ulo
+            v = np.uint64(np.int64(b[i])) - ulo
+            a0 = np.int64(u & _LIMB_MASK)
+            a1 = np.int64((u >> _SHIFT1) & _LIMB_MASK)
+            a2 = np.int64(u >> _SHIFT2)
+            b0 = np.int64(v & _LIMB_MASK)
+            b1 = np.int64((v >> _SHIFT1) & _LIMB_MASK)
+            b2 = np.int64(v >> _SHIFT2)
+            row[0] += a0
+            row[1] += a1
+            row[2] += a2
+            row[3] += b0
+            row[4] += b1
+            row[5] += b2
+            row[6] += a0 * a0
+            row[7] += 2 * a0 * a1
+            row[8] += 2 * a0 * a2 + a1 * a1
+            row[9] += 2 * a1 * a2
+            row[10] += a2 * a2
+            row[11] += b0 * b0
+            row[12] += 2 * b0 * b1
+            row[13] += 2 * b0 * b2 + b1 * b1
+            row[14] += 2 * b1 * b2
+            row[15] += b2 * b2
+            row[16] += a0 * b0
+            row[17] += a0 * b1 + a1 * b0
+            row[18] += a0 * b2 + a1 * b1 + a2 * b0
+            row[19] += a1 * b2 + a2 * b1
+            row[20] += a2 * b2
+    return out
+
+
+@njit(**_JIT)
+def confusion_counts(a, b, lo, k):
+    """K×K int64 table of (a − lo, b − lo) pairs.
+
+    Returns ``(table, bad_a, bad_b)``: the index of the first item of ``a`` (or ``b``)
+    whose position falls outside [0, k), or −1. Counting stops at the first bad item.
+    """
+    table = np.zeros(k * k, dtype=np.int64)
+    uk = np.uint64(k)
+    for i in range(a.shape[0]):
+        p = np.int64(a[i]) - lo
+        q = np.int64(b[i]) - lo
+        if np.uint64(p) >= uk:
+            return table.reshape((k, k)), i, -1
+        if np.uint64(q) >= uk:
+            return table.reshape((k, k)), -1, i
+        table[p * k + q] += 1
+    return table.reshape((k, k)), -1, -1
+
+
+@njit(**_JIT)
+def confusion_weighted(a, b, w, lo, k):
+    """K×K float64 table of (a − lo, b − lo) pairs, each counted with weight ``w``.
+
+    Same contract as :func:`confusion_counts`.
+    """
+    table = np.zeros(k * k, dtype=np.float64)
+    uk = np.uint64(k)
+    for i in range(a.shape[0]):
+        p = np.int64(a[i]) - lo
+        q = np.int64(b[i]) - lo
+        if np.uint64(p) >= uk:
+            return table.reshape((k, k)), i, -1
+        if np.uint64(q) >= uk:
+            return table.reshape((k, k)), -1, i
+        table[p * k + q] += w[i]
+    return table.reshape((k, k)), -1, -1
+
+
+@njit(**_JIT)
+def read_floor(a, b):
+    """Read both arrays once and do nothing else worth the name: the memory floor.
+
+    Used only by the benchmarks, as the speed any one-pass kernel cannot beat.
+    """
+    s = np.int64(0)
+    for i in range(a.shape[0]):
+        s += np.int64(a[i]) + np.int64(b[i])
+    return s

@@ -1,0 +1,393 @@
+"""Input validation: turn what users pass into arrays the kernels can trust.
+
+Every error names the parameter in backticks, says what is allowed and shows what
+was received (STYLE.md, "Errors and warnings"). Nothing here computes kappa.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "MAX_DENSE_CLASSES",
+    "Ratings",
+    "check_confusion",
+    "check_replace_undefined_by",
+    "check_sample_weight",
+    "check_weights",
+    "prepare_labels",
+    "prepare_ratings",
+]
+
+#: The largest scale for which a dense K×K table is allocated. Larger scales are
+#: handled without a table where the mathematics allows (named weights), and are
+#: refused with a clear error where a table is the requested output.
+MAX_DENSE_CLASSES = 10_000
+
+_NAMED_WEIGHTS = ("quadratic", "linear", "identity")
+_INT64_MAX = np.iinfo(np.int64).max
+_INT64_MIN = np.iinfo(np.int64).min
+
+
+def _show(values, limit: int = 10) -> str:
+    """Short printable form of a sequence of labels for error messages."""
+    items = [_scalar(v) for v in values[:limit]]
+    text = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in items)
+    return f"[{text}{', ...' if len(values) > limit else ''}]"
+
+
+def _scalar(value):
+    """Numpy scalar → Python scalar, for messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__}"
+
+
+# ---------------------------------------------------------------------------- arrays
+
+
+def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
+    """Object array → a typed array of str or numbers, or a clear error."""
+    items = values.tolist()
+    kinds = set()
+    for i, item in enumerate(items):
+        if item is None or (isinstance(item, float) and item != item):
+            raise ValueError(f"`{name}` contains a missing value ({item!r}) at index {i}.")
+        if isinstance(item, str):
+            kinds.add("str")
+        elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(
+            item, complex
+        ):
+            kinds.add("number")
+        else:
+            missing = type(item).__name__ in {"NAType", "NaTType"}
+            if missing:
+                raise ValueError(f"`{name}` contains a missing value ({item!r}) at index {i}.")
+            raise TypeError(
+                f"`{name}` must hold numbers or strings; got {type(item).__name__} "
+                f"{item!r} at index {i}."
+            )
+        if len(kinds) > 1:
+            raise TypeError(
+                f"`{name}` mixes strings and numbers (index {i} holds {item!r}); "
+                "use one type for every rating."
+            )
+    if kinds == {"str"}:
+        return np.asarray(items, dtype=str)
+    try:
+        out = np.asarray(items)
+    except OverflowError:  # pragma: no cover - numpy raises for huge ints on some versions
+        out = np.asarray(items, dtype=object)
+    if out.dtype == object:
+        raise ValueError(f"`{name}` holds integers outside the int64 range.")
+    return out
+
+
+def as_1d(values, name: str) -> np.ndarray:
+    """Any array-like (list, ndarray, pandas/polars Series) → a 1-D numpy array."""
+    if values is None:
+        raise TypeError(f"`{name}` must be array-like; got None.")
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"`{name}` must be array-like; got the string {values!r}.")
+    if isinstance(values, (list, tuple)):
+        arr = np.empty(len(values), dtype=object)
+        try:
+            arr[:] = values
+        except ValueError:
+            arr = np.asarray(values, dtype=object)
+    else:
+        if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+            values = values.to_numpy()
+        arr = np.asarray(values)
+    if arr.ndim != 1:
+        what = "a scalar" if arr.ndim == 0 else f"an array of shape {arr.shape}"
+        raise ValueError(f"`{name}` must be 1-D; got {what}.")
+    if arr.dtype == object:
+        arr = _classify_objects(arr, name)
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(f"`{name}` must be real; got complex dtype {arr.dtype}.")
+    if kind not in "biufUS":
+        raise TypeError(f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.")
+    if kind == "S":
+        arr = arr.astype(str)
+    return arr
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"`{name}` contains {arr[i]} at index {i}; ratings must be finite."
+            )
+
+
+def _integral_or_none(arr: np.ndarray) -> np.ndarray | None:
+    """Integer-valued numeric array as an integer array (no copy when possible)."""
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr.view(np.uint8)
+    if kind == "i":
+        return arr
+    if kind == "u":
+        if arr.dtype.itemsize < 8 or arr.size == 0 or int(arr.max()) <= _INT64_MAX:
+            return arr
+        return None
+    if kind == "f":
+        if not np.all(arr == np.floor(arr)):
+            return None
+        if arr.size and (arr.min() < _INT64_MIN or arr.max() >= 2.0**63):
+            return None
+        return arr.astype(np.int64)
+    return None
+
+
+# ---------------------------------------------------------------------------- labels
+
+
+@dataclass(frozen=True)
+class Labels:
+    """A validated, explicit rating scale."""
+
+    values: np.ndarray  # the scale in its given order
+    is_text: bool
+    offset: int | None  # labels are offset, offset+1, ..., offset+K-1 (ints) -> fast path
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.values.shape[0])
+
+
+def prepare_labels(labels) -> Labels:
+    """Validate ``labels``: 1-D, non-empty, finite, no duplicates, one type."""
+    arr = as_1d(labels, "labels")
+    if arr.size == 0:
+        raise ValueError("`labels` must contain at least one label; got an empty sequence.")
+    _check_finite(arr, "labels")
+    is_text = arr.dtype.kind == "U"
+    uniq, counts = np.unique(arr, return_counts=True)
+    if uniq.size != arr.size:
+        dup = uniq[counts > 1]
+        raise ValueError(f"`labels` must not repeat a label; got duplicates {_show(dup)}.")
+    offset = None
+    if not is_text:
+        ints = _integral_or_none(arr)
+        if ints is not None:
+            ints = ints.astype(np.int64)
+            if np.all(np.diff(ints) == 1):
+                offset = int(ints[0])
+    return Labels(values=arr, is_text=is_text, offset=offset)
+
+
+# ---------------------------------------------------------------------------- ratings
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Two validated rating vectors as integer positions on a scale.
+
+    ``a`` and ``b`` are integer arrays (any integer dtype, possibly the caller's own
+    memory); the position of a rating on the scale is ``value - offset``. When
+    ``n_classes`` is None the scale is the integer range spanned by the data, still
+    to be measured; otherwise every position lies in ``[0, n_classes)`` once checked
+    by a kernel (``checked`` says whether that is already known).
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    offset: int | None
+    n_classes: int | None
+    labels: Labels | None
+    checked: bool
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.a.shape[0])
+
+
+def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
+    """Position of every rating in ``labels``; error on the first unknown rating."""
+    scale = labels.values
+    if labels.is_text:
+        order = np.argsort(scale, kind="stable")
+        ref = scale[order]
+    else:
+        order = np.argsort(scale, kind="stable")
+        ref = scale[order]
+        common = np.result_type(ref.dtype, arr.dtype)
+        if common.kind in "biu" and np.dtype(common).itemsize < 8:
+            common = np.dtype(np.int64)
+        ref = ref.astype(common)
+        arr = arr.astype(common, copy=False)
+    idx = np.searchsorted(ref, arr)
+    idx_clipped = np.minimum(idx, ref.size - 1)
+    bad = (idx >= ref.size) | (ref[idx_clipped] != arr)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"`{name}` contains {_scalar(arr[i])!r}, which is not in `labels` "
+            f"{_show(scale)} (index {i})."
+        )
+    return order[idx_clipped].astype(np.intp, copy=False)
+
+
+def _text_kind(arr: np.ndarray) -> bool:
+    return arr.dtype.kind == "U"
+
+
+def prepare_ratings(y1, y2, labels, *, names=("y1", "y2")) -> Ratings:
+    """Validate two rating vectors against an optional explicit scale."""
+    n1, n2 = names
+    a = as_1d(y1, n1)
+    b = as_1d(y2, n2)
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"`{n1}` and `{n2}` must have the same length; got {a.shape[0]} and {b.shape[0]}."
+        )
+    if a.shape[0] == 0:
+        raise ValueError(f"`{n1}` and `{n2}` are empty; kappa needs at least one rated item.")
+    if _text_kind(a) != _text_kind(b):
+        text, num = (n1, n2) if _text_kind(a) else (n2, n1)
+        raise TypeError(
+            f"`{text}` holds strings but `{num}` holds numbers; both raters must use one scale."
+        )
+    _check_finite(a, n1)
+    _check_finite(b, n2)
+    lab = None if labels is None else prepare_labels(labels)
+
+    if _text_kind(a):
+        if lab is None:
+            lab = prepare_labels(np.union1d(a, b))
+        elif not lab.is_text:
+            raise TypeError(
+                f"`{n1}` holds strings but `labels` holds numbers {_show(lab.values)}."
+            )
+        return Ratings(_codes(a, lab, n1), _codes(b, lab, n2), 0, lab.n_classes, lab, True)
+
+    if lab is not None and lab.is_text:
+        raise TypeError(f"`{n1}` holds numbers but `labels` holds strings {_show(lab.values)}.")
+
+    ia, ib = _integral_or_none(a), _integral_or_none(b)
+    if lab is None:
+        for arr, ints, name in ((a, ia, n1), (b, ib, n2)):
+            if ints is None:
+                bad = np.flatnonzero(arr != np.floor(arr)) if arr.dtype.kind == "f" else []
+                where = f" (index {int(bad[0])} holds {arr[bad[0]]})" if len(bad) else ""
+                raise ValueError(
+                    f"`{name}` must hold integer ratings{where}. For real-valued scores "
+                    "use `soft_kappa_score`, or round them first with `optimize_thresholds`"
+                    " / `apply_thresholds`; for a non-integer scale pass `labels`."
+                )
+        return Ratings(ia, ib, None, None, None, False)
+
+    if lab.offset is not None and ia is not None and ib is not None:
+        return Ratings(ia, ib, lab.offset, lab.n_classes, lab, False)
+    return Ratings(_codes(a, lab, n1), _codes(b, lab, n2), 0, lab.n_classes, lab, True)
+
+
+def out_of_scale_error(ratings: Ratings, bad_a: int, bad_b: int, names=("y1", "y2")):
+    """The error for a rating that a counting kernel found outside the scale."""
+    name, arr, i = (names[0], ratings.a, bad_a) if bad_a >= 0 else (names[1], ratings.b, bad_b)
+    return ValueError(
+        f"`{name}` contains {_scalar(arr[i])!r}, which is not in `labels` "
+        f"{_show(ratings.labels.values)} (index {i})."
+    )
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def check_weights(weights):
+    """``weights`` → one of the named kinds, or a validated float64 (K, K) matrix."""
+    if weights is None:
+        return "identity"
+    if isinstance(weights, str):
+        if weights in _NAMED_WEIGHTS:
+            return weights
+        raise ValueError(
+            "`weights` must be 'quadratic', 'linear', 'identity', None or a (K, K) array; "
+            f"got {weights!r}."
+        )
+    if isinstance(weights, (numbers.Number, bool)):
+        raise TypeError(
+            "`weights` must be 'quadratic', 'linear', 'identity', None or a (K, K) array; "
+            f"got {weights!r}."
+        )
+    try:
+        mat = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"`weights` must be a name or a (K, K) numeric array; got {_describe(weights)}."
+        ) from exc
+    if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] == 0:
+        raise ValueError(f"`weights` must be a square (K, K) matrix; got shape {mat.shape}.")
+    if not np.all(np.isfinite(mat)):
+        raise ValueError("`weights` must be finite; got a matrix containing NaN or inf.")
+    if np.any(mat < 0):
+        raise ValueError(
+            "`weights` are disagreement weights and must be non-negative; got "
+            f"{mat.min()} in the matrix."
+        )
+    return mat
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
+    """``sample_weight`` → float64 array of length n, finite, non-negative, positive sum."""
+    if sample_weight is None:
+        return None
+    arr = as_1d(sample_weight, "sample_weight")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`sample_weight` must be numeric; got dtype {arr.dtype}.")
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"`sample_weight` must have one weight per item ({n_samples}); got {arr.shape[0]}."
+        )
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"`sample_weight` must be finite and non-negative; got {arr[i]} at index {i}."
+        )
+    if not arr.sum() > 0:
+        raise ValueError("`sample_weight` must not sum to zero; every item would be dropped.")
+    return arr
+
+
+def check_replace_undefined_by(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`replace_undefined_by` must be a real number; got {value!r}.")
+    return float(value)
+
+
+def check_confusion(confusion) -> np.ndarray:
+    """A (K, K) table of non-negative finite counts or weights."""
+    if confusion is None or isinstance(confusion, (str, bytes)):
+        raise TypeError(f"`confusion` must be a (K, K) array; got {confusion!r}.")
+    try:
+        arr = np.asarray(confusion)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - ragged input
+        raise TypeError(f"`confusion` must be a (K, K) numeric array; got {exc}.") from exc
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`confusion` must be numeric; got dtype {arr.dtype}.")
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise ValueError(f"`confusion` must be a square (K, K) table; got shape {arr.shape}.")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError("`confusion` must be finite; got NaN or inf.")
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if np.any(arr < 0):
+        raise ValueError(f"`confusion` must be non-negative; got {_scalar(arr.min())}.")
+    if not arr.sum() > 0:
+        raise ValueError("`confusion` is all zeros; kappa needs at least one rated item.")
+    return arr
