@@ -6,6 +6,7 @@ imported here.
 """
 
 from qwkit._accumulator import KappaAccumulator
+from qwkit._datasets import WineQuality, load_wine_quality
 from qwkit._kappa import (
     confusion_matrix,
     kappa_from_confusion,
@@ -21,10 +22,12 @@ __all__ = [
     "ConvergenceWarning",
     "KappaAccumulator",
     "UndefinedKappaWarning",
+    "WineQuality",
     "__version__",
     "confusion_matrix",
     "kappa_from_confusion",
     "kappa_score",
+    "load_wine_quality",
     "soft_kappa_score",
     "weight_matrix",
 ]

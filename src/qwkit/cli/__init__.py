@@ -1,0 +1,25 @@
+"""The ``qwkit`` command line (typer + rich), installed with ``pip install 'qwkit[cli]'``.
+
+Commands are thin: parse, call the public API, print. Errors go to stderr with a
+non-zero exit code and no traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+_MISSING = "The qwkit command line needs typer and rich: pip install 'qwkit[cli]'"
+
+
+def main() -> None:
+    """Entry point of the ``qwkit`` script and of ``python -m qwkit``."""
+    try:
+        from qwkit.cli._app import app
+    except ImportError as exc:  # typer or rich missing
+        if exc.name in ("typer", "rich", "click"):
+            print(_MISSING, file=sys.stderr)
+            raise SystemExit(1) from None
+        raise
+    app()
