@@ -143,12 +143,18 @@ def _kappa_from_sums(n: int, sa: int, sb: int, saa: int, sbb: int, sab: int, rep
 def _quadratic_sums(r: _v.Ratings) -> tuple[int, int, int, int, int]:
     """The five sums of eq. Q for unweighted quadratic kappa, exact for any int64 data.
 
-    One fused pass returns the sums and the extremes; if the extremes show that the
-    int64 sums could have overflowed, a shifted pass (values minus the minimum) or,
-    for ranges whose squares exceed int64, the limb-split pass recomputes them.
+    The common case (small non-negative ratings, no explicit labels) takes one pass of
+    the fastest kernel. Otherwise one pass returns the sums and the extremes (which also
+    check explicit labels); if the extremes show that the int64 sums could have
+    overflowed, a shifted pass (values minus the minimum) or, for ranges whose squares
+    exceed int64, the limb-split pass recomputes them.
     """
     n = r.n_samples
-    sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums(r.a, r.b)
+    if r.n_classes is None:
+        sa, sb, saa, sbb, sab, or_all = _kernels.five_sums(r.a, r.b)
+        if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
+            return int(sa), int(sb), int(saa), int(sbb), int(sab)
+    sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(r.a, r.b)
     _check_in_scale(r, amin, amax, bmin, bmax)
     big = max(abs(int(amin)), abs(int(amax)), abs(int(bmin)), abs(int(bmax)))
     if n * big * big < _INT64_LIMIT:
