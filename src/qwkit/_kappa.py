@@ -210,44 +210,48 @@ def _table(r: _v.Ratings, sample_weight, offset: int, k: int) -> np.ndarray:
 
 
 def _positions(x: np.ndarray, offset: int) -> np.ndarray:
-    """Scale positions as float64, computed in wrapping int64 then read as unsigned."""
-    return (x.astype(np.int64) - np.int64(offset)).view(np.uint64).astype(np.float64)
+    """Exact scale positions ``x − offset`` as uint64 (computed in wrapping int64)."""
+    return (x.astype(np.int64) - np.int64(offset)).view(np.uint64)
 
 
 def _kappa_tablefree(r, kind: str, sample_weight, offset: int, replace: float) -> float:
     """Named-weight kappa on a scale too large for a table (e.g. ratings 0 and 10¹²).
 
     Numerator: the per-item sum Σ wₖ·d(aₖ, bₖ). Denominator: Σᵢⱼ hᵢ gⱼ d(xᵢ, xⱼ) / n over
-    the distinct values of each margin, in O(m log m) memory and time — never in
-    proportion to the width of the scale.
+    the distinct values of each margin (docs/kappa.md §5), in O(m log m) memory and
+    time — never in proportion to the width of the scale. Equality is decided on exact
+    integer positions; distances are float64.
     """
-    pa, pb = _positions(r.a, offset), _positions(r.b, offset)
-    w = np.ones(pa.shape[0]) if sample_weight is None else sample_weight
-    total = w.sum()
-    center = (np.dot(w, pa) + np.dot(w, pb)) / (2 * total)
-    pa -= center
-    pb -= center
-    xa, inv_a = np.unique(pa, return_inverse=True)
-    xb, inv_b = np.unique(pb, return_inverse=True)
-    ha = np.bincount(inv_a, weights=w, minlength=xa.size)
-    hb = np.bincount(inv_b, weights=w, minlength=xb.size)
-    if kind == "quadratic":
-        observed = float(np.dot(w, (pa - pb) ** 2))
-        ma, mb = np.dot(ha, xa), np.dot(hb, xb)
-        expected = total * np.dot(ha, xa * xa) + total * np.dot(hb, xb * xb) - 2 * ma * mb
-    elif kind == "linear":
-        observed = float(np.dot(w, np.abs(pa - pb)))
-        cum_w = np.concatenate(([0.0], np.cumsum(hb)))
-        cum_wx = np.concatenate(([0.0], np.cumsum(hb * xb)))
-        j = np.searchsorted(xb, xa)  # xb[:j] < xa <= xb[j:]
-        below = xa * cum_w[j] - cum_wx[j]
-        above = (cum_wx[-1] - cum_wx[j]) - xa * (cum_w[-1] - cum_w[j])
-        expected = float(np.dot(ha, below + above))
-    else:
-        observed = float(w[pa != pb].sum())
-        common, ia, ib = np.intersect1d(xa, xb, assume_unique=True, return_indices=True)
+    ua, ub = _positions(r.a, offset), _positions(r.b, offset)
+    w = np.ones(ua.shape[0]) if sample_weight is None else sample_weight
+    total = float(w.sum())
+    va, inv_a = np.unique(ua, return_inverse=True)
+    vb, inv_b = np.unique(ub, return_inverse=True)
+    ha = np.bincount(inv_a, weights=w, minlength=va.size)
+    hb = np.bincount(inv_b, weights=w, minlength=vb.size)
+    if kind == "identity":
+        observed = float(w[ua != ub].sum())
+        _, ia, ib = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
         expected = total * total - float(np.dot(ha[ia], hb[ib]))
-    expected = float(expected / total)
+    else:
+        center = (np.dot(ha, va.astype(np.float64)) + np.dot(hb, vb.astype(np.float64))) / (
+            2 * total
+        )
+        xa, xb = va.astype(np.float64) - center, vb.astype(np.float64) - center
+        diff = xa[inv_a] - xb[inv_b]
+        if kind == "quadratic":
+            observed = float(np.dot(w, diff * diff))
+            ma, mb = np.dot(ha, xa), np.dot(hb, xb)
+            expected = total * (np.dot(ha, xa * xa) + np.dot(hb, xb * xb)) - 2 * ma * mb
+        else:
+            observed = float(np.dot(w, np.abs(diff)))
+            cum_w = np.concatenate(([0.0], np.cumsum(hb)))
+            cum_wx = np.concatenate(([0.0], np.cumsum(hb * xb)))
+            j = np.searchsorted(vb, va)  # rater-2 values below each rater-1 value: vb[:j]
+            below = xa * cum_w[j] - cum_wx[j]
+            above = (cum_wx[-1] - cum_wx[j]) - xa * (cum_w[-1] - cum_w[j])
+            expected = float(np.dot(ha, below + above))
+    expected = float(expected) / total
     if expected <= 0.0:
         return _undefined(replace)
     return float(1.0 - observed / expected)

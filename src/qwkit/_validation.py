@@ -98,11 +98,14 @@ def as_1d(values, name: str) -> np.ndarray:
     if isinstance(values, (str, bytes)):
         raise TypeError(f"`{name}` must be array-like; got the string {values!r}.")
     if isinstance(values, (list, tuple)):
-        arr = np.empty(len(values), dtype=object)
         try:
-            arr[:] = values
-        except ValueError:
+            arr = np.asarray(values)
+        except ValueError:  # ragged nesting
             arr = np.asarray(values, dtype=object)
+        if arr.ndim == 1 and arr.dtype.kind in "US":
+            # numpy turns [1, "a"] into strings; re-read item by item to catch mixing
+            arr = np.empty(len(values), dtype=object)
+            arr[:] = values
     else:
         if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
             values = values.to_numpy()
@@ -280,6 +283,11 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2")) -> Ratings:
     ia, ib = _integral_or_none(a), _integral_or_none(b)
     if lab is None:
         for arr, ints, name in ((a, ia, n1), (b, ib, n2)):
+            if ints is None and arr.dtype.kind == "u":
+                raise ValueError(
+                    f"`{name}` holds values above 2**63 - 1 ({arr.max()}); pass `labels` "
+                    "to rate on an explicit scale."
+                )
             if ints is None:
                 bad = np.flatnonzero(arr != np.floor(arr)) if arr.dtype.kind == "f" else []
                 where = f" (index {int(bad[0])} holds {arr[bad[0]]})" if len(bad) else ""
