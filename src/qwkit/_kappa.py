@@ -197,16 +197,43 @@ def _scale(r: _v.Ratings) -> tuple[int, int]:
     return lo, max(int(amax), int(bmax)) - lo + 1
 
 
-def _table(r: _v.Ratings, sample_weight, offset: int, k: int) -> np.ndarray:
-    """Dense K×K table of positions (value − offset); int64 counts or float64 weights."""
+def _count(r: _v.Ratings, sample_weight, offset: int, k: int):
+    """One counting pass: (table, bad_a, bad_b, bit mask of positions < 64 that occur)."""
     lo = np.int64(offset)
     if sample_weight is None:
         table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
-    else:
-        table, bad_a, bad_b = _kernels.confusion_weighted(r.a, r.b, sample_weight, lo, k)
+        occurs = (table.sum(axis=0) + table.sum(axis=1)) > 0
+        mask = sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
+        return table, bad_a, bad_b, mask
+    table, bad_a, bad_b, mask = _kernels.confusion_weighted(r.a, r.b, sample_weight, lo, k)
+    return table, bad_a, bad_b, int(mask)
+
+
+def _table(r: _v.Ratings, sample_weight, offset: int, k: int) -> np.ndarray:
+    """Dense K×K table of positions (value − offset); int64 counts or float64 weights."""
+    table, bad_a, bad_b, _ = _count(r, sample_weight, offset, k)
     if bad_a >= 0 or bad_b >= 0:
         raise _v.out_of_scale_error(r, bad_a, bad_b)
     return table
+
+
+#: Ratings that all lie in [0, 64) — most rating scales — are counted in one pass into a
+#: 64×64 table that is then trimmed to the occurring range, instead of measuring the
+#: range in a pass of its own first.
+_GUESS_CLASSES = 64
+
+
+def _scaled_table(r: _v.Ratings, sample_weight, max_classes: int):
+    """(table, offset, K) of the ratings on their scale; None if K > ``max_classes``."""
+    if r.n_classes is None:
+        table, bad_a, bad_b, mask = _count(r, sample_weight, 0, _GUESS_CLASSES)
+        if bad_a < 0 and bad_b < 0:
+            lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+            return np.ascontiguousarray(table[lo : hi + 1, lo : hi + 1]), lo, hi - lo + 1
+    offset, k = _scale(r)
+    if r.n_classes is None and k > max_classes:
+        return None
+    return _table(r, sample_weight, offset, k), offset, k
 
 
 def _positions(x: np.ndarray, offset: int) -> np.ndarray:
@@ -358,18 +385,27 @@ default="quadratic"
     sw = _v.check_sample_weight(sample_weight, r.n_samples)
     if isinstance(kind, str) and kind == "quadratic" and sw is None:
         return _kappa_from_sums(r.n_samples, *_quadratic_sums(r), replace)
-    offset, k = _scale(r)
-    if not isinstance(kind, str):
-        if kind.shape[0] != k:
-            raise ValueError(
-                f"`weights` has shape {kind.shape} but the rating scale has {k} categories"
-                + ("" if r.labels is not None else f" ({offset}..{offset + k - 1})")
-                + "; pass `labels` to fix the scale."
-            )
-        return _kappa_from_table(_table(r, sw, offset, k), kind, replace)
-    if k <= _TABLE_CLASSES:
-        return _kappa_from_table(_table(r, sw, offset, k), _named_weights(k, kind), replace)
-    return _kappa_tablefree(r, kind, sw, offset, replace)
+    max_classes = _TABLE_CLASSES if isinstance(kind, str) else _v.MAX_DENSE_CLASSES
+    counted = _scaled_table(r, sw, max_classes)
+    if counted is None:
+        offset, k = _scale(r)
+        if not isinstance(kind, str):
+            raise _weights_shape_error(kind, k, offset)
+        return _kappa_tablefree(r, kind, sw, offset, replace)
+    table, offset, k = counted
+    if isinstance(kind, str):
+        return _kappa_from_table(table, _named_weights(k, kind), replace)
+    if kind.shape[0] != k:
+        raise _weights_shape_error(kind, k, None if r.labels is not None else offset)
+    return _kappa_from_table(table, kind, replace)
+
+
+def _weights_shape_error(wmat: np.ndarray, k: int, offset: int | None) -> ValueError:
+    where = "" if offset is None else f" ({offset}..{offset + k - 1})"
+    return ValueError(
+        f"`weights` has shape {wmat.shape} but the rating scale has {k} categories{where}; "
+        "pass `labels` to fix the scale."
+    )
 
 
 def kappa_from_confusion(confusion, *, weights="quadratic", replace_undefined_by=np.nan):
@@ -447,6 +483,9 @@ def confusion_matrix(y1, y2, *, labels=None, sample_weight=None) -> np.ndarray:
     """
     r = _v.prepare_ratings(y1, y2, labels)
     sw = _v.check_sample_weight(sample_weight, r.n_samples)
+    counted = _scaled_table(r, sw, _v.MAX_DENSE_CLASSES)
+    if counted is not None:
+        return counted[0]
     offset, k = _scale(r)
     if k > _v.MAX_DENSE_CLASSES:
         raise ValueError(
@@ -454,7 +493,6 @@ def confusion_matrix(y1, y2, *, labels=None, sample_weight=None) -> np.ndarray:
             f"table is built only up to {_v.MAX_DENSE_CLASSES}. Pass `labels` with the "
             "ratings that occur."
         )
-    return _table(r, sw, offset, k)
 
 
 def soft_kappa_score(y_true, y_score, *, sample_weight=None) -> float:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qwkit import _kernels
+
 __all__ = [
     "MAX_DENSE_CLASSES",
     "Ratings",
@@ -360,14 +362,13 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
         raise ValueError(
             f"`sample_weight` must have one weight per item ({n_samples}); got {arr.shape[0]}."
         )
-    arr = arr.astype(np.float64)
-    bad = ~np.isfinite(arr) | (arr < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    arr = arr.astype(np.float64, copy=False)
+    bad, positive = _kernels.scan_weights(arr)
+    if bad >= 0:
         raise ValueError(
-            f"`sample_weight` must be finite and non-negative; got {arr[i]} at index {i}."
+            f"`sample_weight` must be finite and non-negative; got {arr[bad]} at index {bad}."
         )
-    if not arr.sum() > 0:
+    if not positive:
         raise ValueError("`sample_weight` must not sum to zero; every item would be dropped.")
     return arr
 

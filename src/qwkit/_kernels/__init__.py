@@ -14,6 +14,7 @@ from qwkit._kernels._counts import (
     five_sums_shifted,
     minmax2,
     read_floor,
+    scan_weights,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "five_sums_shifted",
     "minmax2",
     "read_floor",
+    "scan_weights",
 ]

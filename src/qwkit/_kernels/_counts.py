@@ -197,19 +197,24 @@ def confusion_counts(a, b, lo, k):
 def confusion_weighted(a, b, w, lo, k):
     """K×K float64 table of (a − lo, b − lo) pairs, each counted with weight ``w``.
 
-    Same contract as :func:`confusion_counts`.
+    Same contract as :func:`confusion_counts`, plus a fourth result: a bit mask of the
+    positions below 64 that occur in ``a`` or ``b`` at all (zero weight included), so
+    that the scale of zero-weight items is known without a second pass.
     """
     table = np.zeros(k * k, dtype=np.float64)
     uk = np.uint64(k)
+    present = np.uint64(0)
+    one = np.uint64(1)
     for i in range(a.shape[0]):
         p = np.int64(a[i]) - lo
         q = np.int64(b[i]) - lo
         if np.uint64(p) >= uk:
-            return table.reshape((k, k)), i, -1
+            return table.reshape((k, k)), i, -1, present
         if np.uint64(q) >= uk:
-            return table.reshape((k, k)), -1, i
+            return table.reshape((k, k)), -1, i, present
+        present |= (one << np.uint64(p & 63)) | (one << np.uint64(q & 63))
         table[p * k + q] += w[i]
-    return table.reshape((k, k)), -1, -1
+    return table.reshape((k, k)), -1, -1, present
 
 
 @njit(**_JIT)
@@ -222,3 +227,17 @@ def read_floor(a, b):
     for i in range(a.shape[0]):
         s += np.int64(a[i]) + np.int64(b[i])
     return s
+
+
+@njit(**_JIT)
+def scan_weights(w):
+    """Index of the first weight that is NaN, infinite or negative (−1 if none), and
+    whether any weight is positive. One read of ``w``; used to validate sample weights.
+    """
+    positive = False
+    for i in range(w.shape[0]):
+        x = w[i]
+        if not (x >= 0.0 and x < np.inf):
+            return i, positive
+        positive |= x > 0.0
+    return -1, positive
