@@ -543,19 +543,25 @@ def soft_kappa_score(y_true, y_score, *, sample_weight=None) -> float:
     if w is None:
         w = np.ones_like(y)
     total = w.sum()
+    used = w > 0
+    y_const, f_const = _is_constant(y[used]), _is_constant(f[used])
+    if y_const or f_const:  # S_yf = 0 exactly; decide 0/0 exactly, not from rounding noise
+        if y_const and f_const and y[used][0] == f[used][0]:
+            return _undefined(np.nan, stacklevel=3)
+        return 0.0
     dy = y - np.dot(w, y) / total
     df = f - np.dot(w, f) / total
     # Second-pass correction of the means (two-pass algorithm): exact to rounding.
-    ybar_err = np.dot(w, dy) / total
-    fbar_err = np.dot(w, df) / total
-    dy -= ybar_err
-    df -= fbar_err
+    dy -= np.dot(w, dy) / total
+    df -= np.dot(w, df) / total
     mean_gap = np.dot(w, y - f) / total
     syf = np.dot(w * dy, df)
     den = np.dot(w * dy, dy) + np.dot(w * df, df) + total * mean_gap * mean_gap  # (eq. 2')
-    if den == 0.0:
-        return _undefined(np.nan, stacklevel=3)
     return float(2.0 * syf / den)
+
+
+def _is_constant(x: np.ndarray) -> bool:
+    return bool(x.min() == x.max())
 
 
 def _real_vector(values, name: str) -> np.ndarray:

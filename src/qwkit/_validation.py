@@ -124,6 +124,8 @@ def as_1d(values, name: str) -> np.ndarray:
         raise TypeError(f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.")
     if kind == "S":
         arr = arr.astype(str)
+    elif not arr.dtype.isnative:  # big-endian data: the kernels read native order only
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
 
 
@@ -149,6 +151,7 @@ def _integral_or_none(arr: np.ndarray) -> np.ndarray | None:
             return arr
         return None
     if kind == "f":
+        arr = arr.astype(np.float64, copy=False) if arr.dtype.itemsize < 8 else arr
         if not np.all(arr == np.floor(arr)):
             return None
         if arr.size and (arr.min() < _INT64_MIN or arr.max() >= 2.0**63):
@@ -229,9 +232,7 @@ def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
     else:
         order = np.argsort(scale, kind="stable")
         ref = scale[order]
-        common = np.result_type(ref.dtype, arr.dtype)
-        if common.kind in "biu" and np.dtype(common).itemsize < 8:
-            common = np.dtype(np.int64)
+        common = _common_dtype(ref, arr)
         ref = ref.astype(common)
         arr = arr.astype(common, copy=False)
     idx = np.searchsorted(ref, arr)
@@ -244,6 +245,23 @@ def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
             f"{_show(scale)} (index {i})."
         )
     return order[idx_clipped].astype(np.intp, copy=False)
+
+
+def _common_dtype(ref: np.ndarray, arr: np.ndarray) -> np.dtype:
+    """A dtype in which labels and ratings compare exactly.
+
+    numpy promotes int64 with uint64 to float64, where 2**62 + 1 == 2**62 + 2; integers
+    are kept integers here (int64, or uint64 when both are non-negative, or Python
+    integers as a last resort).
+    """
+    if ref.dtype.kind not in "biu" or arr.dtype.kind not in "biu":
+        return np.result_type(ref.dtype, arr.dtype, np.float64)
+    big = [x for x in (ref, arr) if x.dtype.kind == "u" and x.size and int(x.max()) > _INT64_MAX]
+    if not big:
+        return np.dtype(np.int64)
+    if all(x.dtype.kind in "bu" or x.size == 0 or int(x.min()) >= 0 for x in (ref, arr)):
+        return np.dtype(np.uint64)
+    return np.dtype(object)
 
 
 def _text_kind(arr: np.ndarray) -> bool:
