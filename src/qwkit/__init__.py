@@ -6,7 +6,23 @@ imported here.
 """
 
 from qwkit._accumulator import KappaAccumulator
+from qwkit._compare import KappaComparisonResult, compare_kappa_test, mean_kappa
+from qwkit._costs import (
+    RiskClassModel,
+    cost_matrix,
+    expected_cost,
+    insurance_loss_matrix,
+    risk_class_model,
+)
 from qwkit._datasets import WineQuality, load_wine_quality
+from qwkit._decision import bayes_decision, kappa_decision
+from qwkit._economics import EconomicsResult, EconomicsRow, simulate_economics
+from qwkit._inference import (
+    ConfidenceInterval,
+    KappaTestResult,
+    kappa_test,
+    kappa_test_from_confusion,
+)
 from qwkit._kappa import (
     confusion_matrix,
     kappa_from_confusion,
@@ -14,20 +30,51 @@ from qwkit._kappa import (
     soft_kappa_score,
     weight_matrix,
 )
+from qwkit._regression import (
+    KappaRegressionResult,
+    KappaRescaleResult,
+    kappa_regression,
+    kappa_rescale,
+)
+from qwkit._thresholds import ThresholdResult, apply_thresholds, optimize_thresholds
 from qwkit._warnings import ConvergenceWarning, UndefinedKappaWarning
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ConfidenceInterval",
     "ConvergenceWarning",
+    "EconomicsResult",
+    "EconomicsRow",
     "KappaAccumulator",
+    "KappaComparisonResult",
+    "KappaRegressionResult",
+    "KappaRescaleResult",
+    "KappaTestResult",
+    "RiskClassModel",
+    "ThresholdResult",
     "UndefinedKappaWarning",
     "WineQuality",
     "__version__",
+    "apply_thresholds",
+    "bayes_decision",
+    "compare_kappa_test",
     "confusion_matrix",
+    "cost_matrix",
+    "expected_cost",
+    "insurance_loss_matrix",
+    "kappa_decision",
     "kappa_from_confusion",
+    "kappa_regression",
+    "kappa_rescale",
     "kappa_score",
+    "kappa_test",
+    "kappa_test_from_confusion",
     "load_wine_quality",
+    "mean_kappa",
+    "optimize_thresholds",
+    "risk_class_model",
+    "simulate_economics",
     "soft_kappa_score",
     "weight_matrix",
 ]

@@ -83,9 +83,15 @@ default="quadratic"
         return self._n
 
     def update(self, y1, y2, sample_weight=None) -> None:
-        """Add a batch of paired ratings (every rating must be in ``labels``)."""
-        r = _v.prepare_ratings(y1, y2, self._labels.values)
-        sw = _v.check_sample_weight(sample_weight, r.n_samples)
+        """Add a batch of paired ratings (every rating must be in ``labels``).
+
+        An empty batch, or one whose weights are all zero, adds nothing (an empty
+        partition of a larger data set is not an error).
+        """
+        r = _v.prepare_ratings(y1, y2, self._labels.values, allow_empty=True)
+        sw = _v.check_sample_weight(sample_weight, r.n_samples, allow_zero_total=True)
+        if r.n_samples == 0:
+            return
         table = _kappa._table(r, sw, r.offset, r.n_classes)
         if table.dtype != self._table.dtype:
             self._table = self._table.astype(np.float64)
@@ -115,12 +121,9 @@ default="quadratic"
     def score(self, *, replace_undefined_by=np.nan) -> float:
         """Kappa of everything seen so far."""
         replace = _v.check_replace_undefined_by(replace_undefined_by)
-        if self._n == 0:
-            raise ValueError("No items yet: call `update` before `score`.")
+        if not self._table.sum() > 0:
+            raise ValueError("No items with positive weight yet: call `update` before `score`.")
         return _kappa._kappa_from_table(self._table, self._wmat, replace)
 
     def __repr__(self) -> str:
-        return (
-            f"KappaAccumulator(labels={_v._show(self._labels.values)}, "
-            f"n_samples={self._n})"
-        )
+        return f"KappaAccumulator(labels={_v._show(self._labels.values)}, n_samples={self._n})"

@@ -87,8 +87,12 @@ default="quadratic"
 
 def _named_weights(k: int, kind: str) -> np.ndarray:
     """Unnormalized weights: integer-valued (i − j)², |i − j| or 1 − δ, as float64."""
-    pos = np.arange(k, dtype=np.float64)
-    diff = pos[:, None] - pos[None, :]
+    return _named_weights_at(np.arange(k, dtype=np.float64), kind)
+
+
+def _named_weights_at(positions: np.ndarray, kind: str) -> np.ndarray:
+    """Unnormalized named weights between categories at the given scale positions."""
+    diff = positions[:, None] - positions[None, :]
     if kind == "quadratic":
         return diff * diff
     if kind == "linear":
@@ -118,12 +122,11 @@ def _undefined(replace_undefined_by: float, stacklevel: int = 4) -> float:
 
 def _kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> float:
     """Eq. 1 on a K×K table, in float64."""
-    t = table.astype(np.float64, copy=False)
-    n = float(t.sum())
-    rows = t.sum(axis=1)
-    cols = t.sum(axis=0)
-    observed = float(np.sum(wmat * t))  # ⟨U, W⟩
-    expected = float(rows @ wmat @ cols) / n  # ⟨V, W⟩ with V = h ⊗ g / n   (eq. 1)
+    p = table.astype(np.float64) / float(table.sum())  # proportions: no overflow or underflow of the products
+    rows = p.sum(axis=1)
+    cols = p.sum(axis=0)
+    observed = float(np.sum(wmat * p))  # ⟨U, W⟩ / n
+    expected = float(rows @ wmat @ cols)  # ⟨V, W⟩ / n with V = h ⊗ g / n   (eq. 1)
     if expected == 0.0:
         return _undefined(replace)
     return float(1.0 - observed / expected)
@@ -443,7 +446,9 @@ default="quadratic"
     if isinstance(kind, str):
         wmat = _named_weights(k, kind)
     elif kind.shape[0] != k:
-        raise ValueError(f"`weights` has shape {kind.shape} but `confusion` has shape {table.shape}.")
+        raise ValueError(
+            f"`weights` has shape {kind.shape} but `confusion` has shape {table.shape}."
+        )
     else:
         wmat = kind
     return _kappa_from_table(table, wmat, replace)
@@ -534,8 +539,7 @@ def soft_kappa_score(y_true, y_score, *, sample_weight=None) -> float:
     f = _real_vector(y_score, "y_score")
     if y.shape[0] != f.shape[0]:
         raise ValueError(
-            f"`y_true` and `y_score` must have the same length; got {y.shape[0]} and "
-            f"{f.shape[0]}."
+            f"`y_true` and `y_score` must have the same length; got {y.shape[0]} and {f.shape[0]}."
         )
     if y.shape[0] == 0:
         raise ValueError("`y_true` and `y_score` are empty; kappa needs at least one item.")
@@ -555,6 +559,10 @@ def soft_kappa_score(y_true, y_score, *, sample_weight=None) -> float:
     dy -= np.dot(w, dy) / total
     df -= np.dot(w, df) / total
     mean_gap = np.dot(w, y - f) / total
+    # κ is invariant to scaling y and f together: scale to unit size so that squares of
+    # data near 1e160 cannot overflow.
+    size = max(np.abs(dy).max(), np.abs(df).max(), abs(mean_gap))
+    dy, df, mean_gap = dy / size, df / size, mean_gap / size
     syf = np.dot(w * dy, df)
     den = np.dot(w * dy, dy) + np.dot(w * df, df) + total * mean_gap * mean_gap  # (eq. 2')
     return float(2.0 * syf / den)

@@ -65,9 +65,7 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
             raise ValueError(f"`{name}` contains a missing value ({item!r}) at index {i}.")
         if isinstance(item, str):
             kinds.add("str")
-        elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(
-            item, complex
-        ):
+        elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(item, complex):
             kinds.add("number")
         else:
             missing = type(item).__name__ in {"NAType", "NaTType"}
@@ -89,7 +87,10 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
     except OverflowError:  # pragma: no cover - numpy raises for huge ints on some versions
         out = np.asarray(items, dtype=object)
     if out.dtype == object:
-        raise ValueError(f"`{name}` holds integers outside the int64 range.")
+        raise ValueError(
+            f"`{name}` holds numbers that are neither int64 nor float64 (for example "
+            "integers beyond ±2**63 or Fractions); convert them first."
+        )
     return out
 
 
@@ -134,9 +135,7 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
         bad = ~np.isfinite(arr)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"`{name}` contains {arr[i]} at index {i}; ratings must be finite."
-            )
+            raise ValueError(f"`{name}` contains {arr[i]} at index {i}; ratings must be finite.")
 
 
 def _integral_or_none(arr: np.ndarray) -> np.ndarray | None:
@@ -268,8 +267,11 @@ def _text_kind(arr: np.ndarray) -> bool:
     return arr.dtype.kind == "U"
 
 
-def prepare_ratings(y1, y2, labels, *, names=("y1", "y2")) -> Ratings:
-    """Validate two rating vectors against an optional explicit scale."""
+def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) -> Ratings:
+    """Validate two rating vectors against an optional explicit scale.
+
+    ``allow_empty`` lets a streaming update accept an empty batch (explicit labels only).
+    """
     n1, n2 = names
     a = as_1d(y1, n1)
     b = as_1d(y2, n2)
@@ -277,7 +279,7 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2")) -> Ratings:
         raise ValueError(
             f"`{n1}` and `{n2}` must have the same length; got {a.shape[0]} and {b.shape[0]}."
         )
-    if a.shape[0] == 0:
+    if a.shape[0] == 0 and not (allow_empty and labels is not None):
         raise ValueError(f"`{n1}` and `{n2}` are empty; kappa needs at least one rated item.")
     if _text_kind(a) != _text_kind(b):
         text, num = (n1, n2) if _text_kind(a) else (n2, n1)
@@ -292,9 +294,7 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2")) -> Ratings:
         if lab is None:
             lab = prepare_labels(np.union1d(a, b))
         elif not lab.is_text:
-            raise TypeError(
-                f"`{n1}` holds strings but `labels` holds numbers {_show(lab.values)}."
-            )
+            raise TypeError(f"`{n1}` holds strings but `labels` holds numbers {_show(lab.values)}.")
         return Ratings(_codes(a, lab, n1), _codes(b, lab, n2), 0, lab.n_classes, lab, True)
 
     if lab is not None and lab.is_text:
@@ -369,8 +369,13 @@ def check_weights(weights):
     return mat
 
 
-def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
-    """``sample_weight`` → float64 array of length n, finite, non-negative, positive sum."""
+def check_sample_weight(
+    sample_weight, n_samples: int, *, allow_zero_total: bool = False
+) -> np.ndarray | None:
+    """``sample_weight`` → float64 array of length n, finite, non-negative, positive sum.
+
+    ``allow_zero_total`` accepts all-zero weights (a streaming batch that adds nothing).
+    """
     if sample_weight is None:
         return None
     arr = as_1d(sample_weight, "sample_weight")
@@ -386,7 +391,7 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
         raise ValueError(
             f"`sample_weight` must be finite and non-negative; got {arr[bad]} at index {bad}."
         )
-    if not positive:
+    if not positive and not allow_zero_total:
         raise ValueError("`sample_weight` must not sum to zero; every item would be dropped.")
     return arr
 

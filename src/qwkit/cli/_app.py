@@ -1,13 +1,27 @@
-"""The typer application: one function per command, each thin over the public API."""
+"""The typer application: one function per command, each thin over the public API.
+
+Every command parses its options, reads its columns (``_io``), calls qwkit, and prints a
+rich table or, with ``--json``, one JSON object on stdout. Errors are handled by
+``_errors.guard``: one line on stderr, exit code 1.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib.util
+import json
+import math
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
 
+import numpy as np
 import typer
 from rich.console import Console
+from rich.table import Table
 
-from qwkit.cli import _demo
+import qwkit
+from qwkit.cli import _demo, _io, _report
+from qwkit.cli._errors import CliError, guard, stderr_console
 
 app = typer.Typer(
     name="qwkit",
@@ -16,11 +30,655 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+thresholds_app = typer.Typer(
+    help="Kappa-optimal cut points: fit them on scores, apply them to new scores.",
+    no_args_is_help=True,
+)
+app.add_typer(thresholds_app, name="thresholds")
+
+
+class Weights(str, Enum):
+    quadratic = "quadratic"
+    linear = "linear"
+    identity = "identity"
+
+
+class Method(str, Enum):
+    asymptotic = "asymptotic"
+    bootstrap = "bootstrap"
+    percentile = "percentile"
+    jackknife = "jackknife"
+
+
+def _labels_option(text: str | None):
+    try:
+        return _io.parse_labels(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+def _sep_option(text: str | None):
+    if text is None:
+        return None
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+    sep = named.get(text.lower(), text)
+    if len(sep) != 1:
+        raise typer.BadParameter(f"must be one character (or 'tab'); got {text!r}.")
+    return sep
+
+
+FileArg = Annotated[
+    Path,
+    typer.Argument(
+        help="CSV, TSV or Parquet file (format from the extension, or --sep).",
+        show_default=False,
+        metavar="FILE",
+    ),
+]
+TruthOpt = Annotated[
+    str, typer.Option("--truth", "-t", help="Column of the true ratings.", show_default=False)
+]
+WeightsOpt = Annotated[Weights, typer.Option(help="Disagreement weights.")]
+LabelsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The ordered rating scale, comma-separated (e.g. 1,2,3,4 or low,mid,high). "
+        "Default: every integer from the smallest to the largest rating.",
+        show_default=False,
+    ),
+]
+CiOpt = Annotated[
+    float, typer.Option("--ci", help="Confidence level of the interval.", min=0.5, max=0.9999)
+]
+MethodOpt = Annotated[Method, typer.Option(help="How the confidence interval is computed.")]
+ResamplesOpt = Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the bootstrap.")]
+SepOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Column separator of a text file (one character, or 'tab'); overrides the extension.",
+        show_default=False,
+    ),
+]
+WeightColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sample-weight", help="Column of non-negative item weights.", show_default=False
+    ),
+]
+DropOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Skip rows with a missing value in a used column (default: they are an error)."
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 
 
 @app.callback()
 def _root() -> None:
     """Quadratic weighted kappa: exact, fast, with inference and optimization."""
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays → Python; nan and ±inf → None (JSON has neither)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _print_json(obj: dict) -> None:
+    typer.echo(json.dumps(_plain(obj)))
+
+
+def _load(
+    file: Path,
+    *,
+    sep: str | None,
+    ratings: list[str],
+    scores: list[str] = (),
+    labels: np.ndarray | None = None,
+    weight: str | None = None,
+    drop_missing: bool = False,
+) -> tuple[dict[str, np.ndarray], np.ndarray | None, int]:
+    """Read and check the columns: ``({column: values}, sample weights, rows dropped)``."""
+    names = [*ratings, *scores] + ([weight] if weight else [])
+    arrays = _io.read_columns(file, names, sep=sep, console=stderr_console())
+    rows = None
+    dropped = 0
+    if drop_missing:
+        missing = _io.missing_mask([arrays[c] for c in dict.fromkeys(names)])
+        dropped = int(missing.sum())
+        if dropped == len(missing):
+            raise CliError(f"every row of '{file}' has a missing value in a used column.")
+        if dropped:
+            import pyarrow as pa
+
+            keep = pa.array(~missing)
+            arrays = {c: a.filter(keep) for c, a in arrays.items()}
+            rows = np.flatnonzero(~missing)
+    out = {c: _io.rating_values(arrays[c], c, labels, rows=rows) for c in ratings}
+    for c in scores:
+        out[c] = _io.score_values(arrays[c], c, rows=rows)
+    sw = _io.numeric_values(arrays[weight], weight, rows=rows) if weight else None
+    return out, sw, dropped
+
+
+def _scale(labels: np.ndarray | None, *columns: np.ndarray) -> np.ndarray:
+    """The rating scale used: ``labels``, or every integer from the smallest to the largest
+    rating (the rule of ``qwkit.kappa_score``)."""
+    if labels is not None:
+        return labels
+    low = min(int(np.min(c)) for c in columns)
+    high = max(int(np.max(c)) for c in columns)
+    return np.arange(low, high + 1)
+
+
+def _label_text(label) -> str:
+    return str(label.item() if isinstance(label, np.generic) else label)
+
+
+def _confusion_table(confusion: np.ndarray, scale: np.ndarray, truth: str, pred: str):
+    table = Table(title=f"Confusion matrix (rows: {truth}, columns: {pred})")
+    table.add_column("")
+    for label in scale:
+        table.add_column(_label_text(label), justify="right")
+    whole = np.all(confusion == np.round(confusion))
+    for label, row in zip(scale, confusion, strict=True):
+        table.add_row(_label_text(label), *((f"{v:.0f}" if whole else f"{v:.4g}") for v in row))
+    return table
+
+
+def _number(x: float, digits: int = 4) -> str:
+    return "nan" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _pvalue(p: float) -> str:
+    if not math.isfinite(p):
+        return "nan"
+    return f"{p:.4g}" if p >= 1e-300 else "< 1e-300"
+
+
+def _interval(result, confidence_level: float, method: Method, n_resamples: int, seed: int):
+    """The API's interval, behind a spinner on a terminal (a bootstrap can take a while)."""
+    console = stderr_console()
+    kwargs = {"method": method.value}
+    if method in (Method.bootstrap, Method.percentile):
+        kwargs.update(n_resamples=n_resamples, rng=seed)
+    if console.is_terminal and method is not Method.asymptotic:
+        with console.status(f"{method.value} interval ({n_resamples:,} resamples)..."):
+            return result.confidence_interval(confidence_level, **kwargs)
+    return result.confidence_interval(confidence_level, **kwargs)
+
+
+def _stats_table(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, show_header=False)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+# ---------------------------------------------------------------------------- score
+
+
+@app.command()
+def score(
+    file: FileArg,
+    truth: TruthOpt,
+    pred: Annotated[
+        str,
+        typer.Option("--pred", "-p", help="Column of the predicted ratings.", show_default=False),
+    ],
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    ci: CiOpt = 0.95,
+    method: MethodOpt = Method.asymptotic,
+    n_resamples: ResamplesOpt = 9999,
+    seed: SeedOpt = 20261121,
+    sample_weight: WeightColOpt = None,
+    sep: SepOpt = None,
+    drop_missing: DropOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Kappa of two rating columns, with its standard error, confidence interval and
+    confusion matrix."""
+    scale_given = _labels_option(labels)
+    sep = _sep_option(sep)
+    with guard():
+        data, sw, dropped = _load(
+            file,
+            sep=sep,
+            ratings=[truth, pred],
+            labels=scale_given,
+            weight=sample_weight,
+            drop_missing=drop_missing,
+        )
+        y1, y2 = data[truth], data[pred]
+        test = qwkit.kappa_test(y1, y2, weights=weights.value, labels=scale_given, sample_weight=sw)
+        low, high = _interval(test, ci, method, n_resamples, seed)
+        confusion = qwkit.confusion_matrix(y1, y2, labels=scale_given, sample_weight=sw)
+        scale = _scale(scale_given, y1, y2)
+        if as_json:
+            _print_json(
+                {
+                    "file": str(file),
+                    "truth": truth,
+                    "pred": pred,
+                    "weights": weights.value,
+                    "kappa": test.statistic,
+                    "standard_error": test.standard_error,
+                    "standard_error_null": test.standard_error_null,
+                    "pvalue": test.pvalue,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "confidence_level": ci,
+                    "method": method.value,
+                    "n": test.n_samples,
+                    "rows_dropped": dropped,
+                    "labels": scale,
+                    "confusion": confusion,
+                }
+            )
+            return
+        console = Console()
+        console.print(
+            _stats_table(
+                f"{file.name}: '{truth}' vs '{pred}'",
+                [
+                    (f"kappa ({weights.value} weights)", _number(test.statistic)),
+                    ("standard error", _number(test.standard_error)),
+                    (f"{ci:.4g} CI ({method.value})", f"[{_number(low)}, {_number(high)}]"),
+                    ("p-value (H0: kappa = 0)", _pvalue(test.pvalue)),
+                    (
+                        "items",
+                        f"{test.n_samples:,}" + (f" ({dropped:,} dropped)" if dropped else ""),
+                    ),
+                ],
+            )
+        )
+        if len(scale) <= 30:
+            console.print(_confusion_table(confusion, scale, truth, pred))
+        else:
+            console.print(f"({len(scale)}×{len(scale)} confusion matrix not shown; see --json)")
+
+
+# ---------------------------------------------------------------------------- compare
+
+
+@app.command()
+def compare(
+    file: FileArg,
+    truth: TruthOpt,
+    pred: Annotated[
+        list[str],
+        typer.Option(
+            "--pred",
+            "-p",
+            help="Column of a model's predictions; give it twice (model a, model b).",
+            show_default=False,
+        ),
+    ],
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    ci: CiOpt = 0.95,
+    method: MethodOpt = Method.asymptotic,
+    n_resamples: ResamplesOpt = 9999,
+    seed: SeedOpt = 20261121,
+    sample_weight: WeightColOpt = None,
+    sep: SepOpt = None,
+    drop_missing: DropOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Paired comparison of two models' kappas against the same true ratings."""
+    if len(pred) != 2:
+        raise typer.BadParameter(
+            f"give --pred exactly twice; got {len(pred)}.", param_hint="--pred"
+        )
+    if pred[0] == pred[1]:
+        raise typer.BadParameter("the two --pred columns must differ.", param_hint="--pred")
+    scale_given = _labels_option(labels)
+    sep = _sep_option(sep)
+    with guard():
+        data, sw, dropped = _load(
+            file,
+            sep=sep,
+            ratings=[truth, *pred],
+            labels=scale_given,
+            weight=sample_weight,
+            drop_missing=drop_missing,
+        )
+        y, a, b = data[truth], data[pred[0]], data[pred[1]]
+        res = qwkit.compare_kappa_test(
+            y, a, b, weights=weights.value, labels=scale_given, sample_weight=sw
+        )
+        low, high = _interval(res, ci, method, n_resamples, seed)
+        if as_json:
+            _print_json(
+                {
+                    "file": str(file),
+                    "truth": truth,
+                    "pred_a": pred[0],
+                    "pred_b": pred[1],
+                    "weights": weights.value,
+                    "kappa_a": res.kappa_a,
+                    "kappa_b": res.kappa_b,
+                    "difference": res.statistic,
+                    "standard_error": res.standard_error,
+                    "pvalue": res.pvalue,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "confidence_level": ci,
+                    "method": method.value,
+                    "n": res.n_samples,
+                    "rows_dropped": dropped,
+                    "labels": _scale(scale_given, y, a, b),
+                }
+            )
+            return
+        Console().print(
+            _stats_table(
+                f"{file.name}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
+                [
+                    (f"kappa a ({weights.value} weights)", _number(res.kappa_a)),
+                    (f"kappa b ({weights.value} weights)", _number(res.kappa_b)),
+                    ("difference a − b", _number(res.statistic)),
+                    ("standard error (paired)", _number(res.standard_error)),
+                    (f"{ci:.4g} CI ({method.value})", f"[{_number(low)}, {_number(high)}]"),
+                    ("p-value (H0: equal kappas)", _pvalue(res.pvalue)),
+                    (
+                        "items",
+                        f"{res.n_samples:,}" + (f" ({dropped:,} dropped)" if dropped else ""),
+                    ),
+                ],
+            )
+        )
+
+
+# ---------------------------------------------------------------------------- thresholds
+
+
+def _threshold_json(cuts: np.ndarray) -> list:
+    """Cut points for JSON: ±inf (empty end classes) as the strings "-inf" / "inf"."""
+    return [float(c) if math.isfinite(c) else ("inf" if c > 0 else "-inf") for c in cuts]
+
+
+def read_thresholds(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
+    """Cut points and labels from a file written by ``qwkit thresholds fit``."""
+    if not path.is_file():
+        raise CliError(f"thresholds file '{path}' does not exist.")
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CliError(f"thresholds file '{path}' is not valid JSON: {exc}.") from None
+    if not isinstance(spec, dict) or "thresholds" not in spec:
+        raise CliError(
+            f"thresholds file '{path}' has no \"thresholds\" list; write it with "
+            "`qwkit thresholds fit -o FILE`."
+        )
+    try:
+        cuts = np.array([float(c) for c in spec["thresholds"]], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CliError(
+            f"thresholds file '{path}': \"thresholds\" must be a list of numbers; "
+            f"got {spec['thresholds']!r}."
+        ) from None
+    labels = spec.get("labels")
+    return cuts, (None if labels is None else np.asarray(labels))
+
+
+@thresholds_app.command("fit")
+def thresholds_fit(
+    file: FileArg,
+    truth: TruthOpt,
+    score_col: Annotated[
+        str, typer.Option("--score", "-s", help="Column of real-valued scores.", show_default=False)
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the cut points to this JSON file.", show_default=False
+        ),
+    ] = None,
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    sample_weight: WeightColOpt = None,
+    sep: SepOpt = None,
+    drop_missing: DropOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Cut points of the scores that maximize kappa against the true ratings (the exact
+    global optimum)."""
+    scale_given = _labels_option(labels)
+    sep = _sep_option(sep)
+    with guard():
+        if output is not None:
+            _io.check_output(output)
+        data, sw, dropped = _load(
+            file,
+            sep=sep,
+            ratings=[truth],
+            scores=[score_col],
+            labels=scale_given,
+            weight=sample_weight,
+            drop_missing=drop_missing,
+        )
+        res = qwkit.optimize_thresholds(
+            data[truth],
+            data[score_col],
+            labels=scale_given,
+            weights=weights.value,
+            sample_weight=sw,
+        )
+        spec = {
+            "thresholds": _threshold_json(res.thresholds),
+            "labels": _plain(res.labels),
+            "statistic": res.statistic,
+            "weights": weights.value,
+            "truth": truth,
+            "score": score_col,
+            "n": len(data[truth]),
+            "qwkit": qwkit.__version__,
+        }
+        if output is not None:
+            _io.write_text(output, json.dumps(_plain(spec), indent=2) + "\n")
+        if as_json:
+            _print_json(spec)
+            return
+        console = Console()
+        table = Table(title=f"Kappa-optimal cut points of '{score_col}' for '{truth}'")
+        table.add_column("class")
+        table.add_column("scores", justify="right")
+        edges = [-math.inf, *res.thresholds, math.inf]
+        for j, label in enumerate(res.labels):
+            table.add_row(_label_text(label), f"({edges[j]:.6g}, {edges[j + 1]:.6g}]")
+        console.print(table)
+        console.print(
+            f"in-sample kappa ({weights.value} weights): {res.statistic:.4f}"
+            + (f"; {dropped:,} rows dropped" if dropped else "")
+        )
+        if output is not None:
+            console.print(f"wrote {output}")
+
+
+@thresholds_app.command("apply")
+def thresholds_apply(
+    file: FileArg,
+    score_col: Annotated[
+        str, typer.Option("--score", "-s", help="Column of real-valued scores.", show_default=False)
+    ],
+    thresholds: Annotated[
+        Path,
+        typer.Option(
+            "--thresholds", help="JSON file written by `qwkit thresholds fit`.", show_default=False
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Output file: the input with a new column (CSV, TSV or Parquet by extension).",
+            show_default=False,
+        ),
+    ],
+    column: Annotated[
+        str | None,
+        typer.Option(help="Name of the new column. Default: '<score>_class'.", show_default=False),
+    ] = None,
+    sep: SepOpt = None,
+    drop_missing: Annotated[
+        bool, typer.Option(help="Drop rows whose score is missing (default: they are an error).")
+    ] = False,
+) -> None:
+    """Round scores to classes with cut points, writing the file back with a new column."""
+    sep = _sep_option(sep)
+    with guard():
+        _io.check_output(output)
+        cuts, scale = read_thresholds(thresholds)
+        table = _io.read_table(file, sep=sep, console=stderr_console())
+        name = column or f"{score_col}_class"
+        if score_col not in table.column_names:
+            raise CliError(
+                f"column '{score_col}' not found in '{file}'; its columns are: "
+                + ", ".join(f"'{c}'" for c in table.column_names)
+                + "."
+            )
+        if name in table.column_names:
+            raise CliError(
+                f"column '{name}' already exists in '{file}'; choose another name with --column."
+            )
+        scores = table.column(score_col).combine_chunks()
+        if drop_missing and scores.null_count:
+            import pyarrow.compute as pc
+
+            table = table.filter(pc.is_valid(scores))
+            scores = table.column(score_col).combine_chunks()
+        classes = qwkit.apply_thresholds(_io.score_values(scores, score_col), cuts, labels=scale)
+        import pyarrow as pa
+
+        table = table.append_column(name, pa.array(classes))
+        _io.write_table(
+            table,
+            output,
+            sep=sep
+            if output.suffix.lower() not in (".csv", ".tsv", ".tab", ".parquet", ".pq")
+            else None,
+        )
+        counts = dict(zip(*np.unique(classes, return_counts=True), strict=True))
+        stderr_console().print(
+            f"wrote {output}: {len(classes):,} rows, column '{name}' ("
+            + ", ".join(f"{_label_text(k)}: {v:,}" for k, v in counts.items())
+            + ")",
+            markup=False,
+        )
+
+
+# ---------------------------------------------------------------------------- report
+
+
+@app.command()
+def report(
+    file: FileArg,
+    truth: TruthOpt,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The HTML file to write.", show_default=False)
+    ],
+    pred: Annotated[
+        str | None,
+        typer.Option("--pred", "-p", help="Column of predicted ratings.", show_default=False),
+    ] = None,
+    score_col: Annotated[
+        str | None,
+        typer.Option(
+            "--score",
+            "-s",
+            help="Column of real-valued "
+            "scores instead of --pred: they are rounded "
+            "with kappa-optimal cut points (fitted here, "
+            "or from --thresholds).",
+            show_default=False,
+        ),
+    ] = None,
+    thresholds: Annotated[
+        Path | None,
+        typer.Option(
+            "--thresholds",
+            help="Cut points from `qwkit thresholds fit` (with --score).",
+            show_default=False,
+        ),
+    ] = None,
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    ci: CiOpt = 0.95,
+    method: MethodOpt = Method.bootstrap,
+    n_resamples: ResamplesOpt = 9999,
+    seed: SeedOpt = 20261121,
+    sep: SepOpt = None,
+    drop_missing: DropOpt = False,
+    title: Annotated[
+        str | None, typer.Option(help="Title of the report.", show_default=False)
+    ] = None,
+) -> None:
+    """One self-contained HTML report: kappa with its CI and bootstrap distribution,
+    confusion heatmap, per-class agreement, and for scores the cut points."""
+    if (pred is None) == (score_col is None):
+        raise typer.BadParameter(
+            "give exactly one of --pred and --score.", param_hint="--pred/--score"
+        )
+    if thresholds is not None and score_col is None:
+        raise typer.BadParameter("--thresholds needs --score.", param_hint="--thresholds")
+    scale_given = _labels_option(labels)
+    sep = _sep_option(sep)
+    with guard():
+        _io.check_output(output)
+        cuts = scale_file = None
+        if thresholds is not None:
+            cuts, scale_file = read_thresholds(thresholds)
+        data, _, dropped = _load(
+            file,
+            sep=sep,
+            ratings=[truth] + ([pred] if pred else []),
+            scores=[score_col] if score_col else [],
+            labels=scale_given,
+            drop_missing=drop_missing,
+        )
+        html_text, summary = _report.file_report(
+            file=file,
+            truth=truth,
+            pred=pred,
+            score=score_col,
+            data=data,
+            labels=scale_given,
+            cuts=cuts,
+            cut_labels=scale_file,
+            thresholds_path=thresholds,
+            weights=weights.value,
+            confidence_level=ci,
+            method=method.value,
+            n_resamples=n_resamples,
+            seed=seed,
+            dropped=dropped,
+            title=title,
+            console=stderr_console(),
+        )
+        _io.write_text(output, html_text)
+        Console().print(f"{summary}\nwrote {output}")
+
+
+# ---------------------------------------------------------------------------- demo
 
 
 @app.command()
@@ -29,8 +687,48 @@ def demo(
     test_size: Annotated[
         float, typer.Option(help="Fraction of the wines held out for scoring.", min=0.05, max=0.95)
     ] = 0.3,
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder of the report (created if missing).")
+    ] = Path("qwkit-demo"),
 ) -> None:
-    """Score a model of the bundled red wine quality data with QWK."""
-    console = Console()
-    result = _demo.run(seed=seed, test_size=test_size)
-    _demo.render(result, console)
+    """The main job on the bundled red wine quality data: models, kappa-optimal rescaling,
+    exact thresholds, confidence intervals and the cost view; writes an HTML report."""
+    with guard():
+        console = Console()
+        report_path = _demo.prepare_out(out)
+        result = _demo.run(seed=seed, test_size=test_size)
+        _demo.render(result, console)
+        _demo.write_report(result, report_path, console, seed=seed)
+
+
+# ---------------------------------------------------------------------------- economics
+
+
+@app.command()
+def economics(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder of the table and the plots (created if missing).")
+    ] = Path("qwkit-economics"),
+    seed: Annotated[int, typer.Option(help="Seed of the simulation.")] = 20261121,
+    n_repeats: Annotated[int, typer.Option(help="Train/test splits per noise level.", min=1)] = 10,
+) -> None:
+    """Kappa versus profit: seed 003's simulation of insurance ratings (writes
+    economics.csv and one PNG per data set, prints the table)."""
+    with guard():
+        folder = _io.make_folder(out, option="--out")
+        console = stderr_console()
+        if console.is_terminal:
+            with console.status("simulating..."):
+                result = qwkit.simulate_economics(seed=seed, n_repeats=n_repeats)
+        else:
+            result = qwkit.simulate_economics(seed=seed, n_repeats=n_repeats)
+        written = [result.to_csv(folder / "economics.csv")]
+        if importlib.util.find_spec("matplotlib") is not None:
+            written += list(result.plot(folder))
+        else:
+            console.print(
+                "qwkit: warning: plots skipped: they need matplotlib: pip install 'qwkit[plot]'",
+                markup=False,
+            )
+        typer.echo(result.summary())
+        typer.echo("wrote " + ", ".join(str(p) for p in written))

@@ -1,59 +1,161 @@
-"""``qwkit demo``: the main job on the bundled red wine quality data."""
+"""``qwkit demo``: the main job on the bundled red wine quality data.
+
+The wines are split once into a training and a held-out part. On the training part:
+least squares, the kappa-optimal linear model (``kappa_regression``), the exact
+kappa-optimal cut points of the least-squares scores (``optimize_thresholds``), and a
+simple probability model for decisions. On the held-out part every way of turning the
+model into ratings is scored by QWK with a confidence interval (``kappa_test``), compared
+in pairs (``compare_kappa_test``), and judged by the money it makes under seed 003's
+insurance pricing model (``insurance_loss_matrix``, ``expected_cost``,
+``bayes_decision``). The report goes to ``qwkit-demo/report.html``.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from scipy import special
 
 import qwkit
+
+REPORT_NAME = "report.html"
+#: Bootstrap resamples of the demo's interval and histogram.
+N_RESAMPLES = 4999
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ModelRow:
+    """One way of rating the held-out wines."""
+
+    name: str
+    predicted: np.ndarray
+    test: qwkit.KappaTestResult
+    interval: tuple[float, float]
+    profit: float  # mean profit per wine ($) under the insurance loss matrix
+    accuracy: float
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DemoResult:
-    """What the demo computed: the held-out QWK of each model and its confusion matrix."""
+    """What the demo computed on the held-out wines."""
 
     n_train: int
     n_test: int
     labels: np.ndarray
-    rows: tuple[tuple[str, float], ...]
-    confusion: np.ndarray
+    y_test: np.ndarray
+    score_test: np.ndarray  # least-squares scores of the held-out wines
+    soft: tuple[tuple[str, float], ...]  # soft QWK of continuous predictions
+    models: tuple[ModelRow, ...]
+    thresholds: qwkit.ThresholdResult  # fitted on the training wines
+    comparison: qwkit.KappaComparisonResult  # thresholds vs plain rounding
+    best: int  # index in ``models`` of the model with the highest kappa
+    best_bootstrap: tuple[float, float]  # BCa interval of the best model
+    loss: np.ndarray  # insurance loss matrix on the wine scale
+    residual_sd: float
     citation: str
 
 
-def _least_squares(x_train, y_train, x_test):
+def _least_squares(x_train, y_train):
     design = np.column_stack([np.ones(len(x_train)), x_train])
     coef, *_ = np.linalg.lstsq(design, y_train, rcond=None)
-    return np.column_stack([np.ones(len(x_test)), x_test]) @ coef
+    return coef
+
+
+def _dollars(value: float) -> str:
+    return "0" if value == 0 else f"{value:+.0f}"
+
+
+def _round_to(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(scores), labels[0], labels[-1]).astype(np.int64)
+
+
+def _class_probabilities(score: np.ndarray, labels: np.ndarray, sd: float) -> np.ndarray:
+    """Pr(quality = label | score) of a Gaussian predictive N(score, sd²) read off at the
+    half-way points between the labels (the end classes take the tails)."""
+    cuts = (labels[:-1] + labels[1:]) / 2.0
+    cdf = special.ndtr((cuts[None, :] - score[:, None]) / sd)
+    upper = np.column_stack([cdf, np.ones(len(score))])
+    lower = np.column_stack([np.zeros(len(score)), cdf])
+    proba = np.clip(upper - lower, 0.0, None)
+    return proba / proba.sum(axis=1, keepdims=True)
+
+
+def _row(name, y, predicted, labels, loss) -> ModelRow:
+    test = qwkit.kappa_test(y, predicted, labels=labels)
+    confusion = qwkit.confusion_matrix(y, predicted, labels=labels)
+    return ModelRow(
+        name=name,
+        predicted=predicted,
+        test=test,
+        interval=tuple(test.confidence_interval(0.95)),
+        profit=-qwkit.expected_cost(confusion, loss),
+        accuracy=float(np.mean(y == predicted)),
+    )
 
 
 def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
-    """Split the red wines, fit least squares on the train part, score the rest."""
+    """Split the red wines, fit on the training part, rate and score the held-out part."""
     wine = qwkit.load_wine_quality("red")
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(wine.y))
     n_test = round(test_size * len(order))
     test, train = order[:n_test], order[n_test:]
-    labels = np.arange(wine.y[train].min(), wine.y[train].max() + 1)
-    score = _least_squares(wine.X[train], wine.y[train], wine.X[test])
-    rounded = np.clip(np.rint(score), labels[0], labels[-1]).astype(np.int64)
-    y_test = wine.y[test]
-    rows = (
-        ("least squares, continuous (soft QWK)", qwkit.soft_kappa_score(y_test, score)),
-        ("least squares, rounded", qwkit.kappa_score(y_test, rounded, labels=labels)),
-        ("least squares, rounded (linear weights)",
-         qwkit.kappa_score(y_test, rounded, labels=labels, weights="linear")),
-        ("least squares, rounded (unweighted)",
-         qwkit.kappa_score(y_test, rounded, labels=labels, weights=None)),
+    x_train, y_train, x_test, y_test = wine.X[train], wine.y[train], wine.X[test], wine.y[test]
+    labels = np.arange(min(wine.y.min(), 3), max(wine.y.max(), 8) + 1)
+    loss = qwkit.insurance_loss_matrix(len(labels))  # classes 1..K = qualities 3..8
+
+    coef = _least_squares(x_train, y_train)
+    ls_train = coef[0] + x_train @ coef[1:]
+    ls_test = coef[0] + x_test @ coef[1:]
+    kappa_model = qwkit.kappa_regression(x_train, y_train)
+    kappa_test_scores = kappa_model.predict(x_test)
+    cut = qwkit.optimize_thresholds(y_train, ls_train, labels=labels)
+    sd = float(np.std(y_train - ls_train, ddof=x_train.shape[1] + 1))
+    proba = _class_probabilities(ls_test, labels, sd)
+
+    rules = (
+        ("least squares, rounded", _round_to(ls_test, labels)),
+        ("kappa-optimal linear model, rounded", _round_to(kappa_test_scores, labels)),
+        ("least squares + exact kappa cut points", cut.predict(ls_test)),
+        ("expected-kappa decision", labels[qwkit.kappa_decision(proba)]),
+        ("Bayes decision for insurance profit", labels[qwkit.bayes_decision(proba, loss)]),
+    )
+    models = tuple(_row(name, y_test, pred, labels, loss) for name, pred in rules)
+    best = int(np.argmax([m.test.statistic for m in models]))
+    comparison = qwkit.compare_kappa_test(
+        y_test, models[2].predicted, models[0].predicted, labels=labels
+    )
+    bootstrap = tuple(
+        models[best].test.confidence_interval(
+            0.95, method="bootstrap", n_resamples=N_RESAMPLES, rng=seed
+        )
+    )
+    soft = (
+        ("least squares", qwkit.soft_kappa_score(y_test, ls_test)),
+        (
+            "kappa-optimal linear model (kappa_regression)",
+            qwkit.soft_kappa_score(y_test, kappa_test_scores),
+        ),
     )
     return DemoResult(
         n_train=len(train),
         n_test=len(test),
         labels=labels,
-        rows=rows,
-        confusion=qwkit.confusion_matrix(y_test, rounded, labels=labels),
+        y_test=y_test,
+        score_test=ls_test,
+        soft=soft,
+        models=models,
+        thresholds=cut,
+        comparison=comparison,
+        best=best,
+        best_bootstrap=bootstrap,
+        loss=loss,
+        residual_sd=sd,
         citation=wine.citation,
     )
 
@@ -61,20 +163,196 @@ def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
 def render(result: DemoResult, console: Console) -> None:
     """Print the demo's result as rich tables."""
     console.print(
-        f"[bold]qwkit demo[/bold] — red wine quality, {result.n_train} wines to fit, "
-        f"{result.n_test} held out"
+        f"[bold]qwkit demo[/bold] — red wine quality (tasters' grades {result.labels[0]}–"
+        f"{result.labels[-1]}), {result.n_train} wines to fit, {result.n_test} held out"
     )
-    scores = Table(title="Held-out agreement with the tasters")
-    scores.add_column("model")
-    scores.add_column("kappa", justify="right")
-    for name, value in result.rows:
-        scores.add_row(name, f"{value:.4f}")
-    console.print(scores)
-    table = Table(title="Confusion matrix (rows: tasters, columns: model)")
-    table.add_column("")
-    for label in result.labels:
-        table.add_column(str(label), justify="right")
-    for label, row in zip(result.labels, result.confusion):
-        table.add_row(str(label), *(str(int(v)) for v in row))
+    soft = Table(title="Continuous predictions, held out (soft QWK)")
+    soft.add_column("model")
+    soft.add_column("soft kappa", justify="right")
+    for name, value in result.soft:
+        soft.add_row(name, f"{value:.4f}")
+    console.print(soft)
+    table = Table(title="Ratings of the held-out wines")
+    table.add_column("rule")
+    table.add_column("QWK", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("accuracy", justify="right")
+    table.add_column("profit $/wine", justify="right")
+    for i, m in enumerate(result.models):
+        style = "bold" if i == result.best else None
+        table.add_row(
+            m.name,
+            f"{m.test.statistic:.4f}",
+            f"[{m.interval[0]:.3f}, {m.interval[1]:.3f}]",
+            f"{m.accuracy:.1%}",
+            f"{m.profit:+.2f}",
+            style=style,
+        )
     console.print(table)
+    cuts = ", ".join(f"{c:.3f}" for c in result.thresholds.thresholds)
+    console.print(
+        f"Exact kappa cut points of the least-squares score (fitted on the training "
+        f"wines, in-sample QWK {result.thresholds.statistic:.4f}): {cuts}"
+    )
+    c = result.comparison
+    console.print(
+        f"Cut points vs plain rounding, paired on the same wines: ΔQWK = {c.statistic:+.4f} "
+        f"(SE {c.standard_error:.4f}, p = {c.pvalue:.3g})"
+    )
+    best = result.models[result.best]
+    low, high = result.best_bootstrap
+    console.print(
+        f"Best QWK: {best.name}, {best.test.statistic:.4f}; 95% BCa bootstrap interval "
+        f"[{low:.4f}, {high:.4f}] ({N_RESAMPLES:,} resamples)"
+    )
+    richest = max(result.models, key=lambda m: m.profit)
+    console.print(
+        f"Cost view (insurance pricing, seed 003): the most profitable rule is '{richest.name}' "
+        f"at {richest.profit:+.2f} $/wine, with QWK {richest.test.statistic:.4f}"
+    )
     console.print(f"[dim]Data: {result.citation}[/dim]")
+
+
+def prepare_out(out: Path) -> Path:
+    """Create the report folder if needed (its parent must exist); the report's path."""
+    from qwkit.cli import _io
+
+    return _io.make_folder(out, option="--out") / REPORT_NAME
+
+
+def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> str:
+    """The demo's HTML report."""
+    from qwkit.cli import _plots, _report
+
+    labels = result.labels
+    report = _report.HtmlReport(
+        "qwkit demo: red wine quality",
+        subtitle=f"{result.n_train} wines to fit, {result.n_test} held out; every number "
+        "below is on the held-out wines unless it says otherwise.",
+    )
+    report.section("Ways of rating the wines")
+    report.paragraph(
+        "One least-squares model of the 11 physico-chemical measurements, turned into "
+        "ratings five ways: plain rounding; rounding the kappa-optimal linear model "
+        "(kappa_regression: least squares stretched by 1/κ); the exact kappa-optimal cut "
+        "points of the least-squares score, fitted on the training wines "
+        "(optimize_thresholds); and two decisions from class probabilities "
+        f"(a Gaussian predictive around the score, sd {result.residual_sd:.3f}): the "
+        "expected-kappa decision (kappa_decision) and the Bayes decision that maximizes "
+        "expected profit (bayes_decision)."
+    )
+    m = result.models
+    report.figure(
+        _plots.model_intervals(
+            [x.name for x in m],
+            [x.test.statistic for x in m],
+            [x.interval[0] for x in m],
+            [x.interval[1] for x in m],
+            title="Held-out QWK with 95% confidence intervals",
+        ),
+        alt="Held-out kappa of each rule with its confidence interval",
+        caption="Asymptotic (Fleiss–Cohen–Everitt) 95% intervals from qwkit.kappa_test.",
+    )
+    report.table(
+        ["rule", "QWK", "SE", "95% CI low", "95% CI high", "accuracy", "profit $/wine"],
+        [
+            [
+                x.name,
+                x.test.statistic,
+                x.test.standard_error,
+                x.interval[0],
+                x.interval[1],
+                f"{x.accuracy:.1%}",
+                f"{x.profit:+.2f}",
+            ]
+            for x in m
+        ],
+    )
+    c = result.comparison
+    report.paragraph(
+        f"Paired test (compare_kappa_test) of the cut points against plain rounding on the "
+        f"same wines: ΔQWK = {c.statistic:+.4f}, SE {c.standard_error:.4f}, "
+        f"p = {c.pvalue:.3g}. Continuous predictions, soft QWK: "
+        + "; ".join(f"{name} {value:.4f}" for name, value in result.soft)
+        + "."
+    )
+    report.section("The cost view")
+    report.paragraph(
+        "Seed 003's insurance model: grades 3–8 are risk classes 1–6; rating a wine in "
+        "class j charges 10·j, a wine of true class i costs 9·i, and the customer buys only "
+        "if the premium is below 10·i + 5. Kappa punishes over- and under-rating alike; "
+        "the insurer does not. Profit is −expected_cost(confusion, insurance_loss_matrix(6))."
+    )
+    report.figure(
+        _plots.cost_bars(
+            [x.name for x in m],
+            [x.profit for x in m],
+            xlabel="mean profit per wine ($)",
+            title="Expected profit of each rule (held-out wines)",
+        ),
+        alt="Expected profit per wine of each rule",
+    )
+    report.table(
+        ["true \\ rated", *[str(v) for v in labels]],
+        [
+            [str(lab), *[_dollars(-v) for v in row]]
+            for lab, row in zip(labels, result.loss, strict=True)
+        ],
+        caption="Profit ($) of rating a wine of each true grade (rows) at each grade.",
+    )
+    report.section("Exact kappa-optimal cut points")
+    report.paragraph(
+        "Fitted on the training wines' least-squares scores (the global optimum of the "
+        f"in-sample QWK, {result.thresholds.statistic:.4f}), applied to the held-out wines."
+    )
+    report.table(["grade", "scores"], _report.cut_point_rows(result.thresholds.thresholds, labels))
+    report.figure(
+        _plots.threshold_plot(
+            result.score_test,
+            result.y_test,
+            labels,
+            result.thresholds.thresholds,
+            title="Held-out least-squares scores by true grade, with the cut points",
+        ),
+        alt="Held-out scores by true grade with the kappa-optimal cut points",
+    )
+    best = m[result.best]
+    confusion = qwkit.confusion_matrix(result.y_test, best.predicted, labels=labels)
+    report.section(f"The best rule by QWK: {best.name}")
+    replicates = _report.replicate_kappas(
+        confusion, weights="quadratic", n_resamples=N_RESAMPLES, seed=seed, console=console
+    )
+    _report.add_agreement(
+        report,
+        level=3,
+        agreement=_report.Agreement(
+            truth=result.y_test,
+            pred=best.predicted,
+            labels=labels,
+            weights="quadratic",
+            test=best.test,
+            interval=result.best_bootstrap,
+            confidence_level=0.95,
+            method="bootstrap (BCa)",
+            replicates=replicates,
+            truth_name="tasters' grade",
+            pred_name="rated grade",
+        ),
+    )
+    report.section("Data")
+    report.paragraph(result.citation, css_class="note")
+    return report.render()
+
+
+def write_report(result: DemoResult, path: Path, console: Console, *, seed: int) -> None:
+    """Write the HTML report (skipped with a note when matplotlib is not installed)."""
+    from qwkit.cli import _io
+    from qwkit.cli._errors import stderr_console
+
+    if importlib.util.find_spec("matplotlib") is None:
+        console.print(
+            "[yellow]Report skipped: plots need matplotlib: pip install 'qwkit[plot]'[/yellow]"
+        )
+        return
+    _io.write_text(path, build_report(result, seed=seed, console=stderr_console()))
+    console.print(f"Report: {path}")

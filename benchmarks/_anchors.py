@@ -1,0 +1,87 @@
+"""Peer implementations of quadratic weighted kappa, written as their users write them.
+
+These are the anchors that ``bench_kappa.py`` times qwkit against. The two seed-004
+functions are copied as printed on the Kaggle reference page
+(``../shared/seeds/004_*.txt``, "How to implement it"); the only changes are the ones
+needed to run them today, outside a notebook: imports at the top; no
+``warnings.filterwarnings('ignore')`` (the benchmark silences nothing globally); and in
+``qwk3``, ``np.asarray(a, dtype=int)`` becomes ``dtype=np.int64`` (the same type on
+Linux). The page's numba (2020) could not compile ``dtype=int`` either: its ``@jit``
+silently fell back to object mode and lifted the loop into nopython code — which is why
+the page hides warnings. Numba ≥ 0.59 makes ``@jit`` nopython-only and rejects
+``dtype=int`` outright, so this one-word change is what a user does now.
+Callers pass ``max_rat`` / ``n`` / ``hist_range`` for a 5-class scale, as a user would.
+
+``bincount_kappa`` is the plain numpy baseline a careful user writes without any
+library: the confusion table from one ``np.bincount`` of ``a * K + b``, then eq. 1 of
+seed 000 on the table in numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import jit
+from sklearn.metrics import confusion_matrix
+
+
+# -- seed 004, "afajohn Method" (https://www.kaggle.com/afajohn/quadratic-weighted-kappa-with-numpy-flavor)
+def quadKappa(act, pred, n=4, hist_range=(0, 3)):
+    O = confusion_matrix(act, pred)  # noqa: E741
+    O = np.divide(O, np.sum(O))  # noqa: E741
+
+    W = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            W[i][j] = ((i - j) ** 2) / ((n - 1) ** 2)
+
+    act_hist = np.histogram(act, bins=n, range=hist_range)[0]
+    prd_hist = np.histogram(pred, bins=n, range=hist_range)[0]
+
+    E = np.outer(act_hist, prd_hist)
+    E = np.divide(E, np.sum(E))
+
+    num = np.sum(np.multiply(W, O))
+    den = np.sum(np.multiply(W, E))
+
+    return 1 - np.divide(num, den)
+
+
+# -- seed 004, "cpmp method" (https://www.kaggle.com/c/data-science-bowl-2019/discussion/114133)
+@jit
+def qwk3(a1, a2, max_rat=3):
+    assert len(a1) == len(a2)
+    a1 = np.asarray(a1, dtype=np.int64)  # as published: dtype=int (see module docstring)
+    a2 = np.asarray(a2, dtype=np.int64)
+
+    hist1 = np.zeros((max_rat + 1,))
+    hist2 = np.zeros((max_rat + 1,))
+
+    o = 0
+    for k in range(a1.shape[0]):
+        i, j = a1[k], a2[k]
+        hist1[i] += 1
+        hist2[j] += 1
+        o += (i - j) * (i - j)
+
+    e = 0
+    for i in range(max_rat + 1):
+        for j in range(max_rat + 1):
+            e += hist1[i] * hist2[j] * (i - j) * (i - j)
+
+    e = e / a1.shape[0]
+
+    return 1 - o / e
+
+
+# -- the np.bincount baseline
+def bincount_kappa(a, b, k, weights="quadratic", sample_weight=None):
+    """Weighted kappa of ratings 0..k-1: one ``np.bincount`` table, then eq. 1 in numpy."""
+    table = np.bincount(a * k + b, weights=sample_weight, minlength=k * k).reshape(k, k)
+    table = table.astype(np.float64)
+    pos = np.arange(k, dtype=np.float64)
+    diff = pos[:, None] - pos[None, :]
+    w = diff * diff if weights == "quadratic" else np.abs(diff)
+    n = table.sum()
+    observed = np.sum(w * table)
+    expected = table.sum(axis=1) @ w @ table.sum(axis=0) / n
+    return float(1.0 - observed / expected)

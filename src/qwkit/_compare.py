@@ -1,0 +1,371 @@
+"""Compare and combine kappas: the paired two-model test and the Fisher-z mean.
+
+``compare_kappa_test`` asks whether two models scored on the same items have different
+kappas against the same truth. The two kappas are correlated (same items, same truth),
+so the test is paired: each item sits in one cell (t, a, b) of the K×K×K table of
+truth and both predictions, which is the sufficient statistic for both kappas at once.
+Its delta-method variance (eq. 10 of ``docs/inference.md``) is the variance of the
+difference of the two influence functions of eq. 3; the bootstrap draws that table.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import special
+
+from qwkit import _kappa
+from qwkit import _validation as _v
+from qwkit._inference import (
+    _cells,
+    _compress,
+    _drop_zero_weight,
+    _kind_name,
+    _make_sample,
+    _positions,
+    _scale_text,
+    _weights_on,
+)
+from qwkit._resampling import (
+    ConfidenceInterval,
+    _Estimator,
+    _interval,
+    _Kappa,
+    _pvalue,
+    _zero_se_pvalue,
+    check_alternative,
+)
+
+__all__ = ["KappaComparisonResult", "compare_kappa_test", "mean_kappa"]
+
+#: ml_metrics' ``mean_quadratic_weighted_kappa`` caps kappas at ±0.999 before the
+#: Fisher transform (which is infinite at ±1).
+_FISHER_CAP = 0.999
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class KappaComparisonResult:
+    """Result of :func:`compare_kappa_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        κ_a − κ_b: kappa of model a minus kappa of model b, both against ``y_true``.
+    kappa_a, kappa_b : float
+        The two kappas.
+    standard_error : float
+        Paired delta-method standard error of the difference (eq. 10).
+    pvalue : float
+        p-value of the z-test of κ_a = κ_b, z = statistic / standard_error.
+    n_samples : int
+        Number of items (with positive weight).
+    """
+
+    statistic: float
+    kappa_a: float
+    kappa_b: float
+    standard_error: float
+    pvalue: float
+    n_samples: int
+    alternative: str = field(repr=False)
+    weights_kind: str = field(repr=False)
+    _estimator: _Estimator = field(repr=False)
+
+    def confidence_interval(
+        self,
+        confidence_level=0.95,
+        *,
+        method="asymptotic",
+        n_resamples=9999,
+        rng=None,
+    ) -> ConfidenceInterval:
+        """Confidence interval for κ_a − κ_b.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Confidence level, strictly between 0 and 1.
+        method : {"asymptotic", "bootstrap", "percentile", "jackknife"}, \
+default="asymptotic"
+            As :meth:`KappaTestResult.confidence_interval`; the bootstrap resamples
+            items (pairs of predictions stay together), as a multinomial draw of the
+            K×K×K table when the items have unit weights.
+        n_resamples : int, default=9999
+            Bootstrap resamples (``"bootstrap"`` and ``"percentile"`` only).
+        rng : None, int or numpy.random.Generator, default=None
+            Source of randomness for the bootstrap.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``; one-sided (an infinite end) for a one-sided ``alternative``.
+        """
+        return _interval(
+            self.statistic,
+            self.standard_error,
+            self._estimator,
+            confidence_level=confidence_level,
+            method=method,
+            n_resamples=n_resamples,
+            rng=rng,
+            alternative=self.alternative,
+            upper_bound=math.inf,
+        )
+
+    def summary(self) -> str:
+        """Text block: both kappas, the difference, its SE, 95% limits and the z-test."""
+        half = float(special.ndtri(0.975)) * self.standard_error
+        z = self.statistic / self.standard_error if self.standard_error > 0 else math.nan
+        title = f"Paired Comparison of Kappas ({self.weights_kind} weights)"
+        lines = [
+            title,
+            "-" * len(title),
+            f"{'Kappa (a)':<26}{self.kappa_a:>10.4f}",
+            f"{'Kappa (b)':<26}{self.kappa_b:>10.4f}",
+            f"{'Difference (a - b)':<26}{self.statistic:>10.4f}",
+            f"{'ASE':<26}{self.standard_error:>10.4f}",
+            f"{'95% Lower Conf Limit':<26}{self.statistic - half:>10.4f}",
+            f"{'95% Upper Conf Limit':<26}{self.statistic + half:>10.4f}",
+            "",
+            "   Test of H0: Kappa (a) = Kappa (b)",
+            "",
+            f"{'Z':<26}{z:>10.4f}",
+            f"{'Pr (' + self.alternative + ')':<26}{self.pvalue:>10.4f}",
+            "",
+            f"{'Number of items':<26}{self.n_samples:>10d}",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class _Difference:
+    """f(x) − g(x) as a picklable callable (results can cross process boundaries)."""
+
+    f: object
+    g: object
+
+    def __call__(self, *args):
+        return self.f(*args) - self.g(*args)
+
+
+def _common_labels(arrays, labels):
+    """Text ratings without ``labels``: one sorted scale over all three vectors."""
+    if labels is not None:
+        return labels
+    if all(a.dtype.kind == "U" for a in arrays):
+        return np.union1d(np.union1d(arrays[0], arrays[1]), arrays[2])
+    return None
+
+
+def compare_kappa_test(
+    y_true,
+    y_pred_a,
+    y_pred_b,
+    *,
+    weights="quadratic",
+    labels=None,
+    sample_weight=None,
+    alternative="two-sided",
+) -> KappaComparisonResult:
+    """Paired test of whether two models' kappas on the same items differ.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True ratings.
+    y_pred_a, y_pred_b : array-like of shape (n_samples,)
+        Predictions of model a and model b for the same items.
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights, indexed ``[rating of y_true, rating of y_pred]``.
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale, shared by the three vectors. When None and the
+        ratings are integers, every integer from the smallest to the largest rating of
+        all three.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weight of each item (items are the sampling units, as in
+        :func:`kappa_test`).
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        ``"greater"`` tests κ_a > κ_b.
+
+    Returns
+    -------
+    KappaComparisonResult
+        ``statistic`` (κ_a − κ_b), ``kappa_a``, ``kappa_b``, ``standard_error``,
+        ``pvalue``, ``n_samples``, ``.confidence_interval(...)``, ``.summary()``.
+
+    Warns
+    -----
+    UndefinedKappaWarning
+        When either kappa is 0/0: every number is nan.
+    RuntimeWarning
+        When the standard error is zero (e.g. identical predictions): p-value nan.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`kappa_score` for each pair, and for an unknown ``alternative``.
+
+    See Also
+    --------
+    kappa_test : Inference for one kappa.
+
+    Notes
+    -----
+    Both kappas are functions of the K×K×K table U of (truth, a, b): kappa a of its
+    (truth, a) margin, kappa b of its (truth, b) margin. Each item's influence on the
+    difference is g_a(t, a) − g_b(t, b) with g of eq. 3, and the variance of the
+    difference is the variance of that influence over the items (eq. 10): the
+    correlation between the two kappas, which an unpaired test would ignore, is
+    accounted for exactly. Unlike two separate intervals, this is a valid test.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> truth = [1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 3, 3]
+    >>> a =     [1, 2, 3, 4, 4, 1, 2, 3, 5, 5, 3, 2]
+    >>> b =     [2, 2, 2, 3, 4, 1, 3, 3, 3, 4, 4, 2]
+    >>> res = qwkit.compare_kappa_test(truth, a, b)
+    >>> round(res.kappa_a, 6), round(res.kappa_b, 6), round(res.statistic, 6)
+    (0.926829, 0.709677, 0.217152)
+    >>> round(res.standard_error, 6), round(res.pvalue, 6)
+    (0.083447, 0.009261)
+    """
+    alternative = check_alternative(alternative)
+    kind = _v.check_weights(weights)
+    names = ("y_true", "y_pred_a", "y_pred_b")
+    arrays = [
+        _v.as_1d(y, name) for y, name in zip((y_true, y_pred_a, y_pred_b), names, strict=False)
+    ]
+    labels = _common_labels(arrays, labels)
+    ra = _v.prepare_ratings(arrays[0], arrays[1], labels, names=names[:2])
+    rb = _v.prepare_ratings(arrays[0], arrays[2], labels, names=(names[0], names[2]))
+    sw = _v.check_sample_weight(sample_weight, ra.n_samples)
+    positions, k = _positions([ra, rb], [names[:2], (names[0], names[2])])
+    positions, sw = _drop_zero_weight(positions, sw)
+    codes, used = _compress(positions, k)
+    wmat = _weights_on(kind, used, k, _scale_text(ra))
+    ku = used.shape[0]
+    ct, ca, cb = (c.astype(np.int64) for c in codes)
+    present, counts, counts_sq, item_cell = _cells((ct * ku + ca) * ku + cb, ku**3, sw)
+    t = (present // (ku * ku)).astype(np.intp)
+    model_a = _Kappa(rows=t, cols=((present // ku) % ku).astype(np.intp), wmat=wmat)
+    model_b = _Kappa(rows=t, cols=(present % ku).astype(np.intp), wmat=wmat)
+    sample = _make_sample(counts, counts_sq, item_cell, sw, int(ct.shape[0]))
+
+    w = sample.counts
+    sa, sb = model_a.parts(w)[-1], model_b.parts(w)[-1]
+    estimator = _Estimator(
+        sample=sample,
+        batch=_Difference(
+            functools.partial(model_a.batch, full_s=sa), functools.partial(model_b.batch, full_s=sb)
+        ),
+        leave_one_out=_Difference(
+            functools.partial(model_a.leave_one_out, w), functools.partial(model_b.leave_one_out, w)
+        ),
+    )
+    kind_name = _kind_name(kind)
+    ka, kb = model_a.value(w), model_b.value(w)
+    if math.isnan(ka) or math.isnan(kb):
+        _kappa._undefined(math.nan, stacklevel=3)
+        nan = math.nan
+        return KappaComparisonResult(
+            nan, ka, kb, nan, nan, sample.n_items, alternative, kind_name, estimator
+        )
+    g = model_a.influence(w, ka) - model_b.influence(w, kb)  # (eq. 10)
+    total = float(w.sum())
+    gbar = float(np.dot(w, g)) / total
+    se = math.sqrt(float(np.dot(sample.counts_sq, (g - gbar) ** 2))) / total  # (eq. 10)
+    diff = ka - kb
+    pvalue = (
+        _pvalue(diff / se, alternative)
+        if se > 0
+        else _zero_se_pvalue("standard error of the difference")
+    )
+    return KappaComparisonResult(
+        float(diff),
+        float(ka),
+        float(kb),
+        se,
+        pvalue,
+        sample.n_items,
+        alternative,
+        kind_name,
+        estimator,
+    )
+
+
+def mean_kappa(kappas, weights=None) -> float:
+    """Fisher-z average of several kappas (the ASAP competitions' mean QWK).
+
+    Parameters
+    ----------
+    kappas : array-like of shape (n_kappas,)
+        Kappas to combine (e.g. one per essay prompt), each at most 1.
+    weights : array-like of shape (n_kappas,), default=None
+        Non-negative weight of each kappa (equal when None).
+
+    Returns
+    -------
+    float
+        tanh(Σ wᵢ zᵢ / Σ wᵢ), zᵢ = artanh(κᵢ) = ½ ln((1 + κᵢ)/(1 − κᵢ)) (eq. 11),
+        with every κᵢ first clipped to [−0.999, 0.999].
+
+    Raises
+    ------
+    ValueError
+        Empty, non-finite or > 1 kappas; weights of the wrong length, negative,
+        non-finite or summing to zero.
+    TypeError
+        Non-numeric input.
+
+    Notes
+    -----
+    This is ``mean_quadratic_weighted_kappa`` of Kaggle's ``ml_metrics`` (Ben
+    Hamner's Metrics package, ``Python/ml_metrics/quadratic_weighted_kappa.py``),
+    used to combine per-prompt QWKs in the ASAP automated essay scoring
+    competitions: its cap of ±0.999 keeps a perfect kappa finite (artanh(0.999) ≈
+    3.8), and weights are applied in z-space. The Fisher transform is approximately
+    variance-stabilizing for correlations; for kappa it is a convention, not a
+    theorem.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> round(qwkit.mean_kappa([0.8, 0.6, 0.7]), 6)
+    0.709588
+    >>> round(qwkit.mean_kappa([1.0, 0.5], weights=[1, 3]), 6)
+    0.876863
+    """
+    k = _v.as_1d(kappas, "kappas")
+    if k.dtype.kind not in "biuf":
+        raise TypeError(f"`kappas` must be numeric; got dtype {k.dtype}.")
+    k = k.astype(np.float64)
+    if k.size == 0:
+        raise ValueError("`kappas` is empty; nothing to average.")
+    bad = ~np.isfinite(k) | (k > 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"`kappas` must be finite and at most 1; got {k[i]} at index {i}.")
+    if weights is None:
+        w = np.ones_like(k)
+    else:
+        w = _v.as_1d(weights, "weights")
+        if w.dtype.kind not in "biuf":
+            raise TypeError(f"`weights` must be numeric; got dtype {w.dtype}.")
+        if w.shape[0] != k.shape[0]:
+            raise ValueError(
+                f"`weights` must have one weight per kappa ({k.shape[0]}); got {w.shape[0]}."
+            )
+        w = w.astype(np.float64)
+        wbad = ~np.isfinite(w) | (w < 0)
+        if wbad.any():
+            i = int(np.flatnonzero(wbad)[0])
+            raise ValueError(f"`weights` must be finite and non-negative; got {w[i]} at index {i}.")
+        if not w.sum() > 0:
+            raise ValueError("`weights` must not sum to zero.")
+    z = np.arctanh(np.clip(k, -_FISHER_CAP, _FISHER_CAP))  # (eq. 11)
+    return float(np.tanh(np.dot(w, z) / w.sum()))

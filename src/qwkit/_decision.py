@@ -1,0 +1,256 @@
+"""Decisions from class probabilities: minimum expected cost and maximum expected kappa.
+
+Notation (docs/thresholds.md, part 2): P is the n×K matrix of posterior class
+probabilities pᵢₜ = Pr(yᵢ = t | data), a decision gives item i the class jᵢ, and X is its
+n×K one-hot matrix. Because the decisions are fixed numbers, the expected confusion
+matrix and the expected chance table are
+
+    E[U] = Pᵀ·X,   E[V] = q ⊗ g / n,   q = Pᵀ·1 (expected true margin), g = Xᵀ·1    (eq. D2)
+
+so the kappa of the expected table is 1 − N/D with per-item sums
+
+    N = Σᵢ Σₜ pᵢₜ·W[t, jᵢ],   D = Σᵢ δ[jᵢ],   δ[j] = Σₜ qₜ·W[t, j] / n            (eq. D3)
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from qwkit import _kappa
+from qwkit import _validation as _v
+from qwkit._warnings import ConvergenceWarning
+
+__all__ = ["bayes_decision", "kappa_decision"]
+
+_ROW_SUM_TOL = 1e-6
+_MAX_ITER = 200
+
+
+def _check_proba(proba) -> np.ndarray:
+    """(n, K) float64 matrix of finite, non-negative rows summing to 1 (± 1e-6)."""
+    if proba is None or isinstance(proba, (str, bytes)):
+        raise TypeError(f"`proba` must be a 2-D array of probabilities; got {proba!r}.")
+    if hasattr(proba, "to_numpy") and not isinstance(proba, np.ndarray):
+        proba = proba.to_numpy()
+    arr = np.asarray(proba)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`proba` must be numeric; got dtype {arr.dtype}.")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"`proba` must be 2-D of shape (n_samples, n_classes); got shape {arr.shape}."
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"`proba` must not be empty; got shape {arr.shape}.")
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | (arr < 0)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(
+            f"`proba` must hold finite, non-negative probabilities; got {arr[i, j]} at "
+            f"row {i}, column {j}."
+        )
+    sums = arr.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
+    if off.size:
+        i = int(off[0])
+        raise ValueError(
+            f"Every row of `proba` must sum to 1 (within {_ROW_SUM_TOL}); row {i} sums to "
+            f"{float(sums[i])!r}."
+        )
+    return arr / sums[:, None]
+
+
+def _check_cost(cost, k: int) -> np.ndarray:
+    if cost is None or isinstance(cost, (str, bytes)):
+        raise TypeError(f"`cost` must be a (K, K) numeric array; got {cost!r}.")
+    try:
+        mat = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`cost` must be a (K, K) numeric array; got {exc}.") from exc
+    if mat.shape != (k, k):
+        raise ValueError(
+            f"`cost` must have shape ({k}, {k}) to match the {k} columns of `proba`; got "
+            f"shape {mat.shape}."
+        )
+    if not np.all(np.isfinite(mat)):
+        raise ValueError("`cost` must be finite; got a matrix containing NaN or inf.")
+    return mat
+
+
+def bayes_decision(proba, cost) -> np.ndarray:
+    """The minimum expected cost class of every row of class probabilities.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, K)
+        Class probabilities (e.g. ``predict_proba``): finite, non-negative, each row
+        summing to 1 within 1e-6 (rows are then renormalized).
+    cost : array-like of shape (K, K)
+        ``cost[t, j]`` is the cost of deciding class j when the truth is t. Any finite
+        values (negative ones are rewards).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        Column index jᵢ = argminⱼ Σₜ pᵢₜ·cost[t, j] (eq. D1); ties go to the smallest j.
+
+    Raises
+    ------
+    ValueError
+        ``proba`` not 2-D, empty, negative, NaN/inf or rows not summing to 1; ``cost``
+        of the wrong shape or not finite.
+
+    See Also
+    --------
+    kappa_decision : The decision that maximizes expected kappa instead.
+
+    Examples
+    --------
+    Deciding 0 when the truth is 1 costs ten times the reverse error:
+
+    >>> import qwkit
+    >>> proba = [[0.8, 0.2], [0.95, 0.05]]
+    >>> qwkit.bayes_decision(proba, [[0, 1], [10, 0]])
+    array([1, 0])
+    """
+    p = _check_proba(proba)
+    c = _check_cost(cost, p.shape[1])
+    return np.argmin(p @ c, axis=1)  # expected cost of every decision   (eq. D1)
+
+
+def _expected_table(p: np.ndarray, decision: np.ndarray) -> np.ndarray:
+    """E[U] = Pᵀ·X (eq. D2), rows the true class, columns the decision."""
+    k = p.shape[1]
+    table = np.empty((k, k))
+    for t in range(k):
+        table[t] = np.bincount(decision, weights=p[:, t], minlength=k)
+    return table
+
+
+def kappa_decision(proba, *, weights="quadratic") -> np.ndarray:
+    """The label-free decisions that maximize the kappa of the expected confusion matrix.
+
+    Parameters
+    ----------
+    proba : array-like of shape (n_samples, K)
+        Class probabilities of every item, columns in the order of the rating scale:
+        finite, non-negative, rows summing to 1 within 1e-6 (then renormalized).
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights ``[true class, decided class]``; see :func:`weight_matrix`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The decided column index of every row.
+
+    Raises
+    ------
+    ValueError
+        Bad ``proba`` (as :func:`bayes_decision`), fewer than two classes with positive
+        probability overall (kappa is undefined or 0 for every decision), ``weights``
+        that do not match K or give zero chance disagreement everywhere.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If Dinkelbach's method has not converged in 200 steps (not expected).
+
+    See Also
+    --------
+    bayes_decision : Minimum expected cost decisions.
+    optimize_thresholds : The same ratio, maximized with the true labels known.
+
+    Notes
+    -----
+    What is maximized is the kappa of the *expected* confusion matrix,
+    ``kappa_from_confusion(proba.T @ X)`` with X the one-hot decisions (eqs. D2–D3):
+    a ratio of expectations, 1 − E[observed disagreement] / E[chance disagreement],
+    not the expectation of the ratio E[κ] (which has no per-item structure; the two
+    agree to O(1/n)). With the labels unknown, both parts are sums of per-item terms
+    of the decisions, so Dinkelbach's method solves it exactly: each step decides
+    jᵢ = argminⱼ (P·W)ᵢⱼ − λ·δⱼ for every item independently (eq. D4) — no
+    monotonicity is needed — and λ decreases strictly to the global minimum of 1 − κ.
+
+    For quadratic weights the step is a convex parabola in j, so (eq. D5)
+
+        jᵢ = clip(round(μ̄ + (μᵢ − μ̄) / κ*), 0, K − 1),
+
+    with μᵢ the posterior mean of the class index, μ̄ their average and κ* > 0 the
+    optimal expected kappa itself: stretch the posterior means away from their mean
+    by 1/κ*, then round. See ``docs/thresholds.md``.
+
+    Examples
+    --------
+    The third item (posterior mean 1.0) lies far below the others (mean about 1.6);
+    kappa stretches it away from them, to class 0, where argmax and rounding give 1:
+
+    >>> import numpy as np
+    >>> import qwkit
+    >>> proba = np.array([[0.1, 0.1, 0.8], [0.2, 0.0, 0.8], [0.2, 0.6, 0.2], [0.1, 0.2, 0.7]])
+    >>> decision = qwkit.kappa_decision(proba)
+    >>> decision
+    array([2, 2, 0, 2])
+    >>> def expected_kappa(j):
+    ...     return qwkit.kappa_from_confusion(proba.T @ np.eye(3)[j])
+    >>> round(expected_kappa(decision), 6), round(expected_kappa(proba.argmax(axis=1)), 6)
+    (0.365385, 0.292308)
+    """
+    p = _check_proba(proba)
+    n, k = p.shape
+    kind = _v.check_weights(weights)
+    if isinstance(kind, str):
+        wmat = _kappa._named_weights(k, kind)
+    elif kind.shape[0] != k:
+        raise ValueError(f"`weights` has shape {kind.shape} but `proba` has {k} columns (classes).")
+    else:
+        wmat = kind
+    q = p.sum(axis=0)  # expected true margin   (eq. D2)
+    if np.count_nonzero(q > 0) < 2:
+        raise ValueError(
+            "`proba` puts all probability on one class; kappa is undefined or 0 for every "
+            "decision, so there is nothing to maximize."
+        )
+    chance = q @ wmat / n  # δ[j]   (eq. D3)
+    if not np.any(chance > 0):
+        raise ValueError(
+            "`weights` give zero chance-expected disagreement for every class; kappa is "
+            "undefined for every decision."
+        )
+    per_item = p @ wmat  # (P·W)ᵢⱼ: expected disagreement of deciding j for item i
+
+    def ratio(decision):
+        table = _expected_table(p, decision)
+        num = float(np.sum(table * wmat)) / n  # N / n   (eq. D3)
+        den = float(np.bincount(decision, minlength=k) @ chance) / n  # D / n   (eq. D3)
+        return num, den
+
+    mean = p @ np.arange(k)
+    starts = (
+        np.argmin(per_item, axis=1),  # Bayes under W
+        np.clip(np.rint(mean), 0, k - 1).astype(np.intp),  # round(E[y])
+        np.full(n, int(np.argmax(chance)), dtype=np.intp),  # a constant with δ > 0
+    )
+    best = None
+    for decision in starts:
+        num, den = ratio(decision)
+        if den > 0 and (best is None or num / den < best[0]):
+            best = (num / den, decision)
+    lam, decision = best
+    for _ in range(_MAX_ITER):  # Dinkelbach   (eq. T4)
+        new = np.argmin(per_item - lam * chance, axis=1)  # (eq. D4)
+        num, den = ratio(new)
+        if den > 0 and num / den < lam:
+            lam, decision = num / den, new
+            continue
+        break
+    else:
+        warnings.warn(
+            f"Dinkelbach's method did not converge in {_MAX_ITER} steps; the decisions are "
+            "feasible but not certified optimal.",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return decision

@@ -1,0 +1,515 @@
+"""Reading rating files (CSV, TSV, Parquet) and writing outputs atomically.
+
+Files are read with pyarrow: CSV/TSV through its streaming reader (only the columns a
+command uses, as text, so that every value is checked by us and a bad one is reported
+with its row), Parquet through ``ParquetFile.iter_batches``. Rows are numbered from 1,
+the first row below the header ("data row 1"); comment lines starting with ``#`` above
+the header (e.g. a provenance note) are skipped.
+
+Outputs are written to a temporary file in the destination folder and renamed over the
+destination (``os.replace``) only when complete: a failed command leaves no partial file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from qwkit.cli._errors import CliError
+
+__all__ = [
+    "Source",
+    "atomic_path",
+    "check_output",
+    "make_folder",
+    "missing_mask",
+    "numeric_values",
+    "parse_labels",
+    "rating_values",
+    "read_columns",
+    "read_table",
+    "score_values",
+    "write_table",
+    "write_text",
+]
+
+_CSV_SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_PARQUET = (".parquet", ".pq")
+_COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
+#: Files at least this large get a progress bar while they are read.
+_PROGRESS_BYTES = 8 * 2**20
+#: A number as pyarrow's string-to-number cast accepts it (used to find a bad row).
+_NUMBER = r"^\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[iI]nf(inity)?|[nN]a[nN])\s*$"
+_ARROW_MISSING = "Reading files needs pyarrow: pip install 'qwkit[cli]'"
+
+
+def _arrow():
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise CliError(_ARROW_MISSING) from None
+    return pa
+
+
+def _separator_name(sep: str) -> str:
+    return {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(sep, repr(sep))
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A data file and how to read it."""
+
+    path: Path
+    kind: str  # "csv" or "parquet"
+    sep: str | None  # CSV delimiter
+    compression: str | None
+    skip_rows: int = 0  # comment lines (starting with '#') above the header
+
+    @classmethod
+    def of(cls, path: Path | str, sep: str | None = None) -> Source:
+        """Check that ``path`` is a readable, non-empty file and find its format."""
+        path = Path(path)
+        if not path.exists():
+            raise CliError(f"file '{path}' does not exist.")
+        if path.is_dir():
+            raise CliError(f"'{path}' is a folder, not a data file.")
+        if path.stat().st_size == 0:
+            raise CliError(f"file '{path}' is empty.")
+        suffixes = [s.lower() for s in path.suffixes]
+        compression = _COMPRESSED.get(suffixes[-1]) if suffixes else None
+        ext = (
+            suffixes[-2]
+            if compression and len(suffixes) > 1
+            else (suffixes[-1] if suffixes and not compression else "")
+        )
+        if sep is not None:
+            if ext in _PARQUET:
+                raise CliError(f"--sep does not apply to the Parquet file '{path}'.")
+            return cls(path, "csv", sep, compression)._with_comments()
+        if ext in _PARQUET:
+            return cls(path, "parquet", None, None)
+        if ext in _CSV_SEPARATORS:
+            return cls(path, "csv", _CSV_SEPARATORS[ext], compression)._with_comments()
+        raise CliError(
+            f"cannot tell the format of '{path}' from its extension; use .csv, .tsv or "
+            ".parquet, or pass --sep (e.g. --sep ';')."
+        )
+
+    def _with_comments(self) -> Source:
+        """Count the comment lines ('#' first) above the header; they are skipped."""
+        raw, stream = _open_stream(self)
+        try:
+            head = stream.read(1 << 16)
+        except Exception as exc:
+            raise _fail_reading(self, exc) from None
+        finally:
+            raw.close()
+        lines = bytes(head).split(b"\n")
+        skip = 0
+        while skip < len(lines) - 1 and lines[skip].lstrip().startswith(b"#"):
+            skip += 1
+        if skip == 0:
+            return self
+        return Source(self.path, self.kind, self.sep, self.compression, skip)
+
+
+def _progress(console, total: float, what: str):
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        DownloadColumn() if what == "bytes" else TextColumn("{task.completed:,.0f} rows"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=console is None or not console.is_terminal,
+    )
+
+
+def _missing_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) -> None:
+    absent = [c for c in dict.fromkeys(wanted) if c not in names]
+    if absent:
+        which = ", ".join(f"'{c}'" for c in absent)
+        plural = "s" if len(absent) > 1 else ""
+        raise CliError(
+            f"column{plural} {which} not found in '{source.path}'; its columns are: "
+            + ", ".join(f"'{c}'" for c in names)
+            + (
+                f" (is the separator right? it was read as {_separator_name(source.sep)}-separated)"
+                if source.kind == "csv" and len(names) == 1
+                else ""
+            )
+            + "."
+        )
+
+
+def _csv_options(source: Source, columns: Sequence[str] | None):
+    import pyarrow as pa
+    from pyarrow import csv
+
+    read = csv.ReadOptions(block_size=1 << 22, skip_rows=source.skip_rows)
+    parse = csv.ParseOptions(delimiter=source.sep)
+    if columns is None:
+        convert = csv.ConvertOptions(strings_can_be_null=True)
+    else:
+        convert = csv.ConvertOptions(
+            include_columns=list(columns),
+            column_types={c: pa.string() for c in columns},
+            strings_can_be_null=True,
+        )
+    return read, parse, convert
+
+
+def _open_stream(source: Source):
+    pa = _arrow()
+    raw = pa.OSFile(str(source.path), "rb")
+    stream = pa.CompressedInputStream(raw, source.compression) if source.compression else raw
+    return raw, stream
+
+
+def _fail_reading(source: Source, exc: Exception) -> CliError:
+    what = "Parquet" if source.kind == "parquet" else "delimited text"
+    return CliError(f"could not read '{source.path}' as {what}: {' '.join(str(exc).split())}")
+
+
+def _csv_header(source: Source) -> list[str]:
+    from pyarrow import csv
+
+    raw, stream = _open_stream(source)
+    try:
+        reader = csv.open_csv(
+            stream,
+            read_options=csv.ReadOptions(block_size=1 << 16, skip_rows=source.skip_rows),
+            parse_options=csv.ParseOptions(delimiter=source.sep),
+            convert_options=csv.ConvertOptions(strings_can_be_null=True),
+        )
+        return list(reader.schema.names)
+    except Exception as exc:
+        if "Empty CSV file" in str(exc):
+            raise CliError(f"file '{source.path}' is empty.") from None
+        raise _fail_reading(source, exc) from None
+    finally:
+        raw.close()
+
+
+def read_columns(
+    path: Path | str,
+    columns: Sequence[str],
+    *,
+    sep: str | None = None,
+    console=None,
+) -> dict:
+    """Read the named columns of a file: ``{name: pyarrow.Array}``, all of one length.
+
+    Raises :class:`CliError` for a missing or empty file, an unknown format, a missing
+    column (listing those that exist), a file without data rows, or a parse error.
+    """
+    source = Source.of(path, sep)
+    pa = _arrow()
+    wanted = list(dict.fromkeys(columns))
+    if source.kind == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            pfile = pq.ParquetFile(str(source.path))
+        except Exception as exc:
+            raise _fail_reading(source, exc) from None
+        _missing_columns(source, pfile.schema_arrow.names, wanted)
+        total = pfile.metadata.num_rows
+        batches = []
+        with _progress(console if total >= 1_000_000 else None, total, "rows") as bar:
+            task = bar.add_task(f"reading {source.path.name}", total=total)
+            try:
+                for batch in pfile.iter_batches(batch_size=1 << 16, columns=wanted):
+                    batches.append(batch)
+                    bar.advance(task, batch.num_rows)
+            except Exception as exc:
+                raise _fail_reading(source, exc) from None
+        schema = pa.schema([pfile.schema_arrow.field(name) for name in wanted])
+        table = pa.Table.from_batches(batches, schema=schema)
+    else:
+        from pyarrow import csv
+
+        _missing_columns(source, _csv_header(source), wanted)
+        raw, stream = _open_stream(source)
+        size = source.path.stat().st_size
+        try:
+            with _progress(console if size >= _PROGRESS_BYTES else None, size, "bytes") as bar:
+                task = bar.add_task(f"reading {source.path.name}", total=size)
+                try:
+                    reader = csv.open_csv(stream, *_csv_options(source, wanted))
+                    batches = []
+                    for batch in reader:
+                        batches.append(batch)
+                        bar.update(task, completed=min(raw.tell(), size))
+                except Exception as exc:
+                    raise _fail_reading(source, exc) from None
+                table = pa.Table.from_batches(batches, schema=reader.schema)
+        finally:
+            raw.close()
+    if table.num_rows == 0:
+        raise CliError(f"file '{source.path}' has a header but no data rows.")
+    return {name: table.column(name).combine_chunks() for name in wanted}
+
+
+def read_table(path: Path | str, *, sep: str | None = None, console=None):
+    """Read a whole file as a ``pyarrow.Table`` (types inferred), for commands that
+    write it back with a new column."""
+    source = Source.of(path, sep)
+    _arrow()
+    try:
+        if source.kind == "parquet":
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(str(source.path))
+        else:
+            from pyarrow import csv
+
+            raw, stream = _open_stream(source)
+            try:
+                read, parse, convert = _csv_options(source, None)
+                table = csv.read_csv(
+                    stream, read_options=read, parse_options=parse, convert_options=convert
+                )
+            finally:
+                raw.close()
+    except Exception as exc:
+        if "Empty CSV file" in str(exc):
+            raise CliError(f"file '{source.path}' is empty.") from None
+        raise _fail_reading(source, exc) from None
+    if table.num_rows == 0:
+        raise CliError(f"file '{source.path}' has a header but no data rows.")
+    return table
+
+
+def write_table(table, path: Path | str, *, sep: str | None = None) -> None:
+    """Write a ``pyarrow.Table`` to CSV/TSV/Parquet (by extension, or ``sep``), atomically."""
+    path = Path(path)
+    check_output(path)
+    suffix = path.suffix.lower()
+    if sep is None and suffix not in _CSV_SEPARATORS and suffix not in _PARQUET:
+        raise CliError(
+            f"cannot tell the format of the output '{path}' from its extension; use .csv, "
+            ".tsv or .parquet, or pass --sep."
+        )
+    with atomic_path(path) as tmp:
+        if sep is None and suffix in _PARQUET:
+            import pyarrow.parquet as pq
+
+            pq.write_table(table, str(tmp))
+        else:
+            from pyarrow import csv
+
+            options = csv.WriteOptions(delimiter=sep or _CSV_SEPARATORS[suffix])
+            csv.write_csv(table, str(tmp), write_options=options)
+
+
+# ---------------------------------------------------------------------------- values
+
+
+def _row_text(value) -> str:
+    if isinstance(value, (int, float, np.number)):
+        return str(value)
+    text = str(value)
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _row(i: int, rows: np.ndarray | None) -> int:
+    """1-based data row of position ``i`` (``rows`` maps positions after dropped rows)."""
+    return int(rows[i] if rows is not None else i) + 1
+
+
+def _null_error(column: str, array, rows: np.ndarray | None = None) -> CliError:
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
+    return CliError(
+        f"column '{column}' has a missing value in data row {_row(i, rows)}; fill it or pass "
+        "--drop-missing to skip such rows."
+    )
+
+
+def missing_mask(arrays: Sequence) -> np.ndarray:
+    """True for the rows where any of the arrays is null (a missing value)."""
+    import pyarrow.compute as pc
+
+    mask = np.zeros(len(arrays[0]), dtype=bool)
+    for arr in arrays:
+        if arr.null_count:
+            mask |= pc.is_null(arr).to_numpy(zero_copy_only=False)
+    return mask
+
+
+def _first_bad_number(column: str, array, rows: np.ndarray | None) -> CliError:
+    import pyarrow.compute as pc
+
+    ok = pc.match_substring_regex(array, _NUMBER).to_numpy(zero_copy_only=False)
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        i = int(bad[0])
+        return CliError(
+            f"column '{column}' must hold numbers; data row {_row(i, rows)} has "
+            f"{_row_text(array[i].as_py())}."
+        )
+    return CliError(f"column '{column}' has values that are not numbers pyarrow can read.")
+
+
+def numeric_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
+    """A column without missing values as numbers: int64 when every value is an integer
+    written without a decimal point, float64 otherwise."""
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        raise _null_error(column, array, rows)
+    kind = array.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        trimmed = pc.utf8_trim_whitespace(array)
+        for target in (pa.int64(), pa.float64()):
+            try:
+                return pc.cast(trimmed, target).to_numpy(zero_copy_only=False)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue
+        raise _first_bad_number(column, trimmed, rows)
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+        values = array.to_numpy(zero_copy_only=False)
+        return values.astype(np.int64) if values.dtype == bool else values
+    raise CliError(f"column '{column}' must hold numbers; it has type {kind}.")
+
+
+def score_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
+    """A column of real-valued scores: finite float64."""
+    values = numeric_values(array, column, rows=rows).astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        i = int(bad[0])
+        raise CliError(
+            f"column '{column}' must hold finite scores; data row {_row(i, rows)} has {values[i]}."
+        )
+    return values
+
+
+def rating_values(
+    array, column: str, labels: np.ndarray | None, *, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """A rating column: numbers, or text when ``labels`` is text; every value checked
+    against ``labels`` (when given) so that a bad one is reported with its row."""
+    if labels is not None and labels.dtype.kind == "U":
+        pa = _arrow()
+        import pyarrow.compute as pc
+
+        if array.null_count:
+            raise _null_error(column, array, rows)
+        if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+            array = pc.cast(array, pa.string())
+        values = np.asarray(
+            pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str
+        )
+    else:
+        values = numeric_values(array, column, rows=rows)
+        if values.dtype.kind == "f" and not np.isfinite(values).all():
+            i = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise CliError(
+                f"column '{column}' must hold finite ratings; data row {_row(i, rows)} has "
+                f"{values[i]}."
+            )
+    if labels is not None:
+        known = np.isin(values, labels)
+        if not known.all():
+            i = int(np.flatnonzero(~known)[0])
+            shown = ", ".join(str(v) for v in labels[:12]) + (", ..." if len(labels) > 12 else "")
+            raise CliError(
+                f"column '{column}', data row {_row(i, rows)}: {_row_text(values[i])} is not "
+                f"in --labels [{shown}]."
+            )
+    return values
+
+
+def parse_labels(text: str | None) -> np.ndarray | None:
+    """``"1,2,3"`` → int array; ``"0.5,1"`` → float; ``"low,mid,high"`` → text.
+
+    Raises ValueError (a usage error) for an empty item.
+    """
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",")]
+    if not items or any(item == "" for item in items):
+        raise ValueError(f"expected comma-separated labels such as 1,2,3; got {text!r}.")
+    for kind in (int, float):
+        try:
+            values = [kind(item) for item in items]
+        except ValueError:
+            continue
+        if kind is float and not all(math.isfinite(v) for v in values):
+            break
+        return np.asarray(values)
+    return np.asarray(items, dtype=str)
+
+
+# ---------------------------------------------------------------------------- outputs
+
+
+def check_output(path: Path | str) -> Path:
+    """Fail early (before any work) when an output cannot be written to ``path``."""
+    path = Path(path)
+    parent = path.parent
+    if not parent.is_dir():
+        raise CliError(f"cannot write '{path}': the folder '{parent}' does not exist.")
+    if path.is_dir():
+        raise CliError(f"cannot write '{path}': it is a folder.")
+    if not os.access(parent, os.W_OK):
+        raise CliError(f"cannot write '{path}': the folder '{parent}' is not writable.")
+    return path
+
+
+def make_folder(out: Path | str, *, option: str) -> Path:
+    """An output folder: created if missing (not its parents), checked to be writable."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"{option} '{out}' exists and is not a folder.")
+    if not out.exists():
+        if not out.parent.is_dir():
+            raise CliError(f"cannot create '{out}': the folder '{out.parent}' does not exist.")
+        out.mkdir()
+    if not os.access(out, os.W_OK):
+        raise CliError(f"cannot write into '{out}': the folder is not writable.")
+    return out
+
+
+@contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """A temporary path beside ``path``; renamed onto ``path`` only if the block succeeds."""
+    path = check_output(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: Path | str, text: str) -> None:
+    """Write a text file atomically (UTF-8)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")

@@ -1,0 +1,403 @@
+"""A self-contained HTML report: text, tables and PNG figures embedded as base64 data URIs.
+
+The page loads nothing from anywhere (no scripts, fonts or stylesheets from outside), so
+the single file can be mailed, archived or opened offline.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import qwkit
+from qwkit.cli import _plots
+
+__all__ = [
+    "Agreement",
+    "HtmlReport",
+    "add_agreement",
+    "bootstrap_kappas",
+    "file_report",
+    "replicate_kappas",
+]
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif;
+       margin: 0; color: #1d2733; background: #f4f6f8; }
+main { max-width: 980px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 1.6em; margin: 0.2em 0 0.1em; }
+h3 { font-size: 1.08em; margin-top: 1.4em; }
+h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #d5dbe1;
+     padding-bottom: 0.2em; }
+p.subtitle { color: #5b6773; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+th, td { border: 1px solid #d5dbe1; padding: 4px 10px; text-align: left; }
+th { background: #eef2f6; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1em 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #e3e7eb; }
+figcaption { color: #5b6773; font-size: 0.9em; margin-top: 0.3em; }
+.note { color: #5b6773; font-size: 0.9em; }
+.big { font-size: 1.15em; }
+pre { background: #f4f6f8; padding: 10px; overflow-x: auto; }
+footer { margin-top: 3em; color: #8a949e; font-size: 0.85em; }
+"""
+
+
+def _cell(value) -> tuple[str, bool]:
+    """Text of a table cell and whether it is a number (right-aligned)."""
+    if isinstance(value, bool) or value is None:
+        return ("" if value is None else str(value)), False
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}", True
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return ("nan" if math.isnan(value) else f"{value:.4f}"), True
+    return str(value), False
+
+
+class HtmlReport:
+    """Accumulates sections, then renders one HTML document."""
+
+    def __init__(self, title: str, subtitle: str = "") -> None:
+        self.title = title
+        self._parts: list[str] = [f"<h1>{html.escape(title)}</h1>"]
+        if subtitle:
+            self._parts.append(f'<p class="subtitle">{html.escape(subtitle)}</p>')
+        self.n_figures = 0
+
+    def section(self, heading: str, *, level: int = 2) -> None:
+        self._parts.append(f"<h{level}>{html.escape(heading)}</h{level}>")
+
+    def paragraph(self, text: str, *, css_class: str | None = None) -> None:
+        attr = f' class="{css_class}"' if css_class else ""
+        self._parts.append(f"<p{attr}>{html.escape(text)}</p>")
+
+    def preformatted(self, text: str) -> None:
+        self._parts.append(f"<pre>{html.escape(text)}</pre>")
+
+    def table(
+        self, header: Sequence[str] | None, rows: Sequence[Sequence], *, caption: str = ""
+    ) -> None:
+        out = ["<table>"]
+        if caption:
+            out.append(f"<caption>{html.escape(caption)}</caption>")
+        if header:
+            out.append(
+                "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>"
+            )
+        for row in rows:
+            cells = []
+            for value in row:
+                text, numeric = _cell(value)
+                cls = ' class="num"' if numeric else ""
+                cells.append(f"<td{cls}>{html.escape(text)}</td>")
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</table>")
+        self._parts.append("".join(out))
+
+    def figure(self, png: bytes, *, alt: str, caption: str = "") -> None:
+        data = base64.b64encode(png).decode("ascii")
+        self.n_figures += 1
+        cap = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+        self._parts.append(
+            f'<figure><img id="figure-{self.n_figures}" alt="{html.escape(alt, quote=True)}" '
+            f'src="data:image/png;base64,{data}">{cap}</figure>'
+        )
+
+    def render(self) -> str:
+        footer = (
+            f"<footer>Made with qwkit {html.escape(qwkit.__version__)}. "
+            "This file is self-contained: every figure is embedded.</footer>"
+        )
+        return (
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{html.escape(self.title)}</title>\n<style>{_CSS}</style>\n</head>\n"
+            "<body>\n<main>\n" + "\n".join(self._parts) + f"\n{footer}\n</main>\n</body>\n"
+            "</html>\n"
+        )
+
+
+def bootstrap_kappas(
+    confusion: np.ndarray, *, weights, n_resamples: int, rng: np.random.Generator, progress=None
+) -> np.ndarray:
+    """Kappa of ``n_resamples`` multinomial resamples of the table (items resampled with
+    replacement), for the report's histogram; resamples with an undefined kappa are nan.
+
+    ``progress`` is an optional ``(rich Progress, task id)`` advanced per chunk.
+    """
+    table = np.asarray(confusion)
+    n = round(float(table.sum()))
+    p = table.ravel() / table.sum()
+    out = np.empty(n_resamples)
+    done = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", qwkit.UndefinedKappaWarning)
+        while done < n_resamples:
+            size = min(500, n_resamples - done)
+            draws = rng.multinomial(n, p, size=size).reshape(size, *table.shape)
+            for i in range(size):
+                out[done + i] = qwkit.kappa_from_confusion(draws[i], weights=weights)
+            done += size
+            if progress is not None:
+                progress[0].advance(progress[1], size)
+    return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Agreement:
+    """What the agreement sections of a report show about one pair of raters."""
+
+    truth: np.ndarray
+    pred: np.ndarray
+    labels: np.ndarray
+    weights: str
+    test: qwkit.KappaTestResult
+    interval: tuple[float, float]
+    confidence_level: float
+    method: str
+    replicates: np.ndarray
+    truth_name: str = "true rating"
+    pred_name: str = "predicted rating"
+
+
+def _class_rows(confusion: np.ndarray, labels: np.ndarray) -> list[list]:
+    rows = []
+    k = confusion.shape[0]
+    for i, label in enumerate(labels):
+        n_true = confusion[i].sum()
+        near = confusion[i, max(0, i - 1) : min(k, i + 2)].sum()
+        exact = confusion[i, i] / n_true if n_true else math.nan
+        within = near / n_true if n_true else math.nan
+        rows.append(
+            [
+                str(label),
+                int(n_true),
+                int(confusion[:, i].sum()),
+                f"{exact:.1%}" if n_true else "–",
+                f"{within:.1%}" if n_true else "–",
+            ]
+        )
+    return rows
+
+
+def _pvalue_text(p: float) -> str:
+    if not math.isfinite(p):
+        return "nan"
+    return f"{p:.3g}" if p >= 1e-300 else "< 1e-300"
+
+
+def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -> np.ndarray:
+    """Confusion heatmap, per-class agreement, kappa with its CI and the bootstrap
+    distribution. Returns the confusion matrix."""
+    a = agreement
+    confusion = qwkit.confusion_matrix(a.truth, a.pred, labels=a.labels)
+    low, high = a.interval
+    report.section("Kappa and its confidence interval", level=level)
+    others = []
+    for kind in ("linear", "identity"):
+        if kind != a.weights:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", qwkit.UndefinedKappaWarning)
+                others.append(
+                    (
+                        f"kappa, {kind} weights",
+                        qwkit.kappa_score(a.truth, a.pred, labels=a.labels, weights=kind),
+                    )
+                )
+    report.table(
+        ["quantity", "value"],
+        [
+            [f"kappa ({a.weights} weights)", a.test.statistic],
+            ["standard error (asymptotic)", a.test.standard_error],
+            [f"{a.confidence_level:.0%} CI low ({a.method})", low],
+            [f"{a.confidence_level:.0%} CI high ({a.method})", high],
+            ["p-value, H0: kappa = 0", _pvalue_text(a.test.pvalue)],
+            ["items", a.test.n_samples],
+            *others,
+        ],
+    )
+    report.figure(
+        _plots.kappa_distribution(
+            a.test.statistic, a.interval, a.confidence_level, a.method, a.replicates
+        ),
+        alt="Histogram of bootstrap kappas with the estimate and its confidence interval",
+        caption=(
+            f"{np.isfinite(a.replicates).sum():,} bootstrap resamples of the items (multinomial "
+            "draws of the confusion matrix). The shaded band is the reported interval."
+        ),
+    )
+    report.section("Confusion matrix", level=level)
+    report.figure(
+        _plots.confusion_heatmap(
+            confusion,
+            a.labels,
+            title="Confusion matrix",
+            truth_name=a.truth_name,
+            pred_name=a.pred_name,
+        ),
+        alt="Confusion matrix heatmap",
+        caption="Counts in the cells; colour is the share of each true class (row).",
+    )
+    report.section("Per-class agreement", level=level)
+    report.figure(
+        _plots.per_class_agreement(confusion, a.labels), alt="Per-class agreement bar chart"
+    )
+    report.table(
+        ["true class", "items (true)", "items (predicted)", "exact", "within one"],
+        _class_rows(confusion, a.labels),
+    )
+    return confusion
+
+
+def replicate_kappas(confusion, *, weights, n_resamples: int, seed: int, console=None):
+    """:func:`bootstrap_kappas` with a rich progress bar on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("bootstrap"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+        disable=console is None or not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("bootstrap", total=n_resamples)
+        return bootstrap_kappas(
+            confusion,
+            weights=weights,
+            n_resamples=n_resamples,
+            rng=np.random.default_rng(seed),
+            progress=(bar, task),
+        )
+
+
+def _scale_of(labels, *columns) -> np.ndarray:
+    if labels is not None:
+        return np.asarray(labels)
+    low = min(int(np.min(c)) for c in columns)
+    high = max(int(np.max(c)) for c in columns)
+    return np.arange(low, high + 1)
+
+
+def cut_point_rows(cuts: np.ndarray, labels: np.ndarray) -> list[list]:
+    edges = [-math.inf, *cuts, math.inf]
+    return [[str(label), f"({edges[j]:.6g}, {edges[j + 1]:.6g}]"] for j, label in enumerate(labels)]
+
+
+def file_report(
+    *,
+    file,
+    truth: str,
+    pred: str | None,
+    score: str | None,
+    data: dict,
+    labels,
+    cuts,
+    cut_labels,
+    thresholds_path,
+    weights: str,
+    confidence_level: float,
+    method: str,
+    n_resamples: int,
+    seed: int,
+    dropped: int,
+    title: str | None,
+    console=None,
+) -> tuple[str, str]:
+    """The ``qwkit report`` page: ``(html, one-line summary)``."""
+    y = data[truth]
+    overview = [["file", str(file)], ["true ratings", f"column '{truth}'"]]
+    if score is not None:
+        s = data[score]
+        if cuts is None:
+            fit = qwkit.optimize_thresholds(y, s, labels=labels, weights=weights)
+            cuts, cut_scale = fit.thresholds, fit.labels
+            origin = (
+                "fitted on these rows by qwkit.optimize_thresholds (the exact optimum; "
+                "the kappa below is in-sample, hence optimistic)"
+            )
+        else:
+            cut_scale = labels if labels is not None else cut_labels
+            origin = f"read from {thresholds_path}"
+        if cut_scale is not None and len(cut_scale) != len(cuts) + 1:
+            raise ValueError(
+                f"the cut points have {len(cuts)} entries, so the scale needs {len(cuts) + 1} "
+                f"labels; got {len(cut_scale)} ({', '.join(str(v) for v in cut_scale)})."
+            )
+        if cut_scale is None:
+            cut_scale = np.arange(len(cuts) + 1)
+        predicted = qwkit.apply_thresholds(s, cuts, labels=cut_scale)
+        overview.append(["scores", f"column '{score}', rounded with the cut points {origin}"])
+        pred_name = f"class of '{score}'"
+    else:
+        predicted = data[pred]
+        overview.append(["predicted ratings", f"column '{pred}'"])
+        pred_name = f"'{pred}'"
+    if labels is None and score is not None and thresholds_path is None:
+        labels = cut_scale  # the scale of the fitted cut points: the truth's
+    scale = _scale_of(labels, y, predicted)
+    test = qwkit.kappa_test(y, predicted, weights=weights, labels=scale)
+    interval = tuple(
+        test.confidence_interval(confidence_level, method=method, n_resamples=n_resamples, rng=seed)
+    )
+    confusion = qwkit.confusion_matrix(y, predicted, labels=scale)
+    replicates = replicate_kappas(
+        confusion, weights=weights, n_resamples=n_resamples, seed=seed, console=console
+    )
+    overview += [
+        [
+            "items",
+            f"{test.n_samples:,}"
+            + (f" ({dropped:,} rows with missing values dropped)" if dropped else ""),
+        ],
+        ["rating scale", ", ".join(str(v) for v in scale)],
+        ["weights", weights],
+    ]
+    report = HtmlReport(
+        title or f"Agreement report: {Path(file).name}",
+        subtitle=f"'{truth}' against {pred_name}: {weights} weighted kappa "
+        f"{test.statistic:.4f}, {confidence_level:.0%} CI "
+        f"[{interval[0]:.4f}, {interval[1]:.4f}] ({method})",
+    )
+    report.section("Overview")
+    report.table(None, overview)
+    if score is not None:
+        report.section("Cut points")
+        report.paragraph(
+            f"A score s gets class j when thresholds[j−1] < s ≤ thresholds[j]; cut points {origin}."
+        )
+        report.table(["class", "scores"], cut_point_rows(np.asarray(cuts), cut_scale))
+        report.figure(
+            _plots.threshold_plot(s, y, scale, np.asarray(cuts), cut_labels=cut_scale),
+            alt="Histogram of the scores of each true class with the cut points",
+        )
+    add_agreement(
+        report,
+        Agreement(
+            truth=y,
+            pred=predicted,
+            labels=scale,
+            weights=weights,
+            test=test,
+            interval=interval,
+            confidence_level=confidence_level,
+            method=method,
+            replicates=replicates,
+            truth_name=f"'{truth}'",
+            pred_name=pred_name,
+        ),
+    )
+    summary = (
+        f"kappa {test.statistic:.4f}, {confidence_level:.0%} CI [{interval[0]:.4f}, "
+        f"{interval[1]:.4f}] ({method}), {test.n_samples:,} items"
+    )
+    return report.render(), summary

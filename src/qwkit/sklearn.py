@@ -1,0 +1,461 @@
+"""scikit-learn estimators and scorers for quadratic weighted kappa (docs/sklearn.md).
+
+``import qwkit`` never imports this module; ``import qwkit.sklearn`` imports
+scikit-learn (``pip install 'qwkit[sklearn]'``).
+
+- :class:`KappaRegressor` — the kappa-optimal linear model (:func:`qwkit.kappa_regression`)
+  as a scikit-learn regressor; ``score`` is the soft quadratic weighted kappa.
+- :class:`OptimalRounder` — fits any regressor, then the exact kappa-optimal cut points
+  (:func:`qwkit.optimize_thresholds`) on its *out-of-fold* scores, and predicts classes;
+  ``score`` is the weighted kappa of those classes.
+- :data:`kappa_scorer` (for class predictions) and :data:`soft_kappa_scorer` (for
+  real-valued predictions), for ``scoring=`` in ``cross_val_score`` or ``GridSearchCV``.
+"""
+
+from __future__ import annotations
+
+try:
+    from sklearn.utils.validation import validate_data
+except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
+    try:
+        import sklearn as _sk
+
+        _have = f"; found scikit-learn {_sk.__version__}"
+    except ImportError:
+        _have = ""
+    raise ImportError(
+        "qwkit.sklearn needs scikit-learn >= 1.6" + _have + ". Install it with: "
+        "pip install 'qwkit[sklearn]'"
+    ) from _exc
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.metrics import make_scorer
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import assert_all_finite, get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+
+from qwkit import _kappa
+from qwkit import _validation as _v
+from qwkit._kappa import kappa_score, soft_kappa_score
+from qwkit._regression import kappa_regression
+from qwkit._thresholds import apply_thresholds, optimize_thresholds
+
+__all__ = ["KappaRegressor", "OptimalRounder", "kappa_scorer", "soft_kappa_scorer"]
+
+#: Weighted kappa of class predictions, quadratic weights, qwkit's scale rule
+#: (integers: every integer between the smallest and largest rating). Real-valued
+#: predictions raise a ValueError: use `soft_kappa_scorer`, or `OptimalRounder`.
+kappa_scorer = make_scorer(kappa_score, weights="quadratic")
+
+#: Soft (continuous) quadratic weighted kappa of real-valued predictions
+#: (:func:`qwkit.soft_kappa_score`): what :class:`KappaRegressor` maximizes.
+soft_kappa_scorer = make_scorer(soft_kappa_score)
+
+
+# ---------------------------------------------------------------------------- KappaRegressor
+
+
+class KappaRegressor(RegressorMixin, BaseEstimator):
+    """The linear model that maximizes soft quadratic weighted kappa, as an estimator.
+
+    A scikit-learn wrapper of :func:`qwkit.kappa_regression`: least squares (or ridge)
+    on centered data, stretched to the standard deviation of the target — the closed
+    form maximum of the continuous quadratic weighted kappa over linear models.
+
+    Parameters
+    ----------
+    alpha : float, default=0.0
+        Ridge penalty on the coefficients (never on the intercept). It chooses the
+        direction of the model only; the scale is then the kappa-optimal one.
+    fit_intercept : bool, default=True
+        Fit an intercept.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Coefficients.
+    intercept_ : float
+        Intercept (0.0 with ``fit_intercept=False``).
+    statistic_ : float
+        In-sample soft quadratic weighted kappa of the fitted model.
+    rank_ : int
+        Numerical rank of the (centered, weighted) design.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+
+    See Also
+    --------
+    qwkit.kappa_regression : the function this estimator fits.
+    OptimalRounder : round the scores of any regressor to classes with exact
+        kappa-optimal thresholds.
+
+    Notes
+    -----
+    ``score`` returns the **soft quadratic weighted kappa**
+    (:func:`qwkit.soft_kappa_score`), not scikit-learn's default R², so that
+    ``cross_val_score(KappaRegressor(), X, y)`` and ``GridSearchCV`` without
+    ``scoring`` measure what the model maximizes. The two disagree on purpose: the
+    kappa-optimal model is the least-squares fit scaled by 1/r (r the in-sample
+    correlation), whose R² is 2r − 1 ≤ r², lower than that of least squares. For R²
+    pass ``scoring="r2"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qwkit.sklearn import KappaRegressor
+    >>> X = np.array([[1.0, 0.0], [2.0, 1.0], [3.0, 1.0], [4.0, 3.0], [5.0, 2.0]])
+    >>> y = np.array([1, 1, 2, 3, 3])
+    >>> model = KappaRegressor().fit(X, y)
+    >>> round(model.score(X, y), 6)
+    0.961769
+    >>> model.predict(X[:2]).round(6)
+    array([0.700312, 1.428137])
+    """
+
+    def __init__(self, alpha=0.0, fit_intercept=True):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the kappa-optimal linear model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features.
+        y : array-like of shape (n_samples,)
+            Ratings (integers or reals), with at least two distinct values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative item weights; integer weights act as repeated rows.
+
+        Returns
+        -------
+        self : KappaRegressor
+        """
+        X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2, dtype=np.float64)
+        result = kappa_regression(
+            X,
+            y,
+            alpha=self.alpha,
+            fit_intercept=self.fit_intercept,
+            sample_weight=sample_weight,
+        )
+        self.coef_ = np.array(result.coef)  # a writeable copy, like scikit-learn's models
+        self.intercept_ = result.intercept
+        self.statistic_ = result.statistic
+        self.rank_ = result.rank
+        return self
+
+    def predict(self, X):
+        """Real-valued predictions ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_
+
+    def score(self, X, y, sample_weight=None):
+        """Soft quadratic weighted kappa of ``predict(X)`` against `y` (not R²).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True ratings.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+            :func:`qwkit.soft_kappa_score` of the predictions.
+        """
+        return soft_kappa_score(y, self.predict(X), sample_weight=sample_weight)
+
+
+# ---------------------------------------------------------------------------- OptimalRounder
+
+
+def _ratings_scale(y, labels):
+    """Ratings → (regression target, the ordered scale): the ratings themselves when
+    they are numbers, their positions 0..K−1 on the scale otherwise (strings)."""
+    names = ("y", "y")
+    r = _v.prepare_ratings(y, y, labels, names=names)
+    if r.checked:  # positions on an explicit or text scale, already validated
+        codes, scale = r.a, r.labels.values
+    else:  # integer ratings on an integer-range scale
+        offset, k = _kappa._scale(r)
+        if k > _v.MAX_DENSE_CLASSES:
+            raise ValueError(
+                f"`y` spans {k} integer categories ({offset}..{offset + k - 1}); thresholds "
+                f"are fitted for at most {_v.MAX_DENSE_CLASSES}. Pass `labels` with the "
+                "ratings that occur."
+            )
+        codes = r.a.astype(np.int64) - np.int64(offset)
+        bad = np.flatnonzero((codes < 0) | (codes >= k))
+        if bad.size:
+            raise _v.out_of_scale_error(r, int(bad[0]), -1, names=names)
+        scale = r.labels.values if r.labels is not None else np.arange(offset, offset + k)
+    numeric = scale.dtype.kind in "biuf"
+    target = scale[codes].astype(np.float64) if numeric else codes.astype(np.float64)
+    return target, codes, scale
+
+
+class OptimalRounder(ClassifierMixin, BaseEstimator):
+    """A regressor's scores rounded to classes by exact kappa-optimal thresholds.
+
+    Fits `estimator` to the ratings, collects its **out-of-fold** predictions with
+    ``cross_val_predict``, finds the cut points that maximize the weighted kappa of the
+    rounded out-of-fold predictions (:func:`qwkit.optimize_thresholds`: the global
+    optimum, not Nelder–Mead), refits `estimator` on all the data, and predicts the
+    class of ``estimator_.predict(X)`` under those cut points. It replaces the Kaggle
+    ``OptimizedRounder``; thresholds fitted out of fold are not fooled by the
+    in-sample optimism of the regressor.
+
+    Parameters
+    ----------
+    estimator : regressor, default=None
+        Any scikit-learn regressor (an object with ``fit`` and ``predict`` returning
+        real scores; larger means a higher class). It is cloned. None means
+        :class:`KappaRegressor()`. The regressor is fitted on the ratings themselves
+        when they are numbers, and on their positions 0, …, K − 1 on the scale when
+        they are not (strings).
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale. When None: integer ratings span every integer from
+        the smallest to the largest (qwkit's rule; a middle rating that never occurs
+        is still a class), other ratings are taken in sorted order.
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights of the kappa the thresholds maximize and ``score``
+        reports, indexed ``[true class, predicted class]``.
+    cv : int, cross-validation generator, iterable of splits or None, default=5
+        How the scores for fitting thresholds are obtained. An int is a
+        ``StratifiedKFold`` on the ratings (no shuffling; scikit-learn's rule for
+        classifiers); a splitter or an iterable of (train, test) index arrays that
+        partition the data is used as is. None fits thresholds on the in-sample
+        predictions of the single fit (fast, but optimistic for flexible models).
+        For an estimator fitted elsewhere, wrap it in
+        ``sklearn.frozen.FrozenEstimator`` and pass ``cv=None``: it is then never
+        refitted and the thresholds are fitted on the data given to ``fit``.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The regressor fitted on all the data.
+    classes_ : ndarray of shape (K,)
+        The rating scale (``labels``, or the one derived from ``y``).
+    thresholds_ : ndarray of shape (K − 1,)
+        Non-decreasing cut points on the regressor's scores (see
+        :func:`qwkit.apply_thresholds`).
+    threshold_result_ : ThresholdResult
+        The full result of :func:`qwkit.optimize_thresholds`; its ``statistic`` is the
+        kappa of the rounded out-of-fold scores (an honest estimate when ``cv`` is not
+        None) and ``certificate`` proves global optimality.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+
+    See Also
+    --------
+    qwkit.optimize_thresholds : the exact thresholds.
+    KappaRegressor : the default regressor.
+
+    Notes
+    -----
+    A classifier for scikit-learn (``predict`` returns values of ``classes_``), with
+    two departures from ``ClassifierMixin``: ``score`` is the weighted kappa of the
+    predictions (with `weights` and ``labels=classes_``), not accuracy, and
+    ``classes_`` is the whole rating scale, which can contain integer ratings absent
+    from ``y`` (then never predicted unless the thresholds say so). It has no
+    ``decision_function`` (whose shape scikit-learn fixes for multiclass problems);
+    :meth:`predict_score` returns the continuous scores the thresholds cut.
+
+    ``X`` is passed to `estimator` unchanged (data frames keep their columns); the
+    estimator validates it. Metadata routing is not supported: ``sample_weight`` goes
+    to the estimator's ``fit`` (which must accept it) and to the thresholds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from qwkit.sklearn import OptimalRounder
+    >>> rng = np.random.default_rng(20261121)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = np.clip(np.round(1.5 + X @ [1.0, 0.5, 0.0] + rng.normal(size=200)), 0, 4)
+    >>> model = OptimalRounder(LinearRegression()).fit(X, y)
+    >>> model.classes_
+    array([0, 1, 2, 3, 4])
+    >>> model.predict(X[:5])
+    array([2, 3, 0, 1, 0])
+    >>> round(model.threshold_result_.statistic, 6)  # kappa of the rounded out-of-fold scores
+    0.709385
+    >>> round(model.score(X, y), 6)
+    0.701948
+    """
+
+    def __init__(self, estimator=None, *, labels=None, weights="quadratic", cv=5):
+        self.estimator = estimator
+        self.labels = labels
+        self.weights = weights
+        self.cv = cv
+
+    def _base_estimator(self):
+        if self.estimator is None:
+            return KappaRegressor()
+        if not (hasattr(self.estimator, "fit") and hasattr(self.estimator, "predict")):
+            raise TypeError(
+                "`estimator` must be a scikit-learn regressor with `fit` and `predict`; "
+                f"got {self.estimator!r}."
+            )
+        return self.estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # One real score cut into ordered intervals cannot separate classes that are not
+        # ordered along some direction: scikit-learn's accuracy test on make_blobs'
+        # unordered 3-class problem (> 0.83) does not apply to an ordinal model.
+        tags.classifier_tags.poor_score = True
+        try:
+            inner = get_tags(self._base_estimator()).input_tags
+        except TypeError:  # a bad `estimator` is reported by fit, not by tags
+            return tags
+        tags.input_tags.sparse = inner.sparse
+        tags.input_tags.allow_nan = inner.allow_nan
+        tags.input_tags.categorical = inner.categorical
+        tags.input_tags.string = inner.string
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regressor, the thresholds on its out-of-fold scores, and refit.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Features, in whatever form `estimator` accepts.
+        y : array-like of shape (n_samples,)
+            Ratings (integers or strings; any values of `labels` when given), with
+            at least two classes of positive weight.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative item weights, passed to the regressor's ``fit`` and to the
+            thresholds.
+
+        Returns
+        -------
+        self : OptimalRounder
+        """
+        X, y = validate_data(self, X, y, skip_check_array=True)
+        y = column_or_1d(y, warn=True)
+        assert_all_finite(y, input_name="y")  # before type_of_target casts NaN to int
+        if self.labels is None:
+            check_classification_targets(y)
+        base = self._base_estimator()
+        _v.check_weights(self.weights)  # fail before any fitting
+        if isinstance(self.cv, str):
+            raise ValueError(
+                "`cv` must be an int, a cross-validation splitter, an iterable of splits or "
+                f"None; got {self.cv!r}. For a prefit estimator wrap it in "
+                "sklearn.frozen.FrozenEstimator and pass cv=None."
+            )
+        target, codes, scale = _ratings_scale(y, self.labels)
+        sw = _v.check_sample_weight(sample_weight, y.shape[0])
+        present = np.bincount(codes, weights=sw, minlength=scale.shape[0]) > 0
+        if np.count_nonzero(present) < 2:
+            raise ValueError(
+                "`y` must contain at least two classes (of positive `sample_weight`); got "
+                f"one class: {_v._show(scale[present])}."
+            )
+        fit_params = {}
+        if sw is not None:
+            if not has_fit_parameter(base, "sample_weight"):
+                raise TypeError(
+                    f"`estimator` {type(base).__name__} does not accept `sample_weight` in "
+                    "fit; fit without weights or choose an estimator that takes them."
+                )
+            fit_params["sample_weight"] = sw
+
+        if self.cv is None:
+            estimator = clone(base).fit(X, target, **fit_params)
+            scores = estimator.predict(X)
+        else:
+            cv = check_cv(self.cv, y, classifier=True)
+            scores = cross_val_predict(clone(base), X, target, cv=cv, params=fit_params)
+            estimator = clone(base).fit(X, target, **fit_params)
+        scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(scores)):
+            which = "in-sample" if self.cv is None else "out-of-fold"
+            raise ValueError(
+                f"`estimator` {type(base).__name__} returned NaN or infinite {which} "
+                "predictions; thresholds need finite scores."
+            )
+        result = optimize_thresholds(
+            y, scores, labels=scale, weights=self.weights, sample_weight=sw
+        )
+        self.estimator_ = estimator
+        self.classes_ = scale
+        self.thresholds_ = result.thresholds
+        self.threshold_result_ = result
+        return self
+
+    def predict_score(self, X):
+        """The refitted regressor's continuous scores, before thresholding.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        # Feature names are checked here; shape, dtype and the number of features by
+        # the fitted estimator (which says "Reshape your data" for 1-D X).
+        X = validate_data(self, X, reset=False, skip_check_array=True, ensure_2d=False)
+        return np.asarray(self.estimator_.predict(X), dtype=np.float64).reshape(-1)
+
+    def predict(self, X):
+        """Classes (values of ``classes_``) of the thresholded scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return apply_thresholds(self.predict_score(X), self.thresholds_, labels=self.classes_)
+
+    def score(self, X, y, sample_weight=None):
+        """Weighted kappa (with `weights`, on the scale ``classes_``) of ``predict(X)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True ratings, values of ``classes_``.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+            :func:`qwkit.kappa_score` of the predictions (not accuracy).
+        """
+        return kappa_score(
+            y,
+            self.predict(X),
+            weights=self.weights,
+            labels=self.classes_,
+            sample_weight=sample_weight,
+        )

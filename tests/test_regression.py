@@ -1,0 +1,443 @@
+"""kappa_regression and kappa_rescale: the kappa-optimal linear model and affine map.
+
+Oracles live in ``tests/naive_regression.py``: the soft kappa written from its
+definition and maximized with ``scipy.optimize`` (BFGS from several starts, then Newton
+polish), and an exact rational-arithmetic least-squares solution. The claims that
+``docs/regression.md`` makes about seed 000 (eqs. 12–14, the appendix) are tested here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import qwkit
+from naive_regression import (
+    exact_kappa_regression,
+    naive_kappa_and_gradient,
+    naive_ridge_direction,
+    scipy_best_scale,
+    scipy_kappa_regression,
+    soft_kappa_definition,
+)
+from qwkit import kappa_regression, kappa_rescale, soft_kappa_score
+
+RTOL = 1e-8
+
+
+def _data(n=120, d=4, seed_offset=0, weights=False, offset=0.0):
+    rng = np.random.default_rng(20261121 + seed_offset)
+    X = rng.standard_normal((n, d)) + offset
+    y = np.clip(np.round(X @ rng.standard_normal(d) * 0.6 + 3 + rng.standard_normal(n)), 0, 6)
+    w = rng.integers(0, 4, n).astype(float) if weights else None
+    return X, y, w
+
+
+def _wcorr(a, b, w=None):
+    w = np.ones_like(a) if w is None else w
+    da = a - np.average(a, weights=w)
+    db = b - np.average(b, weights=w)
+    return np.sum(w * da * db) / np.sqrt(np.sum(w * da * da) * np.sum(w * db * db))
+
+
+def _close(a, b, rtol=RTOL):
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * np.max(np.abs(b)))
+
+
+class TestKappaRegression:
+    @pytest.mark.parametrize("fit_intercept", [True, False])
+    @pytest.mark.parametrize("weights", [False, True])
+    @pytest.mark.parametrize("seed", [0, 1])
+    def test_matches_scipy_optimum(self, fit_intercept, weights, seed):
+        X, y, w = _data(seed_offset=seed, weights=weights, offset=1.5 * seed)
+        res = kappa_regression(X, y, fit_intercept=fit_intercept, sample_weight=w)
+        kappa, b, coef = scipy_kappa_regression(X, y, w, fit_intercept=fit_intercept)
+        assert res.statistic == pytest.approx(kappa, rel=RTOL)
+        _close(res.coef, coef)
+        assert res.intercept == pytest.approx(b, rel=RTOL, abs=RTOL)
+        assert res.statistic >= kappa - 1e-12  # never below the numerical optimum
+
+    @pytest.mark.parametrize("fit_intercept", [True, False])
+    def test_statistic_is_soft_kappa_of_predictions(self, fit_intercept):
+        X, y, w = _data(weights=True)
+        res = kappa_regression(X, y, fit_intercept=fit_intercept, sample_weight=w)
+        pred = res.predict(X)
+        assert res.statistic == pytest.approx(soft_kappa_score(y, pred, sample_weight=w), rel=1e-12)
+        assert res.statistic == pytest.approx(soft_kappa_definition(y, pred, w), rel=1e-12)
+
+    def test_exact_rational_solution(self):
+        # Nearly collinear columns far from zero: the QR path and two-pass centering.
+        rng = np.random.default_rng(20261121)
+        t = rng.standard_normal(200)
+        X = np.c_[t, t + 1e-5 * rng.standard_normal(200), rng.standard_normal(200)] + 1e3
+        y = np.round(2 * t + rng.standard_normal(200))
+        res = kappa_regression(X, y)
+        kappa, coef = exact_kappa_regression(X, y)
+        assert res.statistic == pytest.approx(kappa, rel=1e-12)
+        _close(res.coef, coef, rtol=1e-8)
+
+    def test_eq14_correlation_equals_kappa(self):
+        # Seed 000 eq. 14: at the optimum corr(y, ŷ_κ) = κ̂ = ‖ŷ_ls − ȳ‖ / ‖y − ȳ‖ (eq. 8).
+        X, y, w = _data(weights=True)
+        res = kappa_regression(X, y, sample_weight=w)
+        assert _wcorr(y, res.predict(X), w) == pytest.approx(res.statistic, rel=1e-12)
+        sw = np.sqrt(w)
+        xc = X - np.average(X, axis=0, weights=w)
+        yc = y - np.average(y, weights=w)
+        beta = np.linalg.lstsq(sw[:, None] * xc, sw * yc, rcond=None)[0]
+        kappa_hat = np.linalg.norm(sw * (xc @ beta)) / np.linalg.norm(sw * yc)
+        assert res.statistic == pytest.approx(kappa_hat, rel=1e-12)
+        _close(res.coef, beta / kappa_hat, rtol=1e-10)  # eq. 5 / 9
+        ls_pred = np.average(y, weights=w) + xc @ beta
+        assert res.least_squares_statistic == pytest.approx(
+            soft_kappa_score(y, ls_pred, sample_weight=w), rel=1e-12
+        )
+        assert res.least_squares_statistic < res.statistic
+        # the kappa-optimal prediction has the (weighted) mean and spread of y
+        pred = res.predict(X)
+        assert np.average(pred, weights=w) == pytest.approx(np.average(y, weights=w))
+        assert np.average((pred - np.average(pred, weights=w)) ** 2, weights=w) == pytest.approx(
+            np.average(yc**2, weights=w), rel=1e-12
+        )
+
+    @pytest.mark.parametrize("alpha", [0.5, 10.0, 300.0])
+    def test_ridge_is_optimally_scaled_ridge_direction(self, alpha):
+        X, y, w = _data(weights=True)
+        res = kappa_regression(X, y, alpha=alpha, sample_weight=w)
+        direction = naive_ridge_direction(X, y, w, alpha)
+        kappa, b, c = scipy_best_scale(X, y, w, direction)
+        assert c > 0
+        assert res.statistic == pytest.approx(kappa, rel=RTOL)
+        _close(res.coef, c * direction)
+        assert res.intercept == pytest.approx(b, rel=RTOL)
+        # the unscaled ridge fit is what least_squares_statistic measures
+        ridge_pred = np.average(y, weights=w) + (X - np.average(X, axis=0, weights=w)) @ direction
+        assert res.least_squares_statistic == pytest.approx(
+            soft_kappa_score(y, ridge_pred, sample_weight=w), rel=1e-12
+        )
+
+    def test_ridge_matches_sklearn_direction(self):
+        from sklearn.linear_model import Ridge
+
+        X, y, w = _data(weights=True)
+        res = kappa_regression(X, y, alpha=7.0, sample_weight=w)
+        ref = Ridge(alpha=7.0).fit(X, y, sample_weight=w).coef_
+        cos = res.coef @ ref / (np.linalg.norm(res.coef) * np.linalg.norm(ref))
+        assert cos == pytest.approx(1.0, abs=1e-12)
+
+    @pytest.mark.parametrize("alpha", [1.0, 40.0])
+    def test_paper_eq12_is_kappa_of_eq13_and_below_ours(self, alpha):
+        # docs/regression.md §5: eq. 12 is exactly the kappa of eq. 13's predictor, but
+        # eq. 13's scale is not the best on the ridge ray; ours is, and beats it.
+        X, y, _ = _data()
+        xc = X - X.mean(axis=0)
+        yc = y - y.mean()
+        direction = naive_ridge_direction(X, y, None, alpha)
+        g = xc @ direction
+        eq12 = np.sqrt((2 * yc @ g - g @ g) / (yc @ yc))
+        eq13_pred = y.mean() + g / eq12
+        assert soft_kappa_score(y, eq13_pred) == pytest.approx(eq12, rel=1e-12)
+        res = kappa_regression(X, y, alpha=alpha)
+        assert res.statistic == pytest.approx(_wcorr(y, g), rel=1e-12)
+        assert res.statistic > eq12 + 1e-6
+
+    def test_no_intercept_ridge_maximizes_over_the_plane(self):
+        X, y, w = _data(weights=True, offset=0.7)
+        alpha = 5.0
+        res = kappa_regression(X, y, alpha=alpha, fit_intercept=False, sample_weight=w)
+        a = X.T @ (w[:, None] * X) + alpha * np.eye(X.shape[1])
+        ybar = np.average(y, weights=w)
+        basis = np.linalg.solve(a, X.T @ (w[:, None] * np.c_[np.ones_like(y), y - ybar]))
+        kappa, _, theta = scipy_kappa_regression(X @ basis, y, w, fit_intercept=False)
+        assert res.statistic == pytest.approx(kappa, rel=RTOL)
+        _close(res.coef, basis @ theta)
+        assert res.intercept == 0.0
+
+    def test_no_intercept_centered_y_is_paper_eq8(self):
+        # With y centered (ȳ = 0) and no intercept, seed 000's setting: κ̂ = ‖Hy‖/‖y‖.
+        X, y, _ = _data(offset=0.5)
+        yc = y - y.mean()
+        res = kappa_regression(X, yc, fit_intercept=False)
+        fitted = X @ np.linalg.lstsq(X, yc, rcond=None)[0]
+        assert res.statistic == pytest.approx(np.linalg.norm(fitted) / np.linalg.norm(yc))
+
+    def test_alpha_zero_limit(self):
+        X, y, w = _data(weights=True)
+        r0 = kappa_regression(X, y, sample_weight=w)
+        r1 = kappa_regression(X, y, alpha=1e-9, sample_weight=w)
+        _close(r1.coef, r0.coef, rtol=1e-7)
+
+    def test_weights_equal_repeated_rows(self):
+        X, y, w = _data(weights=True)
+        counts = w.astype(int)
+        for alpha, fit_intercept in [(0.0, True), (3.0, True), (0.0, False), (2.0, False)]:
+            r1 = kappa_regression(X, y, alpha=alpha, fit_intercept=fit_intercept, sample_weight=w)
+            r2 = kappa_regression(
+                np.repeat(X, counts, axis=0),
+                np.repeat(y, counts),
+                alpha=alpha,
+                fit_intercept=fit_intercept,
+            )
+            _close(r1.coef, r2.coef, rtol=1e-10)
+            assert r1.intercept == pytest.approx(r2.intercept, rel=1e-10, abs=1e-12)
+            assert r1.statistic == pytest.approx(r2.statistic, rel=1e-12)
+
+    def test_unit_weights_equal_none(self):
+        X, y, _ = _data()
+        r1 = kappa_regression(X, y, sample_weight=np.ones(len(y)))
+        r2 = kappa_regression(X, y)
+        np.testing.assert_array_equal(r1.coef, r2.coef)
+
+    def test_invariances(self):
+        X, y, _ = _data()
+        base = kappa_regression(X, y)
+        shifted = kappa_regression(X, y + 10.0)  # shifting y shifts the intercept
+        _close(shifted.coef, base.coef, rtol=1e-10)
+        assert shifted.intercept == pytest.approx(base.intercept + 10.0, rel=1e-12)
+        assert shifted.statistic == pytest.approx(base.statistic, rel=1e-12)
+        scale = np.array([2.0, 0.5, 10.0, 1e-3])  # scaling X scales coef inversely
+        scaled = kappa_regression(X * scale, y)
+        _close(scaled.coef * scale, base.coef, rtol=1e-10)
+        perm = np.random.default_rng(20261121).permutation(len(y))
+        permuted = kappa_regression(X[perm], y[perm])
+        _close(permuted.coef, base.coef, rtol=1e-10)
+        shifted_x = kappa_regression(X + 100.0, y)  # shifting X moves only the intercept
+        _close(shifted_x.coef, base.coef, rtol=1e-9)
+
+    @settings(max_examples=30)
+    @given(st.integers(0, 10_000), st.integers(1, 5), st.booleans())
+    def test_beats_any_affine_predictor(self, seed, d, fit_intercept):
+        rng = np.random.default_rng(seed)
+        n = 30
+        X = rng.standard_normal((n, d))
+        y = rng.integers(0, 5, n).astype(float)
+        y[:2] = [0.0, 4.0]
+        res = kappa_regression(X, y, fit_intercept=fit_intercept)
+        for _ in range(20):
+            b = rng.normal(2, 2) if fit_intercept else 0.0
+            f = b + X @ rng.normal(0, 2, d)
+            assert soft_kappa_score(y, f) <= res.statistic + 1e-12
+        assert res.least_squares_statistic <= res.statistic + 1e-12
+
+    def test_rank_deficient_gives_minimum_norm(self):
+        X, y, _ = _data()
+        dup = np.c_[X, X[:, 0]]
+        res = kappa_regression(dup, y)
+        ref = kappa_regression(X, y)
+        assert res.rank == X.shape[1]
+        assert ref.rank == X.shape[1]
+        assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+        np.testing.assert_allclose(res.predict(dup), ref.predict(X), rtol=1e-10)
+        # the minimum-norm solution splits the duplicated weight evenly
+        assert res.coef[0] == pytest.approx(res.coef[-1], rel=1e-10)
+        assert res.coef[0] == pytest.approx(ref.coef[0] / 2, rel=1e-10)
+
+    def test_more_features_than_items(self):
+        rng = np.random.default_rng(20261121)
+        X = rng.standard_normal((12, 40))
+        y = rng.integers(0, 5, 12)
+        y[:2] = [0, 4]
+        res = kappa_regression(X, y)
+        assert res.rank == 11  # centered: n − 1
+        assert res.statistic == pytest.approx(1.0)  # interpolation: meaningless in-sample
+        np.testing.assert_allclose(res.predict(X), y, atol=1e-10)
+        ridge = kappa_regression(X, y, alpha=5.0)
+        assert 0 < ridge.statistic < 1
+        kappa, _, _ = scipy_best_scale(X, y, None, naive_ridge_direction(X, y, None, 5.0))
+        assert ridge.statistic == pytest.approx(kappa, rel=RTOL)
+
+    def test_uncorrelated_features_give_the_mean(self):
+        y = np.array([1.0, 1, 2, 2, 3, 3])
+        X = np.array([[1.0, 5], [-1, 5], [1, 5], [-1, 5], [0, 5], [0, 5]])  # X_cᵀy_c = 0
+        res = kappa_regression(X, y)
+        np.testing.assert_array_equal(res.coef, [0.0, 0.0])
+        assert res.intercept == 2.0
+        assert res.statistic == 0.0
+        assert soft_kappa_score(y, res.predict(X)) == 0.0
+        res0 = kappa_regression(X, y, fit_intercept=False)
+        assert res0.statistic >= 0.0  # the constant column now fits the mean
+
+    def test_quasiconcavity_fails_where_kappa_is_negative(self):
+        # docs/regression.md §6: the appendix's claim needs κ > 0.
+        X, y, _ = _data()
+        best = kappa_regression(X, y)
+        u = np.r_[best.intercept, -3 * best.coef]
+        v = np.r_[best.intercept, np.zeros_like(best.coef)]
+
+        def kappa(p):
+            return naive_kappa_and_gradient(p, X, y, np.ones_like(y), True)[0]
+
+        mid = 0.5 * (u + v)
+        assert kappa(mid) < min(kappa(u), kappa(v)) - 0.1
+        # and holds on pairs with positive kappa
+        rng = np.random.default_rng(20261121)
+        for _ in range(200):
+            a = np.r_[rng.normal(3, 1), rng.normal(0, 1, X.shape[1])]
+            b = np.r_[rng.normal(3, 1), rng.normal(0, 1, X.shape[1])]
+            if min(kappa(a), kappa(b)) > 0:
+                t = rng.uniform(0.01, 0.99)
+                assert kappa(t * a + (1 - t) * b) > min(kappa(a), kappa(b))
+
+    def test_result_type(self):
+        X, y, _ = _data()
+        res = kappa_regression(X, y)
+        assert isinstance(res, qwkit.KappaRegressionResult)
+        for name in ("intercept", "statistic", "least_squares_statistic"):
+            assert type(getattr(res, name)) is float
+        assert type(res.rank) is int
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            res.intercept = 1.0
+        with pytest.raises(ValueError, match="read-only"):
+            res.coef[0] = 1.0
+
+    def test_accepts_lists_and_dataframes(self):
+        import pandas as pd
+
+        X, y, _ = _data(n=20, d=2)
+        ref = kappa_regression(X, y)
+        a = kappa_regression(X.tolist(), y.tolist())
+        b = kappa_regression(pd.DataFrame(X), pd.Series(y))
+        np.testing.assert_array_equal(a.coef, ref.coef)
+        np.testing.assert_allclose(b.coef, ref.coef, rtol=1e-13)  # column-major: BLAS order
+
+    @pytest.mark.parametrize(
+        ("kwargs", "exc", "match"),
+        [
+            ({"X": np.ones(5)}, ValueError, r"`X` must be 2-D.*reshape"),
+            ({"X": np.ones((5, 2, 2))}, ValueError, r"`X` must be 2-D"),
+            ({"X": np.ones((5, 0))}, ValueError, r"`X` must have at least one feature"),
+            ({"X": np.ones((4, 2))}, ValueError, r"same number of samples; got 4 and 5"),
+            ({"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]}, ValueError, r"`X` contains nan at row 4"),
+            ({"X": [[0.0, np.inf]] * 5}, ValueError, r"`X` contains inf at row 0, column 1"),
+            ({"X": [["a", "b"]] * 5}, TypeError, r"`X` must hold numbers"),
+            ({"X": scipy.sparse.csr_matrix(np.eye(5))}, TypeError, r"`X` must be a dense"),
+            ({"X": None}, TypeError, r"`X` must be a 2-D array-like"),
+            ({"y": [1, 2, np.nan, 1, 2]}, ValueError, r"`y` contains nan"),
+            ({"y": [3, 3, 3, 3, 3]}, ValueError, r"`y` must take at least two distinct"),
+            (
+                {"y": [1, 1, 1, 1, 2], "sample_weight": [1, 1, 1, 1, 0]},
+                ValueError,
+                r"`y` must take at least two distinct values \(among items with positive",
+            ),
+            ({"alpha": -1.0}, ValueError, r"`alpha` must be finite and non-negative; got -1"),
+            ({"alpha": np.nan}, ValueError, r"`alpha` must be finite"),
+            ({"alpha": True}, TypeError, r"`alpha` must be a non-negative real"),
+            ({"alpha": "1"}, TypeError, r"`alpha`"),
+            ({"fit_intercept": "yes"}, TypeError, r"`fit_intercept` must be True or False"),
+            ({"sample_weight": [1, 1, 1]}, ValueError, r"`sample_weight`"),
+            ({"sample_weight": [1, 1, -1, 1, 1]}, ValueError, r"`sample_weight`"),
+        ],
+    )
+    def test_bad_input(self, kwargs, exc, match):
+        args = {"X": np.arange(10.0).reshape(5, 2) ** 1.5, "y": [1, 2, 3, 1, 2]}
+        args.update(kwargs)
+        X, y = args.pop("X"), args.pop("y")
+        with pytest.raises(exc, match=match):
+            kappa_regression(X, y, **args)
+
+    def test_predict_checks_columns(self):
+        X, y, _ = _data(d=3)
+        res = kappa_regression(X, y)
+        with pytest.raises(ValueError, match=r"`X` must have 3 columns.*got 2"):
+            res.predict(X[:, :2])
+        with pytest.raises(ValueError, match=r"`X` must be 2-D"):
+            res.predict(X[0])
+
+
+class TestKappaRescale:
+    @pytest.mark.parametrize("weights", [False, True])
+    def test_matches_scipy_optimum(self, weights):
+        rng = np.random.default_rng(20261121)
+        n = 200
+        y = rng.integers(1, 6, n).astype(float)
+        s = 0.3 * y + rng.normal(0, 0.8, n) - 4.0
+        w = rng.integers(0, 4, n).astype(float) if weights else None
+        res = kappa_rescale(y, s, sample_weight=w)
+        kappa, b, c = scipy_kappa_regression(s[:, None], y, w)
+        assert res.statistic == pytest.approx(kappa, rel=RTOL)
+        assert res.slope == pytest.approx(c[0], rel=RTOL)
+        assert res.intercept == pytest.approx(b, rel=RTOL)
+        assert res.statistic == pytest.approx(
+            soft_kappa_score(y, res.predict(s), sample_weight=w), rel=1e-12
+        )
+
+    def test_closed_form_mean_sd_sign(self):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 4, 80).astype(float)
+        s = -2.0 * y + rng.normal(0, 1.5, 80)  # negatively correlated scores
+        w = rng.uniform(0.1, 3, 80)
+        res = kappa_rescale(y, s, sample_weight=w)
+        r = _wcorr(y, s, w)
+        ys = np.sqrt(np.average((y - np.average(y, weights=w)) ** 2, weights=w))
+        ss = np.sqrt(np.average((s - np.average(s, weights=w)) ** 2, weights=w))
+        assert res.slope == pytest.approx(np.sign(r) * ys / ss, rel=1e-12)
+        assert res.slope < 0
+        assert res.intercept == pytest.approx(
+            np.average(y, weights=w) - res.slope * np.average(s, weights=w), rel=1e-12
+        )
+        assert res.statistic == pytest.approx(abs(r), rel=1e-12)
+
+    def test_equals_single_feature_regression(self):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 4, 50)
+        s = y + rng.normal(0, 1, 50)
+        a = kappa_rescale(y, s)
+        b = kappa_regression(s[:, None], y)
+        assert (a.intercept, a.slope, a.statistic) == (b.intercept, b.coef[0], b.statistic)
+
+    @settings(max_examples=40)
+    @given(st.integers(0, 10_000))
+    def test_beats_any_affine_map(self, seed):
+        rng = np.random.default_rng(seed)
+        y = rng.integers(0, 5, 25).astype(float)
+        y[:2] = [0.0, 4.0]
+        s = rng.normal(0, 1, 25) + rng.normal(0, 1) * y
+        res = kappa_rescale(y, s)
+        for _ in range(20):
+            f = rng.normal(0, 3) + rng.normal(0, 3) * s
+            assert soft_kappa_score(y, f) <= res.statistic + 1e-12
+
+    def test_weights_equal_repeated_rows(self):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 5, 40)
+        s = y + rng.normal(0, 2, 40)
+        w = rng.integers(0, 4, 40)
+        a = kappa_rescale(y, s, sample_weight=w)
+        b = kappa_rescale(np.repeat(y, w), np.repeat(s, w))
+        assert a.slope == pytest.approx(b.slope, rel=1e-12)
+        assert a.intercept == pytest.approx(b.intercept, rel=1e-12)
+        assert a.statistic == pytest.approx(b.statistic, rel=1e-12)
+
+    @pytest.mark.parametrize("s", [[5.0] * 6, [1.0, -1, 1, -1, 0, 0]])
+    def test_degenerate_scores_give_the_mean(self, s):
+        y = [1, 1, 2, 2, 3, 3]
+        res = kappa_rescale(y, s)
+        assert (res.intercept, res.slope, res.statistic) == (2.0, 0.0, 0.0)
+        np.testing.assert_array_equal(res.predict(s), [2.0] * 6)
+
+    def test_result_type(self):
+        res = kappa_rescale([1, 2, 3], [0.1, 0.5, 0.4])
+        assert isinstance(res, qwkit.KappaRescaleResult)
+        assert all(type(v) is float for v in (res.intercept, res.slope, res.statistic))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            res.slope = 1.0
+
+    @pytest.mark.parametrize(
+        ("y", "s", "exc", "match"),
+        [
+            ([1, 2, 3], [0.1, 0.2], ValueError, r"same length; got 3 and 2"),
+            ([1, 2, 3], [0.1, np.inf, 0.3], ValueError, r"`y_score` contains inf"),
+            ([1, np.nan, 3], [0.1, 0.2, 0.3], ValueError, r"`y_true` contains nan"),
+            ([2, 2, 2], [0.1, 0.2, 0.3], ValueError, r"`y_true` must take at least two"),
+            ([1, 2, 3], [[0.1, 0.2, 0.3]], ValueError, r"`y_score` must be 1-D"),
+            ([1, 2, 3], ["a", "b", "c"], TypeError, r"`y_score` must be numeric"),
+        ],
+    )
+    def test_bad_input(self, y, s, exc, match):
+        with pytest.raises(exc, match=match):
+            kappa_rescale(y, s)

@@ -1,0 +1,138 @@
+"""The HTML reports in a real browser: headless Chromium (Debian's ``chromium`` package).
+
+For each report (``qwkit report`` on scores, and ``qwkit demo``'s) a copy of the page
+with a small script appended is loaded with ``--dump-dom``; on the load event the script
+writes, for every ``<img>``, whether it decoded and its natural size into the DOM, which
+Chromium then prints. The original page is also rendered to a PNG with ``--screenshot``.
+Never skipped: without Chromium the test fails and says how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+import qwkit
+from qwkit.cli._app import app
+
+_PROBE = """
+<script>
+window.addEventListener("load", function () {
+  var rows = Array.prototype.map.call(document.images, function (img) {
+    return {id: img.id, complete: img.complete, width: img.naturalWidth,
+            height: img.naturalHeight};
+  });
+  var out = document.createElement("pre");
+  out.id = "qwkit-image-check";
+  out.textContent = JSON.stringify(rows);
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "headless Chromium is needed: apt-get install -y chromium"
+    return path
+
+
+def _browser(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
+    command = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _image_check(tmp_path: Path, report: Path) -> list[dict]:
+    probe = tmp_path / f"probe-{report.name}"
+    probe.write_text(report.read_text().replace("</body>", _PROBE + "</body>"))
+    result = _browser(tmp_path, "--virtual-time-budget=10000", "--dump-dom", probe.as_uri())
+    match = re.search(r'<pre id="qwkit-image-check">(.*?)</pre>', result.stdout, re.S)
+    assert match, f"no probe output; chromium said: {result.stderr[-2000:]}"
+    return json.loads(match.group(1))
+
+
+def _screenshot(tmp_path: Path, report: Path, height: int) -> Image.Image:
+    shot = tmp_path / f"{report.stem}.png"
+    result = _browser(
+        tmp_path, f"--window-size=1100,{height}", f"--screenshot={shot}", report.as_uri()
+    )
+    assert shot.exists(), result.stderr[-2000:]
+    return Image.open(shot).convert("RGB")
+
+
+def _check(tmp_path: Path, report: Path, n_images: int, height: int) -> None:
+    images = _image_check(tmp_path, report)
+    assert len(images) == n_images
+    for img in images:
+        assert img["complete"], img
+        assert img["width"] > 0 and img["height"] > 0, img
+    picture = _screenshot(tmp_path, report, height)
+    assert picture.size == (1100, height)
+    # the page is drawn: many colours (figures, text), not a blank or error page
+    colours = picture.resize((275, height // 4)).getcolors(maxcolors=1 << 16)
+    assert colours is None or len(colours) > 200
+
+
+class TestReportInBrowser:
+    def test_scores_report(self, tmp_path):
+        wine = qwkit.load_wine_quality("red")
+        design = np.column_stack([np.ones(len(wine.y)), wine.X])
+        coef, *_ = np.linalg.lstsq(design, wine.y, rcond=None)
+        data = tmp_path / "wine.csv"
+        pacsv.write_csv(pa.table({"quality": wine.y, "score": design @ coef}), data)
+        report = tmp_path / "report.html"
+        result = CliRunner().invoke(
+            app,
+            [
+                "report",
+                str(data),
+                "-t",
+                "quality",
+                "-s",
+                "score",
+                "-o",
+                str(report),
+                "--n-resamples",
+                "2000",
+            ],
+        )
+        assert result.exit_code == 0, result.stderr
+        _check(tmp_path, report, n_images=4, height=5000)
+
+    def test_demo_report(self, tmp_path):
+        out = tmp_path / "demo"
+        result = CliRunner().invoke(app, ["demo", "--out", str(out)])
+        assert result.exit_code == 0, result.stderr
+        _check(tmp_path, out / "report.html", n_images=6, height=6600)
+
+
+@pytest.mark.parametrize("bad", ["data:image/png;base64,AAAA"])
+def test_probe_detects_a_broken_image(tmp_path, bad):
+    """The check can fail: a page with an undecodable image reports width 0."""
+    page = tmp_path / "broken.html"
+    page.write_text(f'<!DOCTYPE html><html><body><img id="x" src="{bad}"></body></html>')
+    images = _image_check(tmp_path, page)
+    assert images == [{"id": "x", "complete": True, "width": 0, "height": 0}]

@@ -1,0 +1,291 @@
+"""Tests of optimize_thresholds and apply_thresholds (oracles: tests/naive_thresholds.py)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+import qwkit
+from naive_thresholds import brute_force_thresholds
+
+K_MAX = 4
+
+
+def _named(k, kind):
+    """Weight matrices written out independently of the library."""
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    if kind == "quadratic":
+        return ((i - j) ** 2).astype(float)
+    if kind == "linear":
+        return np.abs(i - j).astype(float)
+    if kind == "identity":
+        return (i != j).astype(float)
+    if kind == "asymmetric":  # over-prediction squared, under-prediction 3× linear
+        return np.where(j > i, (j - i) ** 2, 3 * (i - j)).astype(float)
+    if kind == "under_only":  # only under-prediction costs: many assignments are 0/0
+        return np.maximum(i - j, 0).astype(float)
+    raise AssertionError(kind)
+
+
+def _random_case(rng, weighted):
+    """n ≤ 8 items, K ≤ 4 classes, scores with ties, ≥ 2 true labels of positive weight."""
+    while True:
+        k = int(rng.integers(2, K_MAX + 1))
+        n = int(rng.integers(2, 9))
+        codes = rng.integers(0, k, size=n)
+        scores = rng.integers(0, int(rng.integers(1, 7)), size=n) * 0.5 + rng.choice(
+            [0.0, 0.25], size=n
+        )
+        sw = rng.choice([0.0, 0.5, 1.0, 2.0, 3.25], size=n) if weighted else None
+        present = codes if sw is None else codes[sw > 0]
+        if np.unique(present).size >= 2:
+            return k, codes, scores, sw
+
+
+class TestOptimizeThresholds:
+    @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "sample_weight"])
+    @pytest.mark.parametrize(
+        "kind", ["quadratic", "linear", "identity", "asymmetric", "under_only"]
+    )
+    def test_equals_brute_force_over_all_monotone_assignments(self, kind, weighted):
+        rng = np.random.default_rng(20261121)
+        for _ in range(220):  # 5 matrices × 2 × 220 = 2200 random cases
+            k, codes, scores, sw = _random_case(rng, weighted)
+            wmat = _named(k, kind)
+            best, _ = brute_force_thresholds(codes, scores, k, wmat.tolist(), sw)
+            weights = kind if kind in ("quadratic", "linear", "identity") else wmat
+            res = qwkit.optimize_thresholds(
+                codes, scores, labels=np.arange(k), weights=weights, sample_weight=sw
+            )
+            assert res.statistic == pytest.approx(best, abs=1e-12)
+            # the cut points reproduce the optimum: kappa of predict == statistic
+            pred = res.predict(scores)
+            again = qwkit.kappa_score(
+                codes, pred, labels=np.arange(k), weights=weights, sample_weight=sw
+            )
+            assert again == pytest.approx(res.statistic, abs=1e-12)
+            assert np.all(res.thresholds[1:] >= res.thresholds[:-1])
+            assert res.certificate.gap <= 1e-12
+            assert res.certificate.ratio == pytest.approx(1 - res.statistic, abs=1e-12)
+
+    def test_result_types(self):
+        res = qwkit.optimize_thresholds([1, 2, 3, 3], [0.1, 0.2, 0.3, 0.5])
+        assert type(res.statistic) is float
+        assert type(res.certificate.ratio) is float
+        assert type(res.certificate.gap) is float
+        assert type(res.certificate.n_iterations) is int
+        assert res.certificate.n_iterations >= 1
+        assert res.thresholds.shape == (2,)
+        np.testing.assert_array_equal(res.labels, [1, 2, 3])
+        with pytest.raises(AttributeError):
+            res.statistic = 0.0
+
+    def test_mid_size_heavy_ties_equal_brute_force(self):
+        # 3000 items on 6 distinct scores: the aggregation into pairs is exercised.
+        rng = np.random.default_rng(20261121)
+        latent = rng.integers(0, 6, size=3000)
+        codes = np.clip(latent // 2 + rng.integers(-1, 2, size=3000), 0, 3)
+        scores = latent * 1.5 - 2.0
+        sw = rng.uniform(0.0, 2.0, size=3000)
+        for kind in ("quadratic", "asymmetric"):
+            wmat = _named(4, kind)
+            best, _ = brute_force_thresholds(codes, scores, 4, wmat.tolist(), sw)
+            res = qwkit.optimize_thresholds(codes, scores, weights=wmat, sample_weight=sw)
+            assert res.statistic == pytest.approx(best, abs=1e-12)
+
+    def test_beats_nelder_mead_and_rounding(self):
+        # The global optimum is never below a local search from the Kaggle start.
+        rng = np.random.default_rng(20261121)
+        latent = rng.normal(size=600)
+        y = np.digitize(latent, [-1.0, -0.2, 0.5, 1.3])
+        score = 2 + 0.8 * latent + rng.normal(scale=0.6, size=600)
+        res = qwkit.optimize_thresholds(y, score)
+
+        def loss(c):
+            return -qwkit.kappa_score(y, qwkit.apply_thresholds(score, np.sort(c)), labels=range(5))
+
+        nm = minimize(loss, [0.5, 1.5, 2.5, 3.5], method="nelder-mead")
+        assert res.statistic >= -nm.fun - 1e-12
+        rounded = np.clip(np.rint(score), 0, 4).astype(int)
+        assert res.statistic >= qwkit.kappa_score(y, rounded, labels=range(5))
+
+    @given(
+        st.lists(st.integers(0, 4), min_size=5, max_size=40),
+        st.lists(st.floats(-5, 5), min_size=4, max_size=4),
+        st.integers(0, 2**31),
+    )
+    def test_no_cut_points_do_better(self, y, cuts, seed):
+        y = np.array(y)
+        if np.unique(y).size < 2:
+            y[0] = (y[0] + 1) % 5
+        rng = np.random.default_rng(seed)
+        score = np.round(y + rng.normal(size=y.size), 1)
+        res = qwkit.optimize_thresholds(y, score, labels=range(5))
+        other = qwkit.apply_thresholds(score, np.sort(cuts))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", qwkit.UndefinedKappaWarning)  # constant rounding
+            value = qwkit.kappa_score(y, other, labels=range(5), replace_undefined_by=-1.0)
+        assert value <= res.statistic + 1e-12
+
+    def test_invariances(self):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 5, size=300)
+        score = np.round(y + rng.normal(size=300), 1)
+        base = qwkit.optimize_thresholds(y, score)
+        # a strictly increasing transform of the scores changes nothing but the cuts
+        moved = qwkit.optimize_thresholds(y, np.exp(score))
+        assert moved.statistic == pytest.approx(base.statistic, abs=1e-12)
+        np.testing.assert_array_equal(moved.predict(np.exp(score)), base.predict(score))
+        # order of the items
+        perm = rng.permutation(300)
+        assert qwkit.optimize_thresholds(y[perm], score[perm]).statistic == pytest.approx(
+            base.statistic, abs=1e-12
+        )
+        # integer sample weights = repeated rows
+        reps = rng.integers(0, 4, size=300)
+        weighted = qwkit.optimize_thresholds(y, score, sample_weight=reps)
+        repeated = qwkit.optimize_thresholds(np.repeat(y, reps), np.repeat(score, reps))
+        assert weighted.statistic == pytest.approx(repeated.statistic, abs=1e-12)
+        # unit weights = none
+        unit = qwkit.optimize_thresholds(y, score, sample_weight=np.ones(300))
+        assert unit.statistic == pytest.approx(base.statistic, abs=1e-12)
+
+    def test_ties_share_a_class(self):
+        y = [0, 1, 0, 1, 2, 2, 1, 0]
+        score = [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0]
+        res = qwkit.optimize_thresholds(y, score)
+        pred = res.predict(score)
+        for s in np.unique(score):
+            assert np.unique(pred[np.asarray(score) == s]).size == 1
+
+    def test_empty_classes_at_the_ends_get_infinite_cuts(self):
+        res = qwkit.optimize_thresholds([1, 1, 2, 2], [0.0, 1.0, 2.0, 3.0], labels=[0, 1, 2, 3])
+        assert res.statistic == 1.0
+        np.testing.assert_array_equal(res.thresholds, [-np.inf, 1.5, np.inf])
+        np.testing.assert_array_equal(res.predict([-1e300, 1.5, 1e300]), [1, 1, 2])
+
+    def test_empty_middle_class_gets_equal_cuts(self):
+        res = qwkit.optimize_thresholds([0, 0, 2, 2], [0.0, 1.0, 2.0, 3.0])
+        assert res.statistic == 1.0
+        np.testing.assert_array_equal(res.thresholds, [1.5, 1.5])
+        np.testing.assert_array_equal(res.predict([1.5, 1.6]), [0, 2])
+
+    def test_cut_between_adjacent_floats_and_huge_scores(self):
+        a = 1.0
+        b = np.nextafter(1.0, 2.0)
+        res = qwkit.optimize_thresholds([0, 1], [a, b])
+        np.testing.assert_array_equal(res.predict([a, b]), [0, 1])
+        res = qwkit.optimize_thresholds([0, 1], [-1e308, 1e308])
+        assert np.isfinite(res.thresholds).all()
+        np.testing.assert_array_equal(res.predict([-1e308, 1e308]), [0, 1])
+
+    def test_text_and_explicit_labels(self):
+        scale = ["low", "mid", "high"]
+        y = ["low", "mid", "high", "mid", "low", "high"]
+        score = [0.1, 0.5, 0.9, 0.4, 0.3, 0.8]
+        res = qwkit.optimize_thresholds(y, score, labels=scale)
+        assert res.statistic == 1.0
+        np.testing.assert_array_equal(res.predict(score), y)
+        # non-consecutive numeric labels: predictions are label values
+        res = qwkit.optimize_thresholds([1, 2, 5, 5], [0.0, 1.0, 2.0, 3.0], labels=[1, 2, 5])
+        np.testing.assert_array_equal(res.predict([0.0, 1.0, 2.0]), [1, 2, 5])
+
+    def test_default_scale_is_the_integer_range_of_y_true(self):
+        y = [3, 5, 5, 8]
+        res = qwkit.optimize_thresholds(y, [1.0, 2.0, 3.0, 4.0])
+        np.testing.assert_array_equal(res.labels, np.arange(3, 9))
+        assert res.thresholds.shape == (5,)
+        assert qwkit.kappa_score(y, res.predict([1.0, 2.0, 3.0, 4.0])) == pytest.approx(
+            res.statistic, abs=1e-12
+        )
+
+    def test_pandas_input(self):
+        y = pd.Series([0, 1, 1, 2])
+        score = pd.Series([0.1, 0.4, 0.6, 0.9])
+        assert qwkit.optimize_thresholds(y, score).statistic == 1.0
+
+    @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+    def test_non_finite_scores(self, bad):
+        with pytest.raises(ValueError, match="`y_score`"):
+            qwkit.optimize_thresholds([0, 1, 2], [0.1, bad, 0.3])
+
+    def test_fewer_than_two_true_labels(self):
+        with pytest.raises(ValueError, match="`y_true` must contain at least two"):
+            qwkit.optimize_thresholds([2, 2, 2], [0.1, 0.2, 0.3])
+        with pytest.raises(ValueError, match="at least two"):
+            qwkit.optimize_thresholds([1, 2, 2], [0.1, 0.2, 0.3], sample_weight=[0, 1, 1])
+
+    def test_mismatched_shapes(self):
+        with pytest.raises(ValueError, match="same length; got 3 and 2"):
+            qwkit.optimize_thresholds([0, 1, 2], [0.1, 0.2])
+        with pytest.raises(ValueError, match="`sample_weight`"):
+            qwkit.optimize_thresholds([0, 1, 2], [0.1, 0.2, 0.3], sample_weight=[1, 1])
+        with pytest.raises(ValueError, match="`y_score` must be 1-D"):
+            qwkit.optimize_thresholds([0, 1], [[0.1, 0.2]])
+
+    def test_bad_weights(self):
+        with pytest.raises(ValueError, match=r"`weights` has shape \(2, 2\)"):
+            qwkit.optimize_thresholds([0, 1, 2], [0.1, 0.2, 0.3], weights=np.ones((2, 2)))
+        with pytest.raises(ValueError, match="`weights` give zero"):
+            qwkit.optimize_thresholds([0, 1, 2], [0.1, 0.2, 0.3], weights=np.zeros((3, 3)))
+        with pytest.raises(ValueError, match="`weights` must be"):
+            qwkit.optimize_thresholds([0, 1, 2], [0.1, 0.2, 0.3], weights="cubic")
+
+    def test_bad_ratings(self):
+        with pytest.raises(ValueError, match="`y_true` contains 7"):
+            qwkit.optimize_thresholds([0, 1, 7], [0.1, 0.2, 0.3], labels=[0, 1, 2])
+        with pytest.raises(ValueError, match="`y_true` must hold integer ratings"):
+            qwkit.optimize_thresholds([0.5, 1, 2], [0.1, 0.2, 0.3])
+        with pytest.raises(TypeError, match="`y_score`"):
+            qwkit.optimize_thresholds([0, 1, 2], ["a", "b", "c"])
+
+
+class TestApplyThresholds:
+    def test_right_closed_convention(self):
+        cuts = [0.5, 1.5]
+        np.testing.assert_array_equal(
+            qwkit.apply_thresholds([0.5, 0.50001, 1.5, 1.6, -3.0], cuts), [0, 1, 1, 2, 0]
+        )
+
+    @given(
+        st.lists(st.floats(-10, 10), min_size=1, max_size=50),
+        st.lists(st.floats(-10, 10), min_size=1, max_size=6),
+    )
+    def test_same_as_pandas_cut_and_digitize(self, scores, cuts):
+        cuts = np.sort(cuts)
+        ours = qwkit.apply_thresholds(scores, cuts)
+        np.testing.assert_array_equal(ours, np.digitize(scores, cuts, right=True))
+        if np.all(np.diff(cuts) > 0):  # pandas.cut needs strictly increasing bins
+            bins = [-np.inf, *cuts, np.inf]
+            cut = pd.cut(scores, bins, labels=range(len(cuts) + 1))
+            np.testing.assert_array_equal(ours, np.asarray(cut, dtype=int))
+
+    def test_labels_and_infinite_cuts(self):
+        out = qwkit.apply_thresholds([0.0, 1.0], [-np.inf, 0.5, np.inf], labels=[1, 2, 3, 4])
+        np.testing.assert_array_equal(out, [2, 3])
+
+    def test_equal_scores_equal_classes(self):
+        out = qwkit.apply_thresholds([0.3, 0.3, 0.3], [0.3, 0.3])
+        np.testing.assert_array_equal(out, [0, 0, 0])
+
+    def test_decreasing_thresholds(self):
+        with pytest.raises(ValueError, match=r"`thresholds` must be non-decreasing; got 2\.0 then"):
+            qwkit.apply_thresholds([0.1], [0.5, 2.0, 1.0])
+
+    def test_nan_thresholds(self):
+        with pytest.raises(ValueError, match="`thresholds` contains nan"):
+            qwkit.apply_thresholds([0.1], [0.5, np.nan])
+
+    def test_bad_scores_and_labels(self):
+        with pytest.raises(ValueError, match="`y_score`"):
+            qwkit.apply_thresholds([np.nan], [0.5])
+        with pytest.raises(ValueError, match="`labels` must have one more entry"):
+            qwkit.apply_thresholds([0.1], [0.5], labels=[0, 1, 2])
+        with pytest.raises(TypeError, match="`thresholds` must be numeric"):
+            qwkit.apply_thresholds([0.1], ["a"])
