@@ -19,6 +19,7 @@ demo: $(PY)
 	$(VENV)/bin/qwkit demo
 
 test: $(PY)
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(PIP) install --quiet -e ".[all]" --group test
 	$(PY) -m pytest -q
 

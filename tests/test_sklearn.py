@@ -340,6 +340,12 @@ class TestOptimalRounder:
         model = OptimalRounder().fit(X, y)
         assert isinstance(model.estimator_, KappaRegressor)
         assert OptimalRounder().estimator is None  # not replaced in the parameters
+        # In-sample, kappa-optimal scores are an increasing affine map of least squares',
+        # so the cut points move with them and the classes are the same.
+        kappa = OptimalRounder(cv=None).fit(X, y)
+        least_squares = OptimalRounder(LinearRegression(), cv=None).fit(X, y)
+        np.testing.assert_array_equal(kappa.predict(X), least_squares.predict(X))
+        assert not np.allclose(kappa.thresholds_, least_squares.thresholds_)
 
     def test_cv_none_uses_in_sample_scores(self):
         X, y = _ordinal_data()

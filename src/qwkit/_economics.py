@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from qwkit import _costs
 from qwkit._datasets import load_wine_quality
@@ -404,6 +404,8 @@ def _log_phi(x):
 
 def _fit_ordered_probit(z: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
     """Maximum-likelihood parameters [θ₀, log(θⱼ − θⱼ₋₁)…, log b] of eq. E2."""
+    from scipy import optimize  # ~0.1 s to import: only when the simulation runs
+
     props = np.cumsum(np.bincount(y, minlength=k))[:-1] / y.shape[0]
     start_theta = special.ndtri(np.clip(props, 0.01, 0.99))
     steps = np.maximum(np.diff(start_theta), 1e-2)
