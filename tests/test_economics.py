@@ -125,6 +125,18 @@ class TestSimulateEconomics:
         assert (res.price_per_class, res.cost_per_class, res.tolerance) == (20.0, 15.0, 1.0)
         assert "(price 20/class, cost 15/class, tolerance 1)" in res.summary()
 
+    def test_unregularized_with_more_features_than_items(self):
+        res = qwkit.simulate_economics(
+            noise_levels=(0.5,),
+            n_samples=32,
+            n_classes=4,
+            n_features=40,
+            alpha=0.0,
+            n_repeats=1,
+            include_wine=False,
+        )
+        assert all(math.isfinite(r.profit) and math.isfinite(r.qwk) for r in res.rows)
+
     def test_ordered_probit_recovers_parameters(self):
         # eq. E2 with θ = (−1, 0, 1.5) and b = 2: maximum likelihood on 20 000 draws.
         rng = np.random.default_rng(20261121)
@@ -175,7 +187,7 @@ class TestSimulateEconomics:
         for path in paths:
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             pixels = image.imread(path)
-            assert pixels.shape[0] == 400 and pixels.shape[1] == 1000
+            assert pixels.shape[0] == 400 and pixels.shape[1] == 1150
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
 
     def test_plot_without_matplotlib(self, tiny, tmp_path, monkeypatch):
@@ -188,6 +200,7 @@ class TestSimulateEconomics:
         text = with_wine.summary()
         for word in (*RULES, "synthetic", "wine", "Cost of maximizing kappa"):
             assert word in text
+        assert "-0.000" not in tiny.summary() + text  # tiny negatives shown as 0.000
         lines = tiny.summary().splitlines()
         table = [line for line in lines if line.startswith("synthetic")]
         assert len(table) == len(tiny.rows)

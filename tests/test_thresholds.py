@@ -49,6 +49,19 @@ def _random_case(rng, weighted):
 
 
 class TestOptimizeThresholds:
+    def test_zero_weight_rows_are_dropped_rows(self):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 4, 200)
+        s = y + rng.normal(0, 0.8, 200)
+        w = rng.integers(0, 3, 200).astype(float)
+        weighted = qwkit.optimize_thresholds(y, s, sample_weight=w, labels=[0, 1, 2, 3])
+        kept = w > 0
+        dropped = qwkit.optimize_thresholds(
+            y[kept], s[kept], sample_weight=w[kept], labels=[0, 1, 2, 3]
+        )
+        np.testing.assert_array_equal(weighted.thresholds, dropped.thresholds)
+        assert weighted.statistic == dropped.statistic
+
     @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "sample_weight"])
     @pytest.mark.parametrize(
         "kind", ["quadratic", "linear", "identity", "asymmetric", "under_only"]

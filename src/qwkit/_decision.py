@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from qwkit import _kappa
+from qwkit import _costs, _kappa
 from qwkit import _validation as _v
 from qwkit._warnings import ConvergenceWarning
 
@@ -63,19 +63,12 @@ def _check_proba(proba) -> np.ndarray:
 
 
 def _check_cost(cost, k: int) -> np.ndarray:
-    if cost is None or isinstance(cost, (str, bytes)):
-        raise TypeError(f"`cost` must be a (K, K) numeric array; got {cost!r}.")
-    try:
-        mat = np.asarray(cost, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"`cost` must be a (K, K) numeric array; got {exc}.") from exc
+    mat = _costs.check_cost(cost)
     if mat.shape != (k, k):
         raise ValueError(
             f"`cost` must have shape ({k}, {k}) to match the {k} columns of `proba`; got "
             f"shape {mat.shape}."
         )
-    if not np.all(np.isfinite(mat)):
-        raise ValueError("`cost` must be finite; got a matrix containing NaN or inf.")
     return mat
 
 

@@ -227,7 +227,7 @@ class EconomicsResult:
         }
         written = []
         for dataset in self._datasets():
-            fig = Figure(figsize=(10, 4), layout="constrained")
+            fig = Figure(figsize=(11.5, 4), layout="constrained")
             FigureCanvasAgg(fig)  # the Agg backend, without touching pyplot's global state
             ax_qwk, ax_profit = fig.subplots(1, 2)
             for rule in RULES:
@@ -242,7 +242,8 @@ class EconomicsResult:
             ax_qwk.set(xlabel="feature noise (sd)", ylabel="held-out QWK", title=dataset)
             ax_profit.set(xlabel="feature noise (sd)", ylabel="profit per item ($)", title=dataset)
             ax_profit.axhline(0.0, color="0.8", linewidth=0.8)
-            ax_profit.legend(fontsize="small")
+            handles, labels = ax_profit.get_legend_handles_labels()
+            fig.legend(handles, labels, loc="outside right center", fontsize="small")
             target = out_dir / f"economics_{dataset}.png"
             _write_atomically(
                 target, lambda fh, fig=fig: fig.savefig(fh, format="png", dpi=100), binary=True
@@ -266,10 +267,20 @@ class EconomicsResult:
         for dataset in self._datasets():
             lines += ["", head, "-" * len(head)]
             for r in (r for r in self.rows if r.dataset == dataset):
+                qwk, acc, mae, profit, diff, se = (
+                    _show(v)
+                    for v in (
+                        r.qwk,
+                        r.accuracy,
+                        r.mean_abs_error,
+                        r.profit,
+                        r.profit_vs_thresholds,
+                        r.profit_vs_thresholds_se,
+                    )
+                )
                 lines.append(
-                    f"{r.dataset:<10}{r.noise:>6.2f}  {r.rule:<17}{r.qwk:>7.3f}"
-                    f"{r.accuracy:>7.3f}{r.mean_abs_error:>7.3f}{r.profit:>9.3f}"
-                    f"{r.profit_vs_thresholds:>+9.3f}{r.profit_vs_thresholds_se:>7.3f}"
+                    f"{r.dataset:<10}{r.noise:>6.2f}  {r.rule:<17}{qwk:>7.3f}"
+                    f"{acc:>7.3f}{mae:>7.3f}{profit:>9.3f}{diff:>+9.3f}{se:>7.3f}"
                 )
         lines += ["", "Cost of maximizing kappa (profit of bayes_profit − kappa_thresholds):"]
         for dataset in self._datasets():
@@ -277,10 +288,11 @@ class EconomicsResult:
                 if r.dataset == dataset and r.rule == "bayes_profit":
                     thr = self._row(dataset, r.noise, "kappa_thresholds")
                     lines.append(
-                        f"  {dataset:<10} noise {r.noise:4.2f}: QWK {thr.qwk:.3f} → "
-                        f"{r.qwk:.3f}, profit {thr.profit:+.3f} → {r.profit:+.3f} "
-                        f"$/item (difference {r.profit_vs_thresholds:+.3f} ± "
-                        f"{r.profit_vs_thresholds_se:.3f})"
+                        f"  {dataset:<10} noise {r.noise:4.2f}: QWK {_show(thr.qwk):.3f} → "
+                        f"{_show(r.qwk):.3f}, profit {_show(thr.profit):+.3f} → "
+                        f"{_show(r.profit):+.3f} $/item (difference "
+                        f"{_show(r.profit_vs_thresholds):+.3f} ± "
+                        f"{_show(r.profit_vs_thresholds_se):.3f})"
                     )
         return "\n".join(lines)
 
@@ -292,6 +304,11 @@ class EconomicsResult:
             if r.dataset == dataset and r.noise == noise and r.rule == rule:
                 return r
         raise KeyError((dataset, noise, rule))  # pragma: no cover - rows are complete
+
+
+def _show(value: float) -> float:
+    """Rounded for display to 3 decimals, without a '-0.000' for tiny negative values."""
+    return round(value, 3) + 0.0
 
 
 def _bars(rows, name):
@@ -348,7 +365,8 @@ def _ridge(x: np.ndarray, y: np.ndarray, alpha: float):
     y_mean = y.mean()
     xc = x - x_mean
     gram = xc.T @ xc + alpha * np.eye(x.shape[1])
-    beta = np.linalg.solve(gram, xc.T @ (y - y_mean))  # (eq. E1)
+    # lstsq: the minimum-norm solution when α = 0 and the design is rank deficient
+    beta = np.linalg.lstsq(gram, xc.T @ (y - y_mean), rcond=None)[0]  # (eq. E1)
     return beta, y_mean - x_mean @ beta
 
 

@@ -122,11 +122,14 @@ def _undefined(replace_undefined_by: float, stacklevel: int = 4) -> float:
 
 def _kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> float:
     """Eq. 1 on a K×K table, in float64."""
-    p = table.astype(np.float64) / float(table.sum())  # proportions: no overflow or underflow of the products
-    rows = p.sum(axis=1)
-    cols = p.sum(axis=0)
-    observed = float(np.sum(wmat * p))  # ⟨U, W⟩ / n
-    expected = float(rows @ wmat @ cols)  # ⟨V, W⟩ / n with V = h ⊗ g / n   (eq. 1)
+    t = table.astype(np.float64)
+    # Scale by a power of two (exact: integer counts stay exact) so that the products
+    # of tiny or huge tables neither underflow nor overflow.
+    t *= np.ldexp(1.0, -int(np.frexp(t.max())[1]))
+    rows = t.sum(axis=1)
+    cols = t.sum(axis=0)
+    observed = float(np.sum(wmat * t))  # ⟨U, W⟩
+    expected = float(rows @ wmat @ cols) / float(t.sum())  # ⟨V, W⟩, V = h ⊗ g / n   (eq. 1)
     if expected == 0.0:
         return _undefined(replace)
     return float(1.0 - observed / expected)
@@ -218,6 +221,31 @@ def _table(r: _v.Ratings, sample_weight, offset: int, k: int) -> np.ndarray:
     if bad_a >= 0 or bad_b >= 0:
         raise _v.out_of_scale_error(r, bad_a, bad_b)
     return table
+
+
+def _positions_on_scale(y, labels, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """One rating vector → (positions 0..K−1 as int64, the scale as an array).
+
+    The scale is ``labels`` or, when None, the integer range of ``y`` (strings: sorted);
+    it must fit a dense table (at most ``MAX_DENSE_CLASSES`` categories).
+    """
+    names = (name, name)
+    r = _v.prepare_ratings(y, y, labels, names=names)
+    if r.checked:  # positions on an explicit or text scale, already validated
+        return np.asarray(r.a, dtype=np.int64), r.labels.values
+    offset, k = _scale(r)
+    if k > _v.MAX_DENSE_CLASSES:
+        raise ValueError(
+            f"`{name}` spans {k} integer categories ({offset}..{offset + k - 1}); at most "
+            f"{_v.MAX_DENSE_CLASSES} are supported here. Pass `labels` with the ratings "
+            "that occur."
+        )
+    codes = r.a.astype(np.int64) - np.int64(offset)
+    bad = np.flatnonzero((codes < 0) | (codes >= k))
+    if bad.size:
+        raise _v.out_of_scale_error(r, int(bad[0]), -1, names=names)
+    scale = r.labels.values if r.labels is not None else np.arange(offset, offset + k)
+    return codes, scale
 
 
 #: Ratings that all lie in [0, 64) — most rating scales — are counted in one pass into a

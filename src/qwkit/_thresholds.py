@@ -91,23 +91,7 @@ class ThresholdResult:
 
 def _true_codes(y_true, labels):
     """y_true → (positions 0..K−1 as int64, the scale as an array)."""
-    names = ("y_true", "y_true")
-    r = _v.prepare_ratings(y_true, y_true, labels, names=names)
-    if r.checked:
-        return np.asarray(r.a, dtype=np.int64), r.labels.values
-    offset, k = _kappa._scale(r)
-    if k > _v.MAX_DENSE_CLASSES:
-        raise ValueError(
-            f"`y_true` spans {k} integer categories ({offset}..{offset + k - 1}); thresholds "
-            f"are fitted for at most {_v.MAX_DENSE_CLASSES}. Pass `labels` with the ratings "
-            "that occur."
-        )
-    codes = r.a.astype(np.int64) - np.int64(offset)
-    bad = np.flatnonzero((codes < 0) | (codes >= k))
-    if bad.size:
-        raise _v.out_of_scale_error(r, int(bad[0]), -1, names=names)
-    scale = r.labels.values if r.labels is not None else np.arange(offset, offset + k)
-    return codes, scale
+    return _kappa._positions_on_scale(y_true, labels, "y_true")
 
 
 def _weight_table(weights, k: int) -> np.ndarray:
@@ -277,7 +261,11 @@ default="quadratic"
     sw = _v.check_sample_weight(sample_weight, n)
     k = int(scale.shape[0])
     wmat = np.ascontiguousarray(_weight_table(weights, k), dtype=np.float64)
-    w = np.ones(n) if sw is None else sw
+    if sw is None:
+        w = np.ones(n)
+    else:  # zero weight = dropped row, also for where the cut points land
+        kept = sw > 0
+        codes, scores, w = codes[kept], scores[kept], sw[kept]
     h = np.bincount(codes, weights=w, minlength=k)
     if np.count_nonzero(h) < 2:
         present = scale[h > 0]

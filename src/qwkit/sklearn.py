@@ -189,23 +189,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
 def _ratings_scale(y, labels):
     """Ratings → (regression target, the ordered scale): the ratings themselves when
     they are numbers, their positions 0..K−1 on the scale otherwise (strings)."""
-    names = ("y", "y")
-    r = _v.prepare_ratings(y, y, labels, names=names)
-    if r.checked:  # positions on an explicit or text scale, already validated
-        codes, scale = r.a, r.labels.values
-    else:  # integer ratings on an integer-range scale
-        offset, k = _kappa._scale(r)
-        if k > _v.MAX_DENSE_CLASSES:
-            raise ValueError(
-                f"`y` spans {k} integer categories ({offset}..{offset + k - 1}); thresholds "
-                f"are fitted for at most {_v.MAX_DENSE_CLASSES}. Pass `labels` with the "
-                "ratings that occur."
-            )
-        codes = r.a.astype(np.int64) - np.int64(offset)
-        bad = np.flatnonzero((codes < 0) | (codes >= k))
-        if bad.size:
-            raise _v.out_of_scale_error(r, int(bad[0]), -1, names=names)
-        scale = r.labels.values if r.labels is not None else np.arange(offset, offset + k)
+    codes, scale = _kappa._positions_on_scale(y, labels, "y")
     numeric = scale.dtype.kind in "biuf"
     target = scale[codes].astype(np.float64) if numeric else codes.astype(np.float64)
     return target, codes, scale
