@@ -37,6 +37,8 @@ from qwkit._resampling import (
     _Sample,
     _zero_se_pvalue,
     check_alternative,
+    check_n_resamples,
+    check_rng,
 )
 
 __all__ = [
@@ -258,6 +260,32 @@ default="asymptotic"
             alternative=self.alternative,
             upper_bound=1.0,
         )
+
+    def bootstrap_distribution(self, n_resamples=9999, *, rng=None) -> np.ndarray:
+        """Kappa of each bootstrap resample: what the bootstrap intervals are made of.
+
+        Parameters
+        ----------
+        n_resamples : int, default=9999
+            Number of resamples.
+        rng : None, int or numpy.random.Generator, default=None
+            Source of randomness; with the same seed the draws are those of
+            :meth:`confidence_interval` with ``method="bootstrap"`` or ``"percentile"``.
+
+        Returns
+        -------
+        ndarray of shape (n_resamples,)
+            Resampled kappas; nan where a resample's kappa is undefined.
+
+        Examples
+        --------
+        >>> import qwkit
+        >>> res = qwkit.kappa_test_from_confusion([[10, 2], [3, 15]], weights=None)
+        >>> draws = res.bootstrap_distribution(2000, rng=20261121)
+        >>> draws.shape, bool(abs(draws.mean() - res.statistic) < 0.05)
+        ((2000,), True)
+        """
+        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng))
 
     def summary(self) -> str:
         """A SAS PROC FREQ-style text block: kappa, ASE, 95% limits and the z-test."""

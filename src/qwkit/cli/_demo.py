@@ -317,10 +317,9 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> s
         alt="Held-out scores by true grade with the kappa-optimal cut points",
     )
     best = m[result.best]
-    confusion = qwkit.confusion_matrix(result.y_test, best.predicted, labels=labels)
     report.section(f"The best rule by QWK: {best.name}")
     replicates = _report.replicate_kappas(
-        confusion, weights="quadratic", n_resamples=N_RESAMPLES, seed=seed, console=console
+        best.test, n_resamples=N_RESAMPLES, seed=seed, console=console
     )
     _report.add_agreement(
         report,

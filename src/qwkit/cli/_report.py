@@ -23,7 +23,6 @@ __all__ = [
     "Agreement",
     "HtmlReport",
     "add_agreement",
-    "bootstrap_kappas",
     "file_report",
     "replicate_kappas",
 ]
@@ -124,32 +123,6 @@ class HtmlReport:
             "<body>\n<main>\n" + "\n".join(self._parts) + f"\n{footer}\n</main>\n</body>\n"
             "</html>\n"
         )
-
-
-def bootstrap_kappas(
-    confusion: np.ndarray, *, weights, n_resamples: int, rng: np.random.Generator, progress=None
-) -> np.ndarray:
-    """Kappa of ``n_resamples`` multinomial resamples of the table (items resampled with
-    replacement), for the report's histogram; resamples with an undefined kappa are nan.
-
-    ``progress`` is an optional ``(rich Progress, task id)`` advanced per chunk.
-    """
-    table = np.asarray(confusion)
-    n = round(float(table.sum()))
-    p = table.ravel() / table.sum()
-    out = np.empty(n_resamples)
-    done = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", qwkit.UndefinedKappaWarning)
-        while done < n_resamples:
-            size = min(500, n_resamples - done)
-            draws = rng.multinomial(n, p, size=size).reshape(size, *table.shape)
-            for i in range(size):
-                out[done + i] = qwkit.kappa_from_confusion(draws[i], weights=weights)
-            done += size
-            if progress is not None:
-                progress[0].advance(progress[1], size)
-    return out
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -258,10 +231,12 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
     return confusion
 
 
-def replicate_kappas(confusion, *, weights, n_resamples: int, seed: int, console=None):
-    """:func:`bootstrap_kappas` with a rich progress bar on a terminal."""
+def replicate_kappas(test, *, n_resamples: int, seed: int, console=None) -> np.ndarray:
+    """``test.bootstrap_distribution`` in chunks, with a rich progress bar on a terminal."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    rng = np.random.default_rng(seed)
+    chunks = []
     with Progress(
         TextColumn("bootstrap"),
         BarColumn(),
@@ -271,13 +246,11 @@ def replicate_kappas(confusion, *, weights, n_resamples: int, seed: int, console
         disable=console is None or not console.is_terminal,
     ) as bar:
         task = bar.add_task("bootstrap", total=n_resamples)
-        return bootstrap_kappas(
-            confusion,
-            weights=weights,
-            n_resamples=n_resamples,
-            rng=np.random.default_rng(seed),
-            progress=(bar, task),
-        )
+        for start in range(0, n_resamples, 1000):
+            size = min(1000, n_resamples - start)
+            chunks.append(test.bootstrap_distribution(size, rng=rng))
+            bar.advance(task, size)
+    return np.concatenate(chunks)
 
 
 def _scale_of(labels, *columns) -> np.ndarray:
@@ -349,10 +322,7 @@ def file_report(
     interval = tuple(
         test.confidence_interval(confidence_level, method=method, n_resamples=n_resamples, rng=seed)
     )
-    confusion = qwkit.confusion_matrix(y, predicted, labels=scale)
-    replicates = replicate_kappas(
-        confusion, weights=weights, n_resamples=n_resamples, seed=seed, console=console
-    )
+    replicates = replicate_kappas(test, n_resamples=n_resamples, seed=seed, console=console)
     overview += [
         [
             "items",
