@@ -163,7 +163,7 @@ def _quadratic_sums(r: _v.Ratings) -> tuple[int, int, int, int, int]:
     sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(r.a, r.b)
     _check_in_scale(r, amin, amax, bmin, bmax)
     big = max(abs(int(amin)), abs(int(amax)), abs(int(bmin)), abs(int(bmax)))
-    if n * big * big < _INT64_LIMIT:
+    if big < 2**31 and n * big * big < _INT64_LIMIT:  # products were formed in int32
         return int(sa), int(sb), int(saa), int(sbb), int(sab)
     lo = min(int(amin), int(bmin))
     span = max(int(amax), int(bmax)) - lo

@@ -22,6 +22,12 @@ LIMB_CHUNK = 1 << 16
 _LIMB_MASK = np.uint64((1 << LIMB_BITS) - 1)
 _SHIFT1 = np.uint64(LIMB_BITS)
 _SHIFT2 = np.uint64(2 * LIMB_BITS)
+#: Small counting tables (K² ≤ 4096 cells) are split into this many sub-tables (see
+#: :func:`confusion_counts`); larger ones are not, to keep memory at one table.
+_SUBTABLES = 4
+_SUBTABLE_MAX_CELLS = 4096
+#: Bit pattern of +inf: below it lie exactly the finite non-negative doubles.
+_INF_BITS = np.uint64(0x7FF0000000000000)
 
 
 @njit(**_JIT)
@@ -76,32 +82,37 @@ def five_sums(a, b):
 def five_sums_checked(a, b):
     """Σa, Σb, Σa², Σb², Σab in int64, with the extremes of both arrays.
 
-    The sums wrap silently on overflow; the caller checks, from the returned extremes,
-    that ``n * max|v|**2`` fits in int64 before trusting them (and otherwise calls
-    :func:`five_sums_shifted` or :func:`five_sums_limbs`).
+    Products are formed from the values truncated to int32 (vector ``vpmuldq``), and the
+    extremes are tracked in the input dtype. The caller trusts the sums only when the
+    returned extremes show ``max|v| < 2**31`` and ``n * max|v|**2 < 2**63``; otherwise
+    it calls :func:`five_sums_shifted` or :func:`five_sums_limbs`.
     """
     sa = np.int64(0)
     sb = np.int64(0)
     saa = np.int64(0)
     sbb = np.int64(0)
     sab = np.int64(0)
-    amin = np.int64(a[0])
+    amin = a[0]
     amax = amin
-    bmin = np.int64(b[0])
+    bmin = b[0]
     bmax = bmin
     for i in range(a.shape[0]):
-        x = np.int64(a[i])
-        y = np.int64(b[i])
+        u = a[i]
+        v = b[i]
+        x = np.int64(u)
+        y = np.int64(v)
+        x32 = np.int64(np.int32(x))
+        y32 = np.int64(np.int32(y))
         sa += x
         sb += y
-        saa += x * x
-        sbb += y * y
-        sab += x * y
-        amin = min(amin, x)
-        amax = max(amax, x)
-        bmin = min(bmin, y)
-        bmax = max(bmax, y)
-    return sa, sb, saa, sbb, sab, amin, amax, bmin, bmax
+        saa += x32 * x32
+        sbb += y32 * y32
+        sab += x32 * y32
+        amin = min(amin, u)
+        amax = max(amax, u)
+        bmin = min(bmin, v)
+        bmax = max(bmax, v)
+    return sa, sb, saa, sbb, sab, np.int64(amin), np.int64(amax), np.int64(bmin), np.int64(bmax)
 
 
 @njit(**_JIT)
@@ -178,19 +189,27 @@ def confusion_counts(a, b, lo, k):
     """K×K int64 table of (a − lo, b − lo) pairs.
 
     Returns ``(table, bad_a, bad_b)``: the index of the first item of ``a`` (or ``b``)
-    whose position falls outside [0, k), or −1. Counting stops at the first bad item.
+    whose position falls outside [0, k), or −1. Item i counts into sub-table i % 4 (small tables), so
+    that consecutive increments of one cell do not wait on each other; the bounds test
+    only stops the loop, and the first bad item is located afterwards.
     """
-    table = np.zeros(k * k, dtype=np.int64)
+    kk = k * k
+    mask = _SUBTABLES - 1 if kk <= _SUBTABLE_MAX_CELLS else 0
+    tables = np.zeros((mask + 1, kk), dtype=np.int64)
     uk = np.uint64(k)
-    for i in range(a.shape[0]):
-        p = np.int64(a[i]) - lo
-        q = np.int64(b[i]) - lo
-        if np.uint64(p) >= uk:
-            return table.reshape((k, k)), i, -1
-        if np.uint64(q) >= uk:
-            return table.reshape((k, k)), -1, i
-        table[p * k + q] += 1
-    return table.reshape((k, k)), -1, -1
+    n = a.shape[0]
+    bad = False
+    for i in range(n):
+        p = np.uint64(np.int64(a[i]) - lo)
+        q = np.uint64(np.int64(b[i]) - lo)
+        if p >= uk or q >= uk:
+            bad = True
+            break
+        tables[i & mask, p * uk + q] += 1
+    if bad:
+        bad_a, bad_b = _first_out_of_range(a, b, lo, uk)
+        return tables[0].reshape((k, k)), bad_a, bad_b
+    return tables.sum(axis=0).reshape((k, k)), -1, -1
 
 
 @njit(**_JIT)
@@ -201,20 +220,37 @@ def confusion_weighted(a, b, w, lo, k):
     positions below 64 that occur in ``a`` or ``b`` at all (zero weight included), so
     that the scale of zero-weight items is known without a second pass.
     """
-    table = np.zeros(k * k, dtype=np.float64)
+    kk = k * k
+    mask = _SUBTABLES - 1 if kk <= _SUBTABLE_MAX_CELLS else 0
+    tables = np.zeros((mask + 1, kk), dtype=np.float64)
     uk = np.uint64(k)
     present = np.uint64(0)
     one = np.uint64(1)
+    n = a.shape[0]
+    bad = False
+    for i in range(n):
+        p = np.uint64(np.int64(a[i]) - lo)
+        q = np.uint64(np.int64(b[i]) - lo)
+        if p >= uk or q >= uk:
+            bad = True
+            break
+        present |= (one << (p & np.uint64(63))) | (one << (q & np.uint64(63)))
+        tables[i & mask, p * uk + q] += w[i]
+    if bad:
+        bad_a, bad_b = _first_out_of_range(a, b, lo, uk)
+        return tables[0].reshape((k, k)), bad_a, bad_b, present
+    return tables.sum(axis=0).reshape((k, k)), -1, -1, present
+
+
+@njit(**_JIT)
+def _first_out_of_range(a, b, lo, uk):
+    """(index in a, −1) or (−1, index in b) of the first position outside [0, k)."""
     for i in range(a.shape[0]):
-        p = np.int64(a[i]) - lo
-        q = np.int64(b[i]) - lo
-        if np.uint64(p) >= uk:
-            return table.reshape((k, k)), i, -1, present
-        if np.uint64(q) >= uk:
-            return table.reshape((k, k)), -1, i, present
-        present |= (one << np.uint64(p & 63)) | (one << np.uint64(q & 63))
-        table[p * k + q] += w[i]
-    return table.reshape((k, k)), -1, -1, present
+        if np.uint64(np.int64(a[i]) - lo) >= uk:
+            return i, -1
+        if np.uint64(np.int64(b[i]) - lo) >= uk:
+            return -1, i
+    return -1, -1
 
 
 @njit(**_JIT)
@@ -232,8 +268,19 @@ def read_floor(a, b):
 @njit(**_JIT)
 def scan_weights(w):
     """Index of the first weight that is NaN, infinite or negative (−1 if none), and
-    whether any weight is positive. One read of ``w``; used to validate sample weights.
+    whether any weight is positive. Used to validate sample weights.
+
+    Fast path: read as uint64, the finite non-negative doubles are exactly the bit
+    patterns below that of +inf (NaNs lie above it, and everything with the sign bit
+    set — negatives, −0.0 — above 2**63), so one vectorized integer max decides. Only
+    when it fails does the scalar scan locate the first bad weight.
     """
+    bits = w.view(np.uint64)
+    top = np.uint64(0)
+    for i in range(bits.shape[0]):
+        top = max(top, bits[i])
+    if top < _INF_BITS:
+        return -1, top > 0
     positive = False
     for i in range(w.shape[0]):
         x = w[i]
