@@ -26,6 +26,9 @@ test: $(PY)
 bench: $(PY)
 	$(PIP) install --quiet -e ".[all]" --group test --group bench
 	$(PY) benchmarks/bench_kappa.py
+	$(PY) benchmarks/bench_inference.py
+	$(PY) benchmarks/bench_regression.py
+	$(PY) benchmarks/bench_thresholds.py
 
 lint: $(PY)
 	$(PIP) install --quiet --group lint
