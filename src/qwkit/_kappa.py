@@ -248,10 +248,10 @@ def _positions_on_scale(y, labels, name: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, scale
 
 
-#: Ratings that all lie in [0, 64) — most rating scales — are counted in one pass into a
-#: 64×64 table that is then trimmed to the occurring range, instead of measuring the
+#: Ratings that all lie in [0, 32) — most rating scales — are counted in one pass into a
+#: 32×32 table that is then trimmed to the occurring range, instead of measuring the
 #: range in a pass of its own first.
-_GUESS_CLASSES = 64
+_GUESS_CLASSES = 32
 
 
 def _scaled_table(r: _v.Ratings, sample_weight, max_classes: int):
