@@ -9,6 +9,7 @@ variance, literal leave-one-out jackknife, a transcription of ml_metrics).
 from __future__ import annotations
 
 import math
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -770,3 +771,73 @@ class TestMeanKappa:
     def test_bad_input(self, kappas, weights, exc, match):
         with pytest.raises(exc, match=match):
             qwkit.mean_kappa(kappas, weights=weights)
+
+
+# ============================================================================ review findings
+
+
+class TestDegenerateAndScaled:
+    y1 = (0,) * 14
+    y2 = (2, 4, 2, 0, 2, 4, 0, 0, 3, 2, 2, 4, 4, 4)
+    sw = (1, 1, 1, 0.1, 1, 2.7, 0.1, 1, 0.1, 2.7, 0.1, 0.1, 1, 0.3)
+
+    @pytest.mark.parametrize("sample_weight", [None, sw], ids=["unweighted", "weighted"])
+    def test_constant_rater_is_exact(self, sample_weight):
+        # kappa is exactly 0 and so is its sampling variance: no "significant" noise
+        with pytest.warns(RuntimeWarning, match="p-value is nan"):
+            res = qwkit.kappa_test(self.y1, self.y2, weights="linear", sample_weight=sample_weight)
+        assert (res.statistic, res.standard_error, res.standard_error_null) == (0.0, 0.0, 0.0)
+        assert math.isnan(res.pvalue)
+        for method in ("asymptotic", "jackknife", "percentile", "bootstrap"):
+            assert tuple(res.confidence_interval(method=method, n_resamples=200, rng=1)) == (
+                0.0,
+                0.0,
+            )
+
+    def test_compare_two_constant_models(self):
+        with pytest.warns(RuntimeWarning, match="p-value is nan"):
+            res = qwkit.compare_kappa_test(
+                [1, 1, 3, 1, 3, 1, 2, 3],
+                [2] * 8,
+                [3] * 8,
+                weights="linear",
+                sample_weight=[0.3, 0.3, 1, 2.7, 1, 2.7, 0.1, 0.3],
+            )
+        assert (res.statistic, res.kappa_a, res.kappa_b, res.standard_error) == (0, 0, 0, 0)
+
+    @pytest.mark.parametrize("factor", [1e-300, 1e-200, 1e200])
+    def test_sample_weight_scale_invariance(self, factor):
+        y1, y2, w = [0, 1, 2, 1, 2], [0, 1, 1, 2, 2], np.array([1.0, 1, 1, 1, 2])
+        ref = qwkit.kappa_test(y1, y2, sample_weight=w)
+        got = qwkit.kappa_test(y1, y2, sample_weight=w * factor)
+        assert got.statistic == pytest.approx(ref.statistic, rel=1e-12)
+        assert got.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
+        assert got.standard_error_null == pytest.approx(ref.standard_error_null, rel=1e-12)
+        cmp_ref = qwkit.compare_kappa_test(y1, y2, [2, 1, 2, 1, 0], sample_weight=w)
+        cmp = qwkit.compare_kappa_test(y1, y2, [2, 1, 2, 1, 0], sample_weight=w * factor)
+        assert cmp.statistic == pytest.approx(cmp_ref.statistic, rel=1e-12)
+
+    def test_bootstrap_memory_is_not_cells_times_classes(self):
+        # ~1000 categories, ~6e4 present cells: the bootstrap must not build a dense
+        # (cells × K) indicator matrix (that would be ~500 MB here)
+        rng = np.random.default_rng(20261121)
+        t = rng.integers(0, 1000, 200_000)
+        a = np.clip(t + rng.integers(-30, 30, t.size), 0, 999)
+        res = qwkit.kappa_test(t, a)
+        tracemalloc.start()
+        low, high = res.confidence_interval(method="percentile", n_resamples=3, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert low <= high
+        assert peak < 100 * 2**20
+
+    def test_summary_upper_limit_never_exceeds_one(self):
+        res = qwkit.kappa_test([0, 1, 2, 1, 2, 0, 1, 2, 2, 1], [0, 1, 1, 2, 2, 0, 2, 2, 1, 1])
+        assert res.confidence_interval().high == 1.0
+        assert "95% Upper Conf Limit          1.0000" in res.summary()
+
+    @pytest.mark.parametrize("w", [[1e308, 1e308], [5e-324, 5e-324]])
+    def test_mean_kappa_weight_scale(self, w):
+        assert qwkit.mean_kappa([0.5, 0.6], weights=w) == pytest.approx(
+            qwkit.mean_kappa([0.5, 0.6])
+        )

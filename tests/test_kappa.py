@@ -1832,3 +1832,147 @@ def test_public_names():
         assert name in qwkit.__all__
         assert getattr(qwkit, name) is not None
     assert issubclass(UndefinedKappaWarning, Warning)
+
+
+# ============================================================================ review findings
+# Hostile inputs found by an adversarial review; each test pins the fixed behaviour.
+
+
+class TestScaleInvariance:
+    """Kappa does not change when every sample weight (or table entry) is scaled."""
+
+    @pytest.mark.parametrize("factor", [1e-320, 1e-200, 1e-160, 1e160, 1e200])
+    @pytest.mark.parametrize("weights", ["quadratic", "linear", None])
+    def test_sample_weight_scale(self, factor, weights):
+        y1, y2, w = [0, 1, 2, 1, 2, 0], [0, 1, 1, 2, 2, 2], np.array([1, 1, 1, 1, 2, 3.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # building 1e-320 itself is fine
+            scaled = w * factor
+        expected = kappa_score(y1, y2, weights=weights, sample_weight=w)
+        got = kappa_score(y1, y2, weights=weights, sample_weight=scaled)
+        assert got == pytest.approx(expected, rel=1e-12)
+
+    @pytest.mark.parametrize("factor", [1e-160, 1e160])
+    def test_sample_weight_scale_wide_scale(self, factor):
+        # ratings 0..5000: the table-free path
+        y1, y2, w = [0, 5000, 2, 1], [0, 1, 5000, 2], np.array([1.0, 1, 1, 2])
+        expected = kappa_score(y1, y2, weights="linear", sample_weight=w)
+        got = kappa_score(y1, y2, weights="linear", sample_weight=w * factor)
+        assert got == pytest.approx(expected, rel=1e-12)
+
+    def test_subnormal_and_huge_tables(self):
+        assert kappa_from_confusion([[1e-320, 1e-320], [0, 1e-320]]) == pytest.approx(0.4)
+        table = np.array([[10.0, 10.0], [1.0, 10.0]])
+        expected = kappa_from_confusion(table)
+        assert kappa_from_confusion(table * 1e307) == pytest.approx(expected, rel=1e-14)
+
+    def test_int64_table_sum_does_not_wrap(self):
+        # the int64 sum of this table wraps to 0: it must not be called "all zeros"
+        table = np.array([[2**62, 2**61], [2**61, 2**62]])
+        assert kappa_from_confusion(table) == pytest.approx(1 / 3)
+
+
+class TestConstantRater:
+    def test_kappa_is_exactly_zero(self):
+        y1 = [0] * 14
+        y2 = [2, 4, 2, 0, 2, 4, 0, 0, 3, 2, 2, 4, 4, 4]
+        sw = [1, 1, 1, 0.1, 1, 2.7, 0.1, 1, 0.1, 2.7, 0.1, 0.1, 1, 0.3]
+        for weights in ("linear", None, "quadratic"):
+            assert kappa_score(y1, y2, weights=weights, sample_weight=sw) == 0.0
+            assert kappa_score(y2, y1, weights=weights, sample_weight=sw) == 0.0
+
+
+class TestLargeExplicitScales:
+    def test_named_weights_need_no_table(self):
+        # 8000 labels, 3 items: no 8000×8000 table (that would be 512 MB)
+        tracemalloc.start()
+        got = kappa_score([0, 1, 7999], [0, 2, 7998], labels=np.arange(8000), weights="linear")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert got == pytest.approx(kappa_score([0, 1, 7999], [0, 2, 7998], weights="linear"))
+        assert peak < 8 * 2**20
+
+    def test_ratings_outside_large_labels(self):
+        with pytest.raises(ValueError, match="`y1` contains 8000, which is not in `labels`"):
+            kappa_score([0, 1, 8000], [0, 2, 7998], labels=np.arange(8000), weights=None)
+
+    def test_confusion_matrix_refuses_huge_labels(self):
+        with pytest.raises(ValueError, match="`labels` has 50000 categories"):
+            confusion_matrix([0, 1, 49999], [0, 2, 49998], labels=np.arange(50000))
+
+    def test_weight_matrix_refuses_huge_n_classes(self):
+        with pytest.raises(ValueError, match="`n_classes` must be at most"):
+            weight_matrix(10**6)
+
+
+class TestDeclaredOrder:
+    cats = ("low", "medium", "high")
+    y1 = ("low", "low", "medium", "high", "high")
+    y2 = ("low", "medium", "medium", "high", "medium")
+
+    def test_pandas_ordered_categorical_gives_the_scale(self):
+        a = pd.Categorical(self.y1, categories=self.cats, ordered=True)
+        b = pd.Series(pd.Categorical(self.y2, categories=self.cats, ordered=True))
+        expected = kappa_score(self.y1, self.y2, labels=self.cats)
+        assert kappa_score(a, b) == expected
+        assert kappa_score(a, self.y2) == expected  # one declared order is enough
+
+    def test_polars_enum_gives_the_scale(self):
+        a = pl.Series(self.y1, dtype=pl.Enum(self.cats))
+        b = pl.Series(self.y2, dtype=pl.Enum(self.cats))
+        assert kappa_score(a, b) == kappa_score(self.y1, self.y2, labels=self.cats)
+
+    def test_conflicting_orders(self):
+        a = pd.Categorical(self.y1, categories=self.cats, ordered=True)
+        b = pd.Categorical(self.y2, categories=list(self.cats[::-1]), ordered=True)
+        with pytest.raises(ValueError, match="declare different category orders"):
+            kappa_score(a, b)
+
+    def test_unordered_categorical_keeps_sorted_order(self):
+        a = pd.Categorical(self.y1, categories=self.cats, ordered=False)
+        assert kappa_score(a, self.y2) == kappa_score(self.y1, self.y2)
+
+
+class TestReviewedInputs:
+    def test_empty_text_partitions(self):
+        acc = KappaAccumulator(["lo", "mid", "hi"])
+        acc.update(pd.Series([], dtype=str), pd.Series([], dtype=str))
+        acc.update(pl.Series([], dtype=pl.Utf8), pl.Series([], dtype=pl.Utf8))
+        acc.update([], [])
+        assert acc.n_samples == 0
+
+    def test_soft_kappa_large_integers_are_exact(self):
+        b = 2**55
+        y, f = [b, b + 4, b + 8, b + 4], [b, b + 8, b + 4, b + 12]
+        assert soft_kappa_score(y, f) == kappa_score(y, f)
+        y, f = [10**17 + i for i in range(4)], [10**17 + i for i in (1, 2, 3, 3)]
+        assert soft_kappa_score(y, f) == kappa_score(y, f)
+
+    def test_soft_kappa_near_float_max(self):
+        y, f = np.array([1.0, 2, 3, 15]), np.array([1.0, 3, 2, 15])
+        assert soft_kappa_score(y * 1e307, f * 1e307) == pytest.approx(soft_kappa_score(y, f))
+
+    @pytest.mark.parametrize(
+        "weights", [np.array([[0, 1j], [1, 0]]), [["0", "1"], ["1", "0"]]], ids=["complex", "str"]
+    )
+    def test_non_real_weight_matrix(self, weights):
+        with pytest.raises(TypeError, match="`weights`"):
+            kappa_score([0, 1], [0, 1], weights=weights)
+
+    @pytest.mark.parametrize("make", [lambda: {0, 1}, lambda: iter([0, 1]), lambda: {0: 1, 1: 2}])
+    def test_unordered_or_one_shot_containers(self, make):
+        with pytest.raises(TypeError, match="`y1` must be an ordered sequence"):
+            kappa_score(make(), [0, 1])
+
+    def test_integral_floats_beyond_int64(self):
+        with pytest.raises(ValueError, match="outside the int64 range"):
+            kappa_score([2.0**63, 1.0], [1.0, 1.0])
+
+    def test_merge_accepts_equivalent_weights(self):
+        a = KappaAccumulator([0, 1, 2])
+        a.update([0, 1, 2], [0, 2, 2])
+        b = KappaAccumulator([0, 1, 2], weights=weight_matrix(3))
+        b.update([2, 1], [2, 0])
+        assert a.merge(b).score() == pytest.approx(kappa_score([0, 1, 2, 2, 1], [0, 2, 2, 2, 0]))
+        with pytest.raises(ValueError, match="different `weights`"):
+            KappaAccumulator([0, 1, 2]).merge(KappaAccumulator([0, 1, 2], weights="linear"))

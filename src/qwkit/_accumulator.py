@@ -110,7 +110,7 @@ default="quadratic"
                 "`other` has a different scale: labels "
                 f"{_v._show(other._labels.values)} vs {_v._show(self._labels.values)}."
             )
-        if not np.array_equal(self._wmat, other._wmat):
+        if not _same_up_to_scale(self._wmat, other._wmat):
             raise ValueError("`other` uses different `weights`; merged kappa would be ambiguous.")
         if other._table.dtype != self._table.dtype:
             self._table = self._table.astype(np.float64)
@@ -127,3 +127,12 @@ default="quadratic"
 
     def __repr__(self) -> str:
         return f"KappaAccumulator(labels={_v._show(self._labels.values)}, n_samples={self._n})"
+
+
+def _same_up_to_scale(w1: np.ndarray, w2: np.ndarray) -> bool:
+    """Weight matrices that give the same kappa for every table: equal up to a positive
+    factor (e.g. 'quadratic' and ``weight_matrix(K)``, its normalized form)."""
+    t1, t2 = w1.max(), w2.max()
+    if t1 == 0 or t2 == 0:
+        return bool(t1 == t2)
+    return bool(np.allclose(w1 / t1, w2 / t2, rtol=1e-12, atol=0.0))

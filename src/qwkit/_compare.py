@@ -365,7 +365,8 @@ def mean_kappa(kappas, weights=None) -> float:
         if wbad.any():
             i = int(np.flatnonzero(wbad)[0])
             raise ValueError(f"`weights` must be finite and non-negative; got {w[i]} at index {i}.")
-        if not w.sum() > 0:
+        if not np.any(w > 0):
             raise ValueError("`weights` must not sum to zero.")
+        w = _kappa._unit_scale(w)  # a power of two: sums cannot overflow or underflow
     z = np.arctanh(np.clip(k, -_FISHER_CAP, _FISHER_CAP))  # (eq. 11)
     return float(np.tanh(np.dot(w, z) / w.sum()))

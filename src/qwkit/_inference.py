@@ -151,13 +151,15 @@ def _make_sample(counts, counts_sq, item_cell, sample_weight, n_items) -> _Sampl
 
 
 def _drop_zero_weight(arrays: list[np.ndarray], sample_weight):
-    """Items of zero weight are dropped: identical to never passing them."""
+    """Items of zero weight are dropped: identical to never passing them. The other
+    weights are scaled by a power of two (kappa and its standard errors do not change)
+    so that sums of their squares can neither underflow nor overflow."""
     if sample_weight is None:
         return arrays, None
     keep = sample_weight > 0
-    if keep.all():
-        return arrays, sample_weight
-    return [a[keep] for a in arrays], sample_weight[keep]
+    if not keep.all():
+        arrays, sample_weight = [a[keep] for a in arrays], sample_weight[keep]
+    return arrays, _kappa._unit_scale(sample_weight.copy())
 
 
 def _scale_text(ratings: _v.Ratings) -> str:
@@ -293,7 +295,8 @@ default="asymptotic"
         kind = "Simple" if simple else "Weighted"
         title = f"{kind} Kappa Coefficient" + ("" if simple else f" ({self.weights_kind} weights)")
         half = float(special.ndtri(0.975)) * self.standard_error  # SAS: always two-sided
-        low, high = self.statistic - half, self.statistic + half
+        # as confidence_interval(): kappa never exceeds 1, so neither does the upper limit
+        low, high = self.statistic - half, min(self.statistic + half, 1.0)
         se0 = self.standard_error_null
         z = self.statistic / se0 if se0 > 0 else math.nan
         one = float(special.ndtr(-abs(z))) if math.isfinite(z) else math.nan

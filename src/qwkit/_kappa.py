@@ -77,6 +77,10 @@ default="quadratic"
     k = int(n_classes)
     if k < 1:
         raise ValueError(f"`n_classes` must be at least 1; got {k}.")
+    if k > _v.MAX_DENSE_CLASSES:
+        raise ValueError(
+            f"`n_classes` must be at most {_v.MAX_DENSE_CLASSES} for a dense matrix; got {k}."
+        )
     kind = _v.check_weights(weights)
     if not isinstance(kind, str):
         if kind.shape[0] != k:
@@ -122,17 +126,36 @@ def _undefined(replace_undefined_by: float, stacklevel: int = 4) -> float:
 
 def _kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> float:
     """Eq. 1 on a K×K table, in float64."""
-    t = table.astype(np.float64)
-    # Scale by a power of two (exact: integer counts stay exact) so that the products
-    # of tiny or huge tables neither underflow nor overflow.
-    t *= np.ldexp(1.0, -int(np.frexp(t.max())[1]))
+    t = _unit_scale(table.astype(np.float64))
     rows = t.sum(axis=1)
     cols = t.sum(axis=0)
     observed = float(np.sum(wmat * t))  # ⟨U, W⟩
     expected = float(rows @ wmat @ cols) / float(t.sum())  # ⟨V, W⟩, V = h ⊗ g / n   (eq. 1)
     if expected == 0.0:
         return _undefined(replace)
+    if np.count_nonzero(rows) == 1 or np.count_nonzero(cols) == 1:
+        return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says
     return float(1.0 - observed / expected)
+
+
+def _unit_scale(x: np.ndarray) -> np.ndarray:
+    """``x`` (non-negative floats) times a power of two that brings its maximum to [½, 1).
+
+    Exact (integer counts stay exact), in two steps so that the factor itself cannot
+    overflow for subnormal maxima; afterwards no product or sum of the entries can
+    underflow or overflow. Modifies and returns ``x``.
+    """
+    for factor in _unit_factors(float(x.max()) if x.size else 0.0):
+        x *= factor
+    return x
+
+
+def _unit_factors(top: float) -> tuple[float, ...]:
+    """Two powers of two whose product brings ``top`` (≥ 0) to [½, 1)."""
+    if not top > 0.0:
+        return ()
+    e = int(np.frexp(top)[1])
+    return np.ldexp(1.0, -(e // 2)), np.ldexp(1.0, -(e - e // 2))
 
 
 def _kappa_from_sums(n: int, sa: int, sb: int, saa: int, sbb: int, sab: int, replace) -> float:
@@ -192,6 +215,12 @@ def _check_in_scale(r: _v.Ratings, amin, amax, bmin, bmax) -> None:
     if bmin < lo or bmax > hi:
         bad = np.flatnonzero((r.b < lo) | (r.b > hi))[0]
         raise _v.out_of_scale_error(r, -1, int(bad))
+
+
+def _check_whole_scale(r: _v.Ratings) -> None:
+    """Explicit consecutive-integer labels not yet checked: check every rating in a pass."""
+    if not r.checked and r.n_classes is not None:
+        _check_in_scale(r, *_kernels.minmax2(r.a, r.b))
 
 
 def _scale(r: _v.Ratings) -> tuple[int, int]:
@@ -281,7 +310,7 @@ def _kappa_tablefree(r, kind: str, sample_weight, offset: int, replace: float) -
     integer positions; distances are float64.
     """
     ua, ub = _positions(r.a, offset), _positions(r.b, offset)
-    w = np.ones(ua.shape[0]) if sample_weight is None else sample_weight
+    w = np.ones(ua.shape[0]) if sample_weight is None else _unit_scale(sample_weight.copy())
     total = float(w.sum())
     va, inv_a = np.unique(ua, return_inverse=True)
     vb, inv_b = np.unique(ub, return_inverse=True)
@@ -416,6 +445,11 @@ default="quadratic"
     sw = _v.check_sample_weight(sample_weight, r.n_samples)
     if isinstance(kind, str) and kind == "quadratic" and sw is None:
         return _kappa_from_sums(r.n_samples, *_quadratic_sums(r), replace)
+    if sw is not None:  # kappa is invariant to scaling the weights: keep their sums finite
+        sw = _unit_scale(sw.copy())
+    if isinstance(kind, str) and r.n_classes is not None and r.n_classes > _TABLE_CLASSES:
+        _check_whole_scale(r)  # explicit labels, too many for a table
+        return _kappa_tablefree(r, kind, sw, r.offset, replace)
     max_classes = _TABLE_CLASSES if isinstance(kind, str) else _v.MAX_DENSE_CLASSES
     counted = _scaled_table(r, sw, max_classes)
     if counted is None:
@@ -516,6 +550,11 @@ def confusion_matrix(y1, y2, *, labels=None, sample_weight=None) -> np.ndarray:
     """
     r = _v.prepare_ratings(y1, y2, labels)
     sw = _v.check_sample_weight(sample_weight, r.n_samples)
+    if r.n_classes is not None and r.n_classes > _v.MAX_DENSE_CLASSES:
+        raise ValueError(
+            f"`labels` has {r.n_classes} categories; a dense confusion matrix is built only "
+            f"up to {_v.MAX_DENSE_CLASSES}."
+        )
     counted = _scaled_table(r, sw, _v.MAX_DENSE_CLASSES)
     if counted is not None:
         return counted[0]
@@ -563,17 +602,9 @@ def soft_kappa_score(y_true, y_score, *, sample_weight=None) -> float:
     >>> round(qwkit.soft_kappa_score([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6]), 6)
     0.959206
     """
-    y = _real_vector(y_true, "y_true")
-    f = _real_vector(y_score, "y_score")
-    if y.shape[0] != f.shape[0]:
-        raise ValueError(
-            f"`y_true` and `y_score` must have the same length; got {y.shape[0]} and {f.shape[0]}."
-        )
-    if y.shape[0] == 0:
-        raise ValueError("`y_true` and `y_score` are empty; kappa needs at least one item.")
+    y, f = _soft_inputs(y_true, y_score)
     w = _v.check_sample_weight(sample_weight, y.shape[0])
-    if w is None:
-        w = np.ones_like(y)
+    w = np.ones_like(y) if w is None else _unit_scale(w.copy())
     total = w.sum()
     used = w > 0
     y_const, f_const = _is_constant(y[used]), _is_constant(f[used])
@@ -587,13 +618,44 @@ def soft_kappa_score(y_true, y_score, *, sample_weight=None) -> float:
     dy -= np.dot(w, dy) / total
     df -= np.dot(w, df) / total
     mean_gap = np.dot(w, y - f) / total
-    # κ is invariant to scaling y and f together: scale to unit size so that squares of
-    # data near 1e160 cannot overflow.
+    # κ is invariant to scaling y and f together: scale the centered data to unit size
+    # so that their squares neither underflow nor overflow.
     size = max(np.abs(dy).max(), np.abs(df).max(), abs(mean_gap))
     dy, df, mean_gap = dy / size, df / size, mean_gap / size
     syf = np.dot(w * dy, df)
     den = np.dot(w * dy, dy) + np.dot(w * df, df) + total * mean_gap * mean_gap  # (eq. 2')
     return float(2.0 * syf / den)
+
+
+def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
+    """Validated float64 copies of both vectors, shifted and scaled without rounding.
+
+    Integers are shifted by their common minimum before conversion (so 2**55 + small
+    integers stay exact), and both vectors are scaled by one power of two that brings
+    the largest magnitude to [½, 1) (so sums of values near 1e308 cannot overflow).
+    """
+    y = _v.as_1d(y_true, "y_true")
+    f = _v.as_1d(y_score, "y_score")
+    for arr, name in ((y, "y_true"), (f, "y_score")):
+        if arr.dtype.kind == "U":
+            raise TypeError(f"`{name}` must be numeric; got strings.")
+    if y.shape[0] != f.shape[0]:
+        raise ValueError(
+            f"`y_true` and `y_score` must have the same length; got {y.shape[0]} and {f.shape[0]}."
+        )
+    if y.shape[0] == 0:
+        raise ValueError("`y_true` and `y_score` are empty; kappa needs at least one item.")
+    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
+        lo = min(int(y.min()), int(f.min()))
+        y, f = _positions(y, lo).astype(np.float64), _positions(f, lo).astype(np.float64)
+    else:
+        y, f = y.astype(np.float64), f.astype(np.float64)
+        _v._check_finite(y, "y_true")
+        _v._check_finite(f, "y_score")
+    for factor in _unit_factors(max(np.abs(y).max(), np.abs(f).max())):
+        y *= factor  # the same power of two for both vectors
+        f *= factor
+    return y, f
 
 
 def _is_constant(x: np.ndarray) -> bool:

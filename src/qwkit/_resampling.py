@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special
+from scipy import sparse, special
 
 from qwkit._warnings import UndefinedKappaWarning
 
@@ -118,14 +118,26 @@ class _Kappa:
         s = float(np.dot(r, dc))  # S = rᵀ D c
         return total, observed, r, c, dc, rd, s
 
+    def degenerate(self, w: np.ndarray) -> bool:
+        """True when one rater is constant: every cell of positive weight shares a row,
+        or every one shares a column. Then κ = 0 exactly for every table of that support
+        (⟨U, W⟩ = ⟨V, W⟩), and so do its resamples: its standard errors are exactly 0."""
+        used = w > 0
+        rows, cols = self.rows[used], self.cols[used]
+        return bool(np.all(rows == rows[0]) or np.all(cols == cols[0]))
+
     def value(self, w: np.ndarray) -> float:
         total, observed, *_, s = self.parts(w)
         if s <= 0.0:
             return math.nan
+        if self.degenerate(w):
+            return 0.0  # exactly, not 1 − O·N/S with rounding noise
         return 1.0 - observed * total / s  # (eq. 1)
 
     def influence(self, w: np.ndarray, kappa: float) -> np.ndarray:
         """gᵢⱼ of eq. 3 at every present cell (the derivative of κ by pᵢⱼ)."""
+        if self.degenerate(w):
+            return np.zeros(self.rows.shape[0])
         total, _, _, _, dc, rd, s = self.parts(w)
         e_p = s / (total * total)  # Eₚ: expected disagreement in proportions
         d = self.wmat[self.rows, self.cols]
@@ -134,6 +146,8 @@ class _Kappa:
 
     def null_variance(self, w: np.ndarray, n_eff: float) -> float:
         """Var κ̂ under independence with the observed margins (eq. 4)."""
+        if self.degenerate(w):
+            return 0.0
         total, _, r, c, dc, rd, s = self.parts(w)
         rp, cp = r / total, c / total
         e_p = s / (total * total)
@@ -144,16 +158,20 @@ class _Kappa:
         """Eq. 1 for each row of x (B, m): B resampled tables at once, O(B·m·K)."""
         k = self.k
         m = self.rows.shape[0]
-        hot_r = np.zeros((m, k))
-        hot_r[np.arange(m), self.rows] = 1.0
-        hot_c = np.zeros((m, k))
-        hot_c[np.arange(m), self.cols] = 1.0
+        ones, cells = np.ones(m), np.arange(m)
+        # Margins of every resampled table: sparse (m × K) indicator products, O(B·m).
+        hot_r = sparse.csr_array((ones, (cells, self.rows)), shape=(m, k))
+        hot_c = sparse.csr_array((ones, (cells, self.cols)), shape=(m, k))
         total = x.sum(axis=1)
         observed = x @ self.wmat[self.rows, self.cols]
-        r = x @ hot_r
-        c = x @ hot_c
+        r = (hot_r.T @ x.T).T
+        c = (hot_c.T @ x.T).T
         s = np.einsum("bi,bi->b", r @ self.wmat, c)
-        return _finish(total, observed, s, full_s)
+        out = _finish(total, observed, s, full_s)
+        # A resample in which one rater is constant has kappa 0 exactly (see degenerate).
+        constant = (np.count_nonzero(r, axis=1) == 1) | (np.count_nonzero(c, axis=1) == 1)
+        out[constant & np.isfinite(out)] = 0.0
+        return out
 
     def leave_one_out(self, w: np.ndarray, cell: np.ndarray, u: np.ndarray) -> np.ndarray:
         """κ after removing weight u[t] from cell[t], for every t, in O(1) each (eq. 8)."""
@@ -164,7 +182,10 @@ class _Kappa:
         total_ = total - u
         observed_ = observed - u * d
         s_ = s - u * dc[i] - u * rd[j] + u * u * d  # (eq. 8)
-        return _finish(total_, observed_, s_, s)
+        out = _finish(total_, observed_, s_, s)
+        if self.degenerate(w):  # one rater constant: so in every leave-one-out table
+            out[np.isfinite(out)] = 0.0
+        return out
 
 
 def _finish(total, observed, s, full_s: float) -> np.ndarray:

@@ -7,6 +7,7 @@ was received (STYLE.md, "Errors and warnings"). Nothing here computes kappa.
 from __future__ import annotations
 
 import numbers
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,6 +101,11 @@ def as_1d(values, name: str) -> np.ndarray:
         raise TypeError(f"`{name}` must be array-like; got None.")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"`{name}` must be array-like; got the string {values!r}.")
+    if isinstance(values, (set, frozenset, dict)) or hasattr(values, "__next__"):
+        raise TypeError(
+            f"`{name}` must be an ordered sequence or array (list, ndarray, Series); got a "
+            f"{type(values).__name__}."
+        )
     if isinstance(values, (list, tuple)):
         try:
             arr = np.asarray(values)
@@ -135,7 +141,7 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
         bad = ~np.isfinite(arr)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"`{name}` contains {arr[i]} at index {i}; ratings must be finite.")
+            raise ValueError(f"`{name}` contains {arr[i]} at index {i}; values must be finite.")
 
 
 def _integral_or_none(arr: np.ndarray) -> np.ndarray | None:
@@ -246,6 +252,33 @@ def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
     return order[idx_clipped].astype(np.intp, copy=False)
 
 
+def _order_of(values):
+    """The category order that a pandas ordered Categorical or a polars Enum declares."""
+    dtype = getattr(values, "dtype", None)
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
+        return np.asarray(dtype.categories)
+    pl = sys.modules.get("polars")
+    if pl is not None and isinstance(dtype, pl.Enum):
+        return np.asarray(dtype.categories.to_list())
+    return None
+
+
+def _declared_order(y1, y2, names):
+    """Default scale from ordered categorical data: the declared order, not sorted order."""
+    first, second = _order_of(y1), _order_of(y2)
+    if (
+        first is not None
+        and second is not None
+        and not (first.shape == second.shape and bool(np.all(first == second)))
+    ):
+        raise ValueError(
+            f"`{names[0]}` and `{names[1]}` declare different category orders "
+            f"{_show(first)} and {_show(second)}; pass `labels`."
+        )
+    return first if first is not None else second
+
+
 def _common_dtype(ref: np.ndarray, arr: np.ndarray) -> np.dtype:
     """A dtype in which labels and ratings compare exactly.
 
@@ -273,13 +306,19 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) ->
     ``allow_empty`` lets a streaming update accept an empty batch (explicit labels only).
     """
     n1, n2 = names
+    if labels is None:
+        labels = _declared_order(y1, y2, names)
     a = as_1d(y1, n1)
     b = as_1d(y2, n2)
     if a.shape[0] != b.shape[0]:
         raise ValueError(
             f"`{n1}` and `{n2}` must have the same length; got {a.shape[0]} and {b.shape[0]}."
         )
-    if a.shape[0] == 0 and not (allow_empty and labels is not None):
+    if a.shape[0] == 0 and allow_empty and labels is not None:
+        lab = prepare_labels(labels)
+        empty = np.empty(0, dtype=np.intp)
+        return Ratings(empty, empty, 0, lab.n_classes, lab, True)
+    if a.shape[0] == 0:
         raise ValueError(f"`{n1}` and `{n2}` are empty; kappa needs at least one rated item.")
     if _text_kind(a) != _text_kind(b):
         text, num = (n1, n2) if _text_kind(a) else (n2, n1)
@@ -307,6 +346,11 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) ->
                 raise ValueError(
                     f"`{name}` holds values above 2**63 - 1 ({arr.max()}); pass `labels` "
                     "to rate on an explicit scale."
+                )
+            if ints is None and arr.dtype.kind == "f" and np.all(arr == np.floor(arr)):
+                raise ValueError(
+                    f"`{name}` holds integral values outside the int64 range (largest "
+                    f"magnitude {np.abs(arr).max()}); pass `labels` to rate on an explicit scale."
                 )
             if ints is None:
                 bad = np.flatnonzero(arr != np.floor(arr)) if arr.dtype.kind == "f" else []
@@ -352,11 +396,16 @@ def check_weights(weights):
             f"got {weights!r}."
         )
     try:
-        mat = np.asarray(weights, dtype=np.float64)
+        mat = np.asarray(weights)
     except (TypeError, ValueError) as exc:
         raise TypeError(
             f"`weights` must be a name or a (K, K) numeric array; got {_describe(weights)}."
         ) from exc
+    if mat.dtype.kind not in "biuf":
+        raise TypeError(
+            f"`weights` must be a name or a (K, K) real numeric array; got dtype {mat.dtype}."
+        )
+    mat = mat.astype(np.float64)
     if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] == 0:
         raise ValueError(f"`weights` must be a square (K, K) matrix; got shape {mat.shape}.")
     if not np.all(np.isfinite(mat)):
@@ -414,12 +463,14 @@ def check_confusion(confusion) -> np.ndarray:
         raise TypeError(f"`confusion` must be numeric; got dtype {arr.dtype}.")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"`confusion` must be a square (K, K) table; got shape {arr.shape}.")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise ValueError("`confusion` must be finite; got NaN or inf.")
+    if arr.dtype.kind == "f":
+        arr = arr.astype(np.float64, copy=False)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("`confusion` must be finite; got NaN or inf.")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)
     if np.any(arr < 0):
         raise ValueError(f"`confusion` must be non-negative; got {_scalar(arr.min())}.")
-    if not arr.sum() > 0:
+    if not np.any(arr > 0):
         raise ValueError("`confusion` is all zeros; kappa needs at least one rated item.")
     return arr

@@ -189,9 +189,10 @@ def confusion_counts(a, b, lo, k):
     """K×K int64 table of (a − lo, b − lo) pairs.
 
     Returns ``(table, bad_a, bad_b)``: the index of the first item of ``a`` (or ``b``)
-    whose position falls outside [0, k), or −1. Item i counts into sub-table i % 4 (small tables), so
-    that consecutive increments of one cell do not wait on each other; the bounds test
-    only stops the loop, and the first bad item is located afterwards.
+    whose position falls outside [0, k), or −1. In small tables item i counts into
+    sub-table i % 4, so that consecutive increments of one cell do not wait on each
+    other; the bounds test only stops the loop, and the first bad item is located
+    afterwards.
     """
     kk = k * k
     mask = _SUBTABLES - 1 if kk <= _SUBTABLE_MAX_CELLS else 0
