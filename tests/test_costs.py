@@ -145,6 +145,18 @@ class TestExpectedCost:
         got = qwkit.expected_cost([[1, 1], [0, 2]], [[0, 1], [2, 0]])
         assert type(got) is float and got == 0.25
 
+    def test_extreme_magnitudes(self):
+        # Was a RuntimeWarning (overflow) for a confusion matrix near the float64 maximum.
+        assert qwkit.expected_cost([[1e308, 1e308], [0, 0]], [[1, 1], [1, 1]]) == 1.0
+        assert qwkit.expected_cost([[1e308, 1e308], [0, 0]], [[0, 1], [1, 0]]) == 0.5
+        assert qwkit.expected_cost([[1e-320, 0], [0, 1e-320]], [[1, 3], [3, 5]]) == 3.0
+        big = qwkit.expected_cost([[1, 1], [1, 1]], [[1e308, 1e308], [1e308, -1e308]])
+        assert big == pytest.approx(5e307, rel=1e-15)
+        table = np.array([[3, 1], [2, 4]])
+        cost = np.array([[0.5, 2.0], [1.5, 0.25]])
+        ref = qwkit.expected_cost(table, cost)
+        assert qwkit.expected_cost(table * 2.0**1000, cost * 2.0**-1070) == ref * 2.0**-1070
+
     @pytest.mark.parametrize(
         ("confusion", "cost", "exc", "match"),
         [
@@ -314,6 +326,20 @@ class TestInsuranceLossMatrix:
         with pytest.raises(exc, match=match):
             qwkit.insurance_loss_matrix(n, **kwargs)
 
+    def test_extreme_parameters(self):
+        # Was a RuntimeWarning (overflow): the premiums themselves exceed float64.
+        with pytest.raises(ValueError, match=r"`price_per_class` times the number of classes"):
+            qwkit.insurance_loss_matrix(3, price_per_class=1e308, cost_per_class=1.0)
+        with pytest.raises(ValueError, match=r"`cost_per_class` times the number of classes"):
+            qwkit.insurance_loss_matrix(3, price_per_class=1.0, cost_per_class=1e308)
+        # a willingness to pay beyond float64 is still "buys"
+        loss = qwkit.insurance_loss_matrix(
+            3, price_per_class=1e307, cost_per_class=1e307, tolerance=1.7e308
+        )
+        np.testing.assert_allclose(
+            loss, 1e307 * (np.arange(3)[:, None] - np.arange(3)), rtol=1e-15, atol=0
+        )
+
 
 class TestRiskClassModel:
     def test_equal_mass_classes(self):
@@ -355,6 +381,40 @@ class TestRiskClassModel:
     def test_bayes_with_certainty_rates_right(self):
         model = qwkit.risk_class_model(6)
         np.testing.assert_array_equal(qwkit.bayes_decision(np.eye(6), model.cost), np.arange(6))
+
+    def test_many_classes_match_the_scalar_formula(self):
+        # The absolute loss is evaluated for all (i, j) at once (it was a K² Python loop:
+        # 14 s for 2000 classes); spot-check it against numerical integration.
+        model = qwkit.risk_class_model(400, mean=1.0, sd=3.0)
+        assert model.cost.shape == (400, 400)
+        for i, j in [(0, 0), (0, 399), (199, 200), (399, 3), (250, 250)]:
+            want, mean_j = naive_risk_cost(400, i, j, mean=1.0, sd=3.0)
+            assert model.cost[i, j] == pytest.approx(want, rel=1e-7)
+            assert model.class_means[j] == pytest.approx(mean_j, rel=1e-9)
+
+    def test_extreme_parameters(self):
+        # Were an OverflowError (σ² with sd=1e300) and RuntimeWarnings (overflow).
+        with pytest.raises(ValueError, match=r"`sd` \(1e\+300\) is too large: the squared"):
+            qwkit.risk_class_model(3, sd=1e300, loss="squared")
+        with pytest.raises(ValueError, match=r"`mean` \(1e\+308\) and `sd` \(1e\+308\)"):
+            qwkit.risk_class_model(3, mean=1e308, sd=1e308)
+        with pytest.raises(ValueError, match=r"`sd` \(1e\+308\) is too large: the absolute"):
+            qwkit.risk_class_model(3, sd=1e308)
+        # large but representable: the costs scale with sd (absolute) or sd² (squared)
+        unit = qwkit.risk_class_model(3)
+        np.testing.assert_allclose(qwkit.risk_class_model(3, sd=1e300).cost, 1e300 * unit.cost)
+        squared = qwkit.risk_class_model(3, sd=1e150, loss="squared").cost
+        np.testing.assert_allclose(squared, 1e300 * qwkit.risk_class_model(3, loss="squared").cost)
+
+    def test_arrays_stay_read_only_after_pickle(self):
+        import copy
+        import pickle
+
+        model = qwkit.risk_class_model(4)
+        for other in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model)):
+            for name in ("edges", "class_means", "cost"):
+                assert not getattr(other, name).flags.writeable
+                np.testing.assert_array_equal(getattr(other, name), getattr(model, name))
 
     def test_classes_via_apply_thresholds(self):
         model = qwkit.risk_class_model(4, mean=10, sd=2)

@@ -93,6 +93,35 @@ class TestBayesDecision:
         with pytest.raises(TypeError, match="`proba` must be numeric"):
             call([["a", "b"]])
 
+    @pytest.mark.parametrize("func", ["bayes", "kappa"])
+    def test_ragged_sparse_and_nullable_input(self, func):
+        import scipy.sparse
+
+        def call(p):
+            if func == "bayes":
+                return qwkit.bayes_decision(p, 1 - np.eye(2))
+            return qwkit.kappa_decision(p)
+
+        # was numpy's raw "inhomogeneous shape" error
+        with pytest.raises(ValueError, match="`proba` must be a rectangular array"):
+            call([[0.2, 0.8], [1.0]])
+        # was "dtype object"
+        with pytest.raises(TypeError, match=r"`proba` must be a dense array.*\.toarray\(\)"):
+            call(scipy.sparse.csr_matrix(np.array([[0.2, 0.8], [0.6, 0.4]])))
+        # a data frame of nullable floats was a TypeError (dtype object)
+        frame = pd.DataFrame(
+            {"a": pd.array([0.2, 0.6], dtype="Float64"), "b": pd.array([0.8, 0.4], dtype="Float64")}
+        )
+        ref = call(frame.to_numpy(dtype=float))
+        np.testing.assert_array_equal(call(frame), ref)
+        frame.loc[1, "b"] = pd.NA
+        with pytest.raises(ValueError, match=r"`proba` has a missing value .* row 1, column 1"):
+            call(frame)
+
+    def test_ragged_cost(self):
+        with pytest.raises(ValueError, match="`cost` must be a rectangular array"):
+            qwkit.bayes_decision([[0.5, 0.5]], [[0, 1], [1]])
+
     def test_rows_within_tolerance_are_accepted(self):
         p = [[0.5, 0.5 + 5e-7], [0.3, 0.7 - 5e-7]]
         np.testing.assert_array_equal(qwkit.bayes_decision(p, 1 - np.eye(2)), [1, 1])

@@ -151,6 +151,15 @@ class TestSimulateEconomics:
         expected = np.diff(special.ndtr(np.concatenate(([-np.inf], theta, [np.inf]))))
         np.testing.assert_allclose(proba[0], expected, atol=1e-12)
 
+    def test_loss_matrix_is_read_only_also_after_pickle(self, tiny):
+        import copy
+        import pickle
+
+        for res in (tiny, pickle.loads(pickle.dumps(tiny)), copy.deepcopy(tiny)):
+            assert not res.loss.flags.writeable
+            np.testing.assert_array_equal(res.loss, tiny.loss)
+            assert [r.profit for r in res.rows] == [r.profit for r in tiny.rows]
+
     def test_to_csv(self, tiny, tmp_path):
         target = tmp_path / "economics.csv"
         assert tiny.to_csv(target) == target

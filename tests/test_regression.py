@@ -314,7 +314,7 @@ class TestKappaRegression:
             ({"X": np.ones((4, 2))}, ValueError, r"same number of samples; got 4 and 5"),
             ({"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]}, ValueError, r"`X` contains nan at row 4"),
             ({"X": [[0.0, np.inf]] * 5}, ValueError, r"`X` contains inf at row 0, column 1"),
-            ({"X": [["a", "b"]] * 5}, TypeError, r"`X` must hold numbers"),
+            ({"X": [["a", "b"]] * 5}, TypeError, r"`X` must be numeric"),
             ({"X": scipy.sparse.csr_matrix(np.eye(5))}, TypeError, r"`X` must be a dense"),
             ({"X": None}, TypeError, r"`X` must be a 2-D array-like"),
             ({"y": [1, 2, np.nan, 1, 2]}, ValueError, r"`y` contains nan"),
@@ -347,6 +347,223 @@ class TestKappaRegression:
             res.predict(X[:, :2])
         with pytest.raises(ValueError, match=r"`X` must be 2-D"):
             res.predict(X[0])
+
+    # -------------------------------------------------------------- numerical robustness
+
+    @pytest.mark.parametrize("fit_intercept", [True, False])
+    @pytest.mark.parametrize(
+        ("sx", "sy", "sw"),
+        [
+            (1.0, 1e-170, 1.0),  # was ZeroDivisionError
+            (1e-170, 1.0, 1.0),  # was statistic 0.0
+            (1.0, 1e160, 1.0),  # was statistic 0.0
+            (1e160, 1.0, 1.0),  # was overflow, then "SVD did not converge"
+            (1.0, 1.0, 1e307),  # was intercept nan
+            (1.0, 1.0, 1e-310),  # subnormal weights
+            (1e-300, 1e-300, 1e300),
+            (1e300, 1e300, 1e-300),
+        ],
+    )
+    def test_extreme_magnitudes_give_the_unscaled_model(self, sx, sy, sw, fit_intercept):
+        # Reviewer's data. Kappa is invariant under scaling X, y (together with the
+        # intercept) and the weights; the model scales with them.
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(20, 3))
+        y = rng.integers(0, 4, 20).astype(float)
+        ref = kappa_regression(X, y, fit_intercept=fit_intercept)
+        res = kappa_regression(
+            X * sx, y * sy, sample_weight=np.full(20, sw), fit_intercept=fit_intercept
+        )
+        if fit_intercept:  # the reviewer's unscaled value
+            assert ref.statistic == pytest.approx(0.5226383492672971, rel=1e-12)
+        assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+        assert res.least_squares_statistic == pytest.approx(ref.least_squares_statistic, rel=1e-12)
+        assert res.rank == ref.rank
+        np.testing.assert_allclose(res.coef * (sx / sy), ref.coef, rtol=1e-12)
+        assert res.intercept / sy == pytest.approx(ref.intercept, rel=1e-12, abs=1e-300)
+        np.testing.assert_allclose(res.predict(X * sx) / sy, ref.predict(X), rtol=1e-12)
+
+    @pytest.mark.parametrize("fit_intercept", [True, False])
+    def test_weight_scale_is_a_ridge_penalty_scale(self, fit_intercept):
+        # Σw(y − f)² + α‖β‖²: weights times c with α times c is the same ridge problem,
+        # also when c·w is subnormal or near the float64 maximum.
+        X, y, w = _data(n=40, d=3, weights=True)
+        ref = kappa_regression(X, y, alpha=2.0, sample_weight=w, fit_intercept=fit_intercept)
+        for c in (1e-310 / w.max(), 2.0**-1060, 1e307 / w.max()):
+            res = kappa_regression(
+                X, y, alpha=2.0 * c, sample_weight=w * c, fit_intercept=fit_intercept
+            )
+            _close(res.coef, ref.coef, rtol=1e-10)
+            assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+
+    def test_rescale_extreme_magnitudes(self):
+        rng = np.random.default_rng(0)
+        s = rng.normal(size=20)
+        y = rng.integers(0, 4, 20).astype(float)
+        ref = kappa_rescale(y, s)
+        for sx, sy in [(1e200, 1.0), (1e-200, 1.0), (1.0, 1e-300), (1e300, 1e300)]:
+            res = kappa_rescale(y * sy, s * sx)  # was overflow then LinAlgError at 1e200
+            assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+            assert res.slope * sx / sy == pytest.approx(ref.slope, rel=1e-12)
+
+    def test_coefficients_beyond_float64_are_an_error(self):
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(20, 3))
+        y = rng.integers(0, 4, 20).astype(float)
+        with pytest.raises(ValueError, match="coefficients exceed the float64 range"):
+            kappa_regression(X * 1e-200, y * 1e200)  # coefficients would be ~1e400
+
+    @pytest.mark.parametrize("tiny", [1e-14, 1e-100])
+    def test_column_units_do_not_change_rank_or_model(self, tiny):
+        # Reviewer's data: a column 1e-14 times the others was called rank-deficient
+        # (statistic 0.23 instead of 0.61, rank 2).
+        rng = np.random.default_rng(3)
+        X = rng.normal(size=(50, 3))
+        y = rng.integers(0, 5, 50).astype(float) + X[:, 1]
+        scale = np.array([1.0, tiny, 1e10])
+        for fit_intercept in (True, False):
+            ref = kappa_regression(X, y, fit_intercept=fit_intercept)
+            res = kappa_regression(X * scale, y, fit_intercept=fit_intercept)
+            assert res.rank == ref.rank == 3
+            assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+            np.testing.assert_allclose(res.coef * scale, ref.coef, rtol=1e-10)
+            np.testing.assert_allclose(res.predict(X * scale), ref.predict(X), rtol=1e-10)
+
+    def test_ridge_penalizes_the_columns_as_given(self):
+        # Equilibration must not change the ridge problem: with columns in different
+        # units the result is the exact ridge solution of the data as given (rational
+        # arithmetic), not that of the standardized data.
+        rng = np.random.default_rng(3)
+        X = rng.normal(size=(30, 3)) * [1.0, 1e-3, 1e4]
+        y = rng.integers(0, 5, 30).astype(float) + X[:, 1] * 1e3
+        for alpha in (1e-4, 0.5, 1e9):
+            res = kappa_regression(X, y, alpha=alpha)
+            direction = _exact_ridge_direction(X, y, alpha)
+            c = res.coef @ direction / (direction @ direction)
+            _close(res.coef, c * direction, rtol=1e-9)
+            kappa, _, _ = scipy_best_scale(X, y, None, direction)
+            assert res.statistic == pytest.approx(kappa, rel=1e-8)
+        # the penalty does act on the small-unit column: its signal is shrunk away
+        assert kappa_regression(X, y, alpha=0.5).statistic < kappa_regression(X, y).statistic - 0.1
+
+    @pytest.mark.parametrize("s", [3.0, 1e-6, 1e6])
+    def test_rank_deficient_minimum_norm_in_the_given_units(self, s):
+        rng = np.random.default_rng(1)
+        x1, x3 = rng.normal(size=(2, 40))
+        y = np.round(x1 + x3 + rng.normal(size=40))
+        X = np.c_[x1, x1 * s, x3, 2 * x3]  # two exact collinearities, columns unequal
+        res = kappa_regression(X, y)
+        xc = X - X.mean(axis=0)
+        beta = np.linalg.pinv(xc) @ (y - y.mean())  # minimum-norm least squares
+        assert res.rank == 2
+        c = res.coef @ beta / (beta @ beta)
+        _close(res.coef, c * beta, rtol=1e-9)
+
+    def test_predict_is_exact_for_features_far_from_zero(self):
+        # Reviewer: X = 1e8 + 1e-4·noise gave statistic 0.4395863 but the soft kappa of
+        # predict(X) 0.4396152 (intercept + X @ coef cancels catastrophically).
+        rng = np.random.default_rng(20261121)
+        noise = rng.normal(size=(200, 3))
+        y = np.clip(np.round(2 + noise @ [1.0, 0.5, -0.5] + rng.normal(size=200)), 0, 4)
+        X = 1e8 + 1e-4 * noise
+        res = kappa_regression(X, y)
+        assert soft_kappa_score(y, res.predict(X)) == pytest.approx(res.statistic, rel=1e-12)
+        ref = kappa_regression(X - 1e8, y)  # exact shift (Sterbenz): the same model
+        assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+        np.testing.assert_allclose(res.predict(X), ref.predict(X - 1e8), rtol=1e-10, atol=1e-10)
+        # `intercept` is the same model's intercept: consistent to its own rounding
+        assert res.intercept == pytest.approx(
+            ref.intercept - 1e8 * float(np.sum(ref.coef)), rel=1e-12
+        )
+
+    @pytest.mark.parametrize("fit_intercept", [True, False])
+    def test_statistics_clipped_against_rounding(self, fit_intercept):
+        # Reviewer: 1.0 and 1.0000000000000002 (1.0000000000000004 without intercept).
+        rng = np.random.default_rng(20261121)
+        for _ in range(30):
+            Xw = rng.normal(size=(5, 10))
+            yw = np.array([0, 1, 2, 3, 1.0])
+            res = kappa_regression(Xw, yw, fit_intercept=fit_intercept)
+            assert res.statistic <= 1.0
+            assert res.least_squares_statistic <= res.statistic
+            assert res.statistic == pytest.approx(1.0)
+        rng = np.random.default_rng(0)
+        Xw = rng.normal(size=(5, 10))
+        res = kappa_regression(Xw, [0, 1, 2, 3, 1.0], fit_intercept=fit_intercept)
+        assert -1.0 <= res.least_squares_statistic <= res.statistic <= 1.0
+
+    def test_result_arrays_are_read_only_copies(self):
+        import copy
+        import pickle
+
+        X, y, _ = _data(n=30, d=3)
+        res = kappa_regression(X, y)
+        for other in (pickle.loads(pickle.dumps(res)), copy.deepcopy(res)):
+            assert not other.coef.flags.writeable
+            np.testing.assert_array_equal(other.coef, res.coef)
+            np.testing.assert_array_equal(other.predict(X), res.predict(X))
+            assert other.statistic == res.statistic
+
+    def test_data_frames_of_nullable_dtypes(self):
+        import pandas as pd
+
+        X, y, _ = _data(n=20, d=2)
+        frame = pd.DataFrame({"a": pd.array(X[:, 0], dtype="Float64"), "b": X[:, 1]})
+        ref = kappa_regression(X, y)
+        np.testing.assert_array_equal(kappa_regression(frame, y).coef, ref.coef)
+        frame.loc[3, "a"] = pd.NA  # was a TypeError from float()
+        with pytest.raises(
+            ValueError, match=r"`X` has a missing value \(<NA>\) at row 3, column 0"
+        ):
+            kappa_regression(frame, y)
+
+    @pytest.mark.parametrize(
+        ("X", "exc", "match"),
+        [
+            (np.array([["1.5", "2"]] * 5), TypeError, r"`X` must be numeric; got dtype <U3"),
+            (
+                np.array(["2020-01-01", "2020-01-02"] * 5, dtype="datetime64[D]").reshape(5, 2),
+                TypeError,
+                r"`X` must be numeric; got dtype datetime64",
+            ),
+            (
+                np.array([[1.0, "2"]] * 5, dtype=object),
+                TypeError,
+                r"`X` must be numeric; got str '2' at row 0, column 1",
+            ),
+            ([[1.0, 2.0], [3.0]] * 3, ValueError, r"`X` must be a rectangular array"),
+        ],
+    )
+    def test_non_numeric_features_are_refused(self, X, exc, match):
+        # Were silently converted: datetimes to nanoseconds, "1.5" to 1.5.
+        with pytest.raises(exc, match=match):
+            kappa_regression(X, [1, 2, 3, 1, 2])
+
+
+def _exact_ridge_direction(X, y, alpha):
+    """argmin ‖X_c·β − y_c‖² + α‖β‖² in rational arithmetic (Gauss elimination)."""
+    from fractions import Fraction
+
+    rows = [[Fraction(float(v)) for v in row] for row in X]
+    ys = [Fraction(float(v)) for v in y]
+    n, d = len(rows), len(rows[0])
+    means = [sum(r[j] for r in rows) / n for j in range(d)]
+    xc = [[r[j] - means[j] for j in range(d)] for r in rows]
+    ym = sum(ys) / n
+    yc = [v - ym for v in ys]
+    a = [
+        [sum(r[i] * r[j] for r in xc) + (Fraction(alpha) if i == j else 0) for j in range(d)]
+        + [sum(r[i] * t for r, t in zip(xc, yc, strict=True))]
+        for i in range(d)
+    ]
+    for i in range(d):
+        for k in range(i + 1, d):
+            f = a[k][i] / a[i][i]
+            a[k] = [u - f * v for u, v in zip(a[k], a[i], strict=True)]
+    beta = [Fraction(0)] * d
+    for i in reversed(range(d)):
+        beta[i] = (a[i][d] - sum(a[i][j] * beta[j] for j in range(i + 1, d))) / a[i][i]
+    return np.array([float(b) for b in beta])
 
 
 class TestKappaRescale:
@@ -434,6 +651,8 @@ class TestKappaRescale:
             ([1, 2, 3], [0.1, np.inf, 0.3], ValueError, r"`y_score` contains inf"),
             ([1, np.nan, 3], [0.1, 0.2, 0.3], ValueError, r"`y_true` contains nan"),
             ([2, 2, 2], [0.1, 0.2, 0.3], ValueError, r"`y_true` must take at least two"),
+            # the Python value, not np.float64(2.0)
+            ([2.0, 2, 2], [0.1, 0.2, 0.3], ValueError, r"got the single value 2\.0\. Kappa"),
             ([1, 2, 3], [[0.1, 0.2, 0.3]], ValueError, r"`y_score` must be 1-D"),
             ([1, 2, 3], ["a", "b", "c"], TypeError, r"`y_score` must be numeric"),
         ],

@@ -144,6 +144,17 @@ class TestKappaRegressor:
         np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-10)
         np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-10)
 
+    def test_predict_is_exact_for_features_far_from_zero(self):
+        # predict used X @ coef_ + intercept_, which cancels catastrophically here.
+        rng = np.random.default_rng(SEED)
+        noise = rng.normal(size=(200, 3))
+        y = np.clip(np.round(2 + noise @ [1.0, 0.5, -0.5] + rng.normal(size=200)), 0, 4)
+        X = 1e8 + 1e-4 * noise
+        model = KappaRegressor().fit(X, y)
+        assert model.score(X, y) == pytest.approx(model.statistic_, rel=1e-12)
+        ref = KappaRegressor().fit(X - 1e8, y)
+        np.testing.assert_allclose(model.predict(X), ref.predict(X - 1e8), rtol=1e-10)
+
     def test_pipeline_with_scaler(self):
         # Standardizing the features is an invertible affine map of X, so the unpenalized
         # kappa-optimal model and its predictions do not change.
@@ -315,6 +326,16 @@ class _NoWeights(RegressorMixin, BaseEstimator):
         return self.model_.predict(X)
 
 
+class _MustNotFit(RegressorMixin, BaseEstimator):
+    """A regressor that fails the test if it is ever fitted."""
+
+    def fit(self, X, y, sample_weight=None):
+        raise AssertionError("fit must not be reached")
+
+    def predict(self, X):  # pragma: no cover - never fitted
+        raise AssertionError("predict must not be reached")
+
+
 class TestOptimalRounder:
     def test_out_of_fold_thresholds_then_refit(self):
         X, y = _ordinal_data()
@@ -422,9 +443,6 @@ class TestOptimalRounder:
 
     def test_integer_weights_are_repeated_rows(self):
         X, y = _ordinal_data(80)
-        # Positive weights: with a zero weight the row's score still shapes a cut point
-        # (cut points sit midway between neighbouring scores), so weight 0 and removal
-        # give equally optimal but different thresholds.
         sw = np.random.default_rng(SEED).integers(1, 4, size=y.shape[0])
         weighted = OptimalRounder(cv=None).fit(X, y, sample_weight=sw)
         repeated = OptimalRounder(cv=None).fit(np.repeat(X, sw, axis=0), np.repeat(y, sw))
@@ -509,6 +527,39 @@ class TestOptimalRounder:
         y[:2] = 5  # a class with two members cannot be spread over five folds
         with pytest.warns(UserWarning, match="least populated class"):
             OptimalRounder(LinearRegression()).fit(X, y)
+
+    def test_scale_problems_are_found_before_any_fit(self):
+        # A `weights` matrix of the wrong size was reported after all the CV fits, naming
+        # `y_true`; a scale of more than 10,000 classes too.
+        X, y = _ordinal_data(60)
+        with pytest.raises(ValueError, match=r"`weights` has shape \(3, 3\) .* `y` has 5"):
+            OptimalRounder(_MustNotFit(), weights=np.ones((3, 3))).fit(X, y)
+        with pytest.raises(ValueError, match="`labels` has 12000 categories"):
+            OptimalRounder(_MustNotFit(), labels=np.arange(12_000)).fit(X, y)
+
+    def test_classes_and_thresholds_are_copies(self):
+        X, y = _ordinal_data(80)
+        labels = np.arange(5)
+        model = OptimalRounder(labels=labels, cv=None).fit(X, y)
+        assert model.classes_ is not labels
+        before = model.predict(X)
+        labels[:] = [9, 9, 9, 9, 9]  # the caller's array changes afterwards
+        np.testing.assert_array_equal(model.classes_, np.arange(5))
+        np.testing.assert_array_equal(model.predict(X), before)
+        assert not np.shares_memory(model.thresholds_, model.threshold_result_.thresholds)
+
+    def test_zero_weights_are_dropped_rows_without_cv(self):
+        # docs/sklearn.md: with cv=None a zero weight equals removing the row (for a
+        # regressor that treats zero weights as absent, as KappaRegressor does).
+        X, y = _ordinal_data(80)
+        sw = np.random.default_rng(SEED).integers(0, 3, size=y.shape[0]).astype(float)
+        weighted = OptimalRounder(cv=None).fit(X, y, sample_weight=sw)
+        kept = sw > 0
+        dropped = OptimalRounder(cv=None).fit(X[kept], y[kept], sample_weight=sw[kept])
+        np.testing.assert_allclose(weighted.thresholds_, dropped.thresholds_, rtol=1e-12)
+        assert weighted.threshold_result_.statistic == pytest.approx(
+            dropped.threshold_result_.statistic, rel=1e-12
+        )
 
     def test_bad_inputs(self):
         X, y = _ordinal_data(60)

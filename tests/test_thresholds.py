@@ -258,6 +258,65 @@ class TestOptimizeThresholds:
         with pytest.raises(TypeError, match="`y_score`"):
             qwkit.optimize_thresholds([0, 1, 2], ["a", "b", "c"])
 
+    @pytest.mark.parametrize("exponent", [-1072, -1030, 1000, 1022])
+    def test_extreme_sample_weights_are_a_common_factor(self, exponent):
+        # Kappa is a ratio: weights times a power of two (exact, down to subnormal and up
+        # to the float64 maximum) give exactly the same thresholds and kappa.
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 4, 60)
+        s = y + rng.normal(0, 0.8, 60)
+        w = rng.integers(1, 4, 60).astype(float)
+        ref = qwkit.optimize_thresholds(y, s, sample_weight=w)
+        got = qwkit.optimize_thresholds(y, s, sample_weight=np.ldexp(w, exponent))
+        np.testing.assert_array_equal(got.thresholds, ref.thresholds)
+        assert got.statistic == ref.statistic
+        assert got.certificate.ratio == ref.certificate.ratio
+
+    def test_reviewer_subnormal_and_huge_weights(self):
+        # [1e-310] * 4 gave nan; [1e308] * 5 a wrong "zero chance-expected disagreement".
+        y, s = [0, 1, 2, 3, 1], [0.1, 0.5, 0.4, 0.9, 0.3]
+        ref = qwkit.optimize_thresholds(y, s)
+        for w in ([1e-310] * 5, [1e308] * 5):
+            got = qwkit.optimize_thresholds(y, s, sample_weight=w)
+            assert got.statistic == ref.statistic
+            np.testing.assert_array_equal(got.thresholds, ref.thresholds)
+
+    @pytest.mark.parametrize(
+        "labels",
+        [
+            np.arange(12_000),  # said "Pass `labels`" although labels were passed
+            np.arange(12_000) + 0.5,
+            np.array([f"c{i:05d}" for i in range(12_000)]),
+        ],
+        ids=["int", "float", "str"],
+    )
+    def test_at_most_10000_classes(self, labels):
+        # The dynamic program stores int16 class pointers (K ≤ 10,000 assumed).
+        with pytest.raises(ValueError, match=r"`labels` has 12000 categories; at most 10000"):
+            qwkit.optimize_thresholds(labels[:3], [0.1, 0.2, 0.3], labels=labels)
+        if labels.dtype.kind == "U":  # the scale made of the distinct ratings
+            with pytest.raises(ValueError, match="`y_true` has 12000 distinct ratings"):
+                qwkit.optimize_thresholds(labels, np.arange(12_000.0))
+
+    def test_result_does_not_share_memory(self):
+        import copy
+        import pickle
+
+        y = [0, 1, 2, 3, 1, 2]
+        s = [0.1, 0.5, 0.4, 0.9, 0.3, 0.6]
+        labels = np.array([0, 1, 2, 3])
+        res = qwkit.optimize_thresholds(y, s, labels=labels)
+        before = res.predict(s)
+        labels[:] = [9, 9, 9, 9]  # the caller's array changes afterwards
+        np.testing.assert_array_equal(res.labels, [0, 1, 2, 3])
+        np.testing.assert_array_equal(res.predict(s), before)
+        for other in (res, pickle.loads(pickle.dumps(res)), copy.deepcopy(res)):
+            assert not other.thresholds.flags.writeable
+            assert not other.labels.flags.writeable
+            np.testing.assert_array_equal(other.thresholds, res.thresholds)
+            with pytest.raises(ValueError, match="read-only"):
+                other.thresholds[0] = 0.0
+
 
 class TestApplyThresholds:
     def test_right_closed_convention(self):

@@ -48,6 +48,7 @@ from scipy import special
 
 from qwkit import _kappa
 from qwkit import _validation as _v
+from qwkit._results import freeze_arrays, reduce_dataclass
 
 __all__ = [
     "RiskClassModel",
@@ -68,14 +69,9 @@ def check_cost(cost, k: int | None = None, *, name: str = "cost") -> np.ndarray:
     """A (K, K) float64 matrix of finite costs (any sign); K must equal ``k`` if given."""
     if cost is None or isinstance(cost, (str, bytes)):
         raise TypeError(f"`{name}` must be a (K, K) numeric array; got {cost!r}.")
-    if hasattr(cost, "to_numpy") and not isinstance(cost, np.ndarray):
-        cost = cost.to_numpy()
-    arr = np.asarray(cost)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
+    arr = _v.as_real_array(cost, name)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"`{name}` must be a square (K, K) matrix; got shape {arr.shape}.")
-    arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"`{name}` must be finite; got a matrix containing NaN or inf.")
     if k is not None and arr.shape[0] != k:
@@ -160,8 +156,13 @@ def expected_cost(confusion, cost) -> float:
     """
     table = _v.check_confusion(confusion)
     mat = check_cost(cost, table.shape[0])
+    # Both scaled by powers of two (exact) to a largest entry below 1, so that no sum
+    # or product overflows or underflows; the mean cost is then at most 1 in size.
     table = table.astype(np.float64)
-    return float(np.sum(table * mat) / table.sum())  # (eq. C1)
+    table = np.ldexp(table, -int(np.frexp(table.max())[1]))
+    unit = int(np.frexp(np.max(np.abs(mat)))[1])
+    mean = np.sum(table * np.ldexp(mat, -unit)) / table.sum()  # (eq. C1)
+    return float(np.ldexp(mean, unit))
 
 
 def cost_matrix(n_classes, kind="quadratic") -> np.ndarray:
@@ -292,10 +293,17 @@ def insurance_loss_matrix(
     unit_cost = _check_real(cost_per_class, "cost_per_class")
     tol = _check_real(tolerance, "tolerance")
     cls = np.arange(1, k + 1, dtype=np.float64)
+    for value, name in ((price, "price_per_class"), (unit_cost, "cost_per_class")):
+        if not np.isfinite(value * k):
+            raise ValueError(
+                f"`{name}` times the number of classes ({k}) exceeds the float64 range; "
+                f"got {value!r}. Express the money in larger units."
+            )
     premium = price * cls[None, :]  # price of rating j
     claims = unit_cost * cls[:, None]  # expected cost of true class i
-    buys = premium < price * cls[:, None] + tol  # willingness to pay   (eq. C2)
-    profit = np.where(buys, premium - claims, 0.0)  # (eq. C2)
+    with np.errstate(over="ignore"):  # an infinite willingness to pay is right here
+        buys = premium < price * cls[:, None] + tol  # willingness to pay   (eq. C2)
+    profit = np.where(buys, premium - claims, 0.0)  # (eq. C2); both ≥ 0: no overflow
     return 0.0 - profit  # loss = −profit, never −0.0   (eq. C3)
 
 
@@ -323,6 +331,12 @@ class RiskClassModel:
     cost: np.ndarray
     loss: str
 
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
 
 def _truncated_moments(a: np.ndarray, b: np.ndarray):
     """Mass, mean and variance of a standard normal restricted to (a, b] (a, b may be ±inf)."""
@@ -339,12 +353,13 @@ def _phi(x):
     return np.exp(-0.5 * np.square(x)) / np.sqrt(2.0 * np.pi)
 
 
-def _absolute_deviation(a: float, b: float, c: float) -> float:
-    """∫ₐᵇ |u − c| φ(u) du for a standard normal density φ (∫ u φ du = −φ)."""
-    m = min(max(c, a), b)  # split point inside [a, b]
+def _absolute_deviation(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """∫ₐᵇ |u − c| φ(u) du for a standard normal density φ (∫ u φ du = −φ), element-wise
+    over the broadcast of a, b (interval ends, ±inf allowed) and c."""
+    m = np.minimum(np.maximum(c, a), b)  # split point inside [a, b]
     below = c * (special.ndtr(m) - special.ndtr(a)) + (_phi(m) - _phi(a))
     above = (_phi(m) - _phi(b)) - c * (special.ndtr(b) - special.ndtr(m))
-    return float(below + above)
+    return below + above
 
 
 def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskClassModel:
@@ -423,14 +438,21 @@ def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskCla
     mass, u_mean, u_var = _truncated_moments(lo, hi)
     if loss == "squared":  # Var(R | i) + (mᵢ − mⱼ)²   (eq. C4)
         gap = u_mean[:, None] - u_mean[None, :]
-        cost = sigma**2 * (u_var[:, None] + gap * gap)
-    else:  # E[|R − mⱼ| | i]   (eq. C4)
-        cost = np.empty((k, k))
-        for i in range(k):
-            for j in range(k):
-                cost[i, j] = sigma * _absolute_deviation(lo[i], hi[i], u_mean[j]) / mass[i]
-    arrays = (mu + sigma * cuts, mu + sigma * u_mean, cost)
-    for arr in arrays:
-        arr.flags.writeable = False
-    edges, class_means, cost = arrays
+        unit_cost = u_var[:, None] + gap * gap
+    else:  # E[|R − mⱼ| | i] / σ   (eq. C4), all (i, j) at once
+        unit_cost = _absolute_deviation(lo[:, None], hi[:, None], u_mean[None, :])
+        unit_cost /= mass[:, None]
+    with np.errstate(over="ignore"):  # out-of-range results are reported below
+        edges, class_means = mu + sigma * cuts, mu + sigma * u_mean
+        cost = sigma * (sigma * unit_cost) if loss == "squared" else sigma * unit_cost
+    if not (np.all(np.isfinite(edges)) and np.all(np.isfinite(class_means))):
+        raise ValueError(
+            f"`mean` ({mean!r}) and `sd` ({sd!r}) put class edges or means beyond the "
+            "float64 range; model the risk in smaller units."
+        )
+    if not np.all(np.isfinite(cost)):
+        raise ValueError(
+            f"`sd` ({sd!r}) is too large: the {loss} costs exceed the float64 range; "
+            "model the risk in smaller units."
+        )
     return RiskClassModel(edges=edges, class_means=class_means, cost=cost, loss=loss)

@@ -29,21 +29,19 @@ _MAX_ITER = 200
 
 
 def _check_proba(proba) -> np.ndarray:
-    """(n, K) float64 matrix of finite, non-negative rows summing to 1 (± 1e-6)."""
+    """(n, K) float64 matrix of finite, non-negative rows summing to 1 (± 1e-6).
+
+    Data frames of nullable dtypes are accepted; a missing value is a ValueError.
+    """
     if proba is None or isinstance(proba, (str, bytes)):
         raise TypeError(f"`proba` must be a 2-D array of probabilities; got {proba!r}.")
-    if hasattr(proba, "to_numpy") and not isinstance(proba, np.ndarray):
-        proba = proba.to_numpy()
-    arr = np.asarray(proba)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`proba` must be numeric; got dtype {arr.dtype}.")
+    arr = _v.as_real_array(proba, "proba")
     if arr.ndim != 2:
         raise ValueError(
             f"`proba` must be 2-D of shape (n_samples, n_classes); got shape {arr.shape}."
         )
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"`proba` must not be empty; got shape {arr.shape}.")
-    arr = arr.astype(np.float64)
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])

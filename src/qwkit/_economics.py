@@ -50,13 +50,13 @@ from qwkit import _costs
 from qwkit._datasets import load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._kappa import confusion_matrix, kappa_from_confusion
+from qwkit._results import freeze_arrays, reduce_dataclass
 from qwkit._thresholds import optimize_thresholds
 
 __all__ = ["EconomicsResult", "EconomicsRow", "simulate_economics"]
 
 RULES = ("kappa_thresholds", "bayes_profit", "kappa_decision", "rounding", "top_class", "perfect")
 _DEFAULT_NOISE = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
-_MIN_TRAIN_PER_CLASS = 2
 
 
 # ---------------------------------------------------------------------------- results
@@ -149,7 +149,7 @@ class EconomicsResult:
     price_per_class, cost_per_class, tolerance : float
         The insurance model (:func:`insurance_loss_matrix`).
     loss : ndarray of shape (K, K)
-        The insurance loss matrix of the synthetic data.
+        The insurance loss matrix of the synthetic data (read-only).
     """
 
     rows: tuple[EconomicsRow, ...]
@@ -163,6 +163,12 @@ class EconomicsResult:
     cost_per_class: float
     tolerance: float
     loss: np.ndarray
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
 
     def to_csv(self, path) -> Path:
         """Write the table as CSV (one header line, then one line per row), atomically.
@@ -622,7 +628,6 @@ def simulate_economics(
         price_per_class=price_per_class, cost_per_class=cost_per_class, tolerance=tolerance
     )
     loss = _costs.insurance_loss_matrix(k, **insurance)
-    loss.flags.writeable = False
 
     rng = np.random.default_rng(seed_value)
     rows: list[EconomicsRow] = []

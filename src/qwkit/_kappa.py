@@ -260,6 +260,13 @@ def _positions_on_scale(y, labels, name: str) -> tuple[np.ndarray, np.ndarray]:
     """
     names = (name, name)
     r = _v.prepare_ratings(y, y, labels, names=names)
+    if r.n_classes is not None and r.n_classes > _v.MAX_DENSE_CLASSES:
+        what = "`labels` has" if labels is not None else f"`{name}` has"
+        unit = "categories" if labels is not None else "distinct ratings"
+        raise ValueError(
+            f"{what} {r.n_classes} {unit}; at most {_v.MAX_DENSE_CLASSES} categories are "
+            "supported here."
+        )
     if r.checked:  # positions on an explicit or text scale, already validated
         return np.asarray(r.a, dtype=np.int64), r.labels.values
     offset, k = _scale(r)

@@ -21,6 +21,7 @@ import numpy as np
 from qwkit import _kappa
 from qwkit import _validation as _v
 from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
+from qwkit._results import freeze_arrays, reduce_dataclass
 from qwkit._warnings import ConvergenceWarning
 
 __all__ = [
@@ -67,6 +68,7 @@ class ThresholdResult:
         ``thresholds[j − 1] < s <= thresholds[j]`` (see :func:`apply_thresholds`).
         ``-inf`` / ``+inf`` mark classes below / above every fitted score that the
         optimum leaves empty; equal cut points mark empty classes in between.
+        Read-only, like `labels`: both are copies, never the caller's arrays.
     statistic : float
         The in-sample kappa of the fitted classes — the global maximum over every
         assignment that cut points can produce.
@@ -81,6 +83,12 @@ class ThresholdResult:
     labels: np.ndarray
     certificate: DinkelbachCertificate = field(repr=False)
 
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
     def predict(self, y_score) -> np.ndarray:
         """Classes (values of ``labels``) of new scores; see :func:`apply_thresholds`."""
         return apply_thresholds(y_score, self.thresholds, labels=self.labels)
@@ -89,18 +97,20 @@ class ThresholdResult:
 # ---------------------------------------------------------------------------- validation
 
 
-def _true_codes(y_true, labels):
-    """y_true → (positions 0..K−1 as int64, the scale as an array)."""
-    return _kappa._positions_on_scale(y_true, labels, "y_true")
+def codes_on_scale(y, labels, name: str):
+    """Ratings → (positions 0..K−1 as int64, the scale as an array), K ≤ 10,000 (the
+    dynamic program stores int16 class pointers)."""
+    return _kappa._positions_on_scale(y, labels, name)
 
 
-def _weight_table(weights, k: int) -> np.ndarray:
+def weight_table(weights, k: int, name: str = "y_true") -> np.ndarray:
+    """The (K, K) disagreement weights for a scale of K classes (`name`: the ratings)."""
     kind = _v.check_weights(weights)
     if isinstance(kind, str):
         return _kappa._named_weights(k, kind)  # integer-valued: exact sums of counts
     if kind.shape[0] != k:
         raise ValueError(
-            f"`weights` has shape {kind.shape} but the rating scale of `y_true` has {k} "
+            f"`weights` has shape {kind.shape} but the rating scale of `{name}` has {k} "
             "categories; pass `labels` to fix the scale."
         )
     return kind
@@ -200,7 +210,8 @@ default="quadratic"
     ValueError
         Scores that are NaN or infinite, mismatched lengths, fewer than two distinct
         true ratings (of positive weight), a weight matrix that does not match the scale
-        or under which kappa is undefined for every assignment, bad ``sample_weight``.
+        or under which kappa is undefined for every assignment, bad ``sample_weight``,
+        more than 10,000 classes.
     TypeError
         Non-numeric scores or unsupported rating types.
 
@@ -251,7 +262,7 @@ default="quadratic"
     >>> round(qwkit.kappa_score(y, res.predict(score)), 6)
     0.909091
     """
-    codes, scale = _true_codes(y_true, labels)
+    codes, scale = codes_on_scale(y_true, labels, "y_true")
     n = codes.shape[0]
     scores = _kappa._real_vector(y_score, "y_score")
     if scores.shape[0] != n:
@@ -260,10 +271,13 @@ default="quadratic"
         )
     sw = _v.check_sample_weight(sample_weight, n)
     k = int(scale.shape[0])
-    wmat = np.ascontiguousarray(_weight_table(weights, k), dtype=np.float64)
+    wmat = np.ascontiguousarray(weight_table(weights, k), dtype=np.float64)
     if sw is None:
         w = np.ones(n)
     else:  # zero weight = dropped row, also for where the cut points land
+        # A power of two (exact) puts the largest weight in [1, 2): sums of huge weights
+        # cannot overflow nor subnormal ones vanish; kappa is a ratio, unchanged.
+        sw = np.ldexp(sw, 1 - int(np.frexp(sw.max())[1]))
         kept = sw > 0
         codes, scores, w = codes[kept], scores[kept], sw[kept]
     h = np.bincount(codes, weights=w, minlength=k)

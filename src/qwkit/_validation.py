@@ -17,6 +17,7 @@ from qwkit import _kernels
 __all__ = [
     "MAX_DENSE_CLASSES",
     "Ratings",
+    "as_real_array",
     "check_confusion",
     "check_replace_undefined_by",
     "check_sample_weight",
@@ -62,16 +63,13 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
     items = values.tolist()
     kinds = set()
     for i, item in enumerate(items):
-        if item is None or (isinstance(item, float) and item != item):
+        if _is_missing(item):
             raise ValueError(f"`{name}` contains a missing value ({item!r}) at index {i}.")
         if isinstance(item, str):
             kinds.add("str")
         elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(item, complex):
             kinds.add("number")
         else:
-            missing = type(item).__name__ in {"NAType", "NaTType"}
-            if missing:
-                raise ValueError(f"`{name}` contains a missing value ({item!r}) at index {i}.")
             raise TypeError(
                 f"`{name}` must hold numbers or strings; got {type(item).__name__} "
                 f"{item!r} at index {i}."
@@ -457,8 +455,10 @@ def check_confusion(confusion) -> np.ndarray:
         raise TypeError(f"`confusion` must be a (K, K) array; got {confusion!r}.")
     try:
         arr = np.asarray(confusion)
-    except (TypeError, ValueError) as exc:  # pragma: no cover - ragged input
-        raise TypeError(f"`confusion` must be a (K, K) numeric array; got {exc}.") from exc
+    except ValueError as exc:  # ragged nesting
+        raise ValueError(
+            "`confusion` must be a square (K, K) table; got rows of different lengths."
+        ) from exc
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"`confusion` must be numeric; got dtype {arr.dtype}.")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
@@ -474,3 +474,78 @@ def check_confusion(confusion) -> np.ndarray:
     if not np.any(arr > 0):
         raise ValueError("`confusion` is all zeros; kappa needs at least one rated item.")
     return arr
+
+
+# ---------------------------------------------------------------------------- matrices
+
+
+def _position(index: int, shape: tuple[int, ...]) -> str:
+    where = np.unravel_index(index, shape)
+    if len(shape) == 2:
+        return f"row {int(where[0])}, column {int(where[1])}"
+    return f"index {tuple(int(i) for i in where)}"
+
+
+def _is_missing(item) -> bool:
+    """None, NaN, or pandas' NA / NaT (checked only when pandas is already imported)."""
+    if item is None or (isinstance(item, float) and item != item):
+        return True
+    pd = sys.modules.get("pandas")
+    return pd is not None and (item is pd.NA or item is pd.NaT)
+
+
+def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
+    """Object array (e.g. a data frame of nullable dtypes) → float64, or a clear error."""
+    items = arr.ravel().tolist()
+    numeric = (numbers.Real, np.bool_)
+    if not all(issubclass(t, numeric) for t in set(map(type, items))):
+        for i, item in enumerate(items):
+            if _is_missing(item):
+                raise ValueError(
+                    f"`{name}` has a missing value ({item!r}) at {_position(i, arr.shape)}; "
+                    "fill or drop it first."
+                )
+            if not isinstance(item, numeric):
+                raise TypeError(
+                    f"`{name}` must be numeric; got {type(item).__name__} {item!r} at "
+                    f"{_position(i, arr.shape)}."
+                )
+    try:
+        return np.array(items, dtype=np.float64).reshape(arr.shape)
+    except OverflowError as exc:
+        raise ValueError(f"`{name}` holds a number beyond the float64 range.") from exc
+
+
+def as_real_array(values, name: str) -> np.ndarray:
+    """An array-like of real numbers → float64 ndarray (any shape), or a clear error.
+
+    Accepts ndarrays, nested sequences and data frames (pandas nullable dtypes
+    included: a missing value is a ValueError naming its row and column). Sparse
+    matrices, ragged nesting, and non-numeric dtypes (strings, even numeric-looking
+    ones; datetimes; complex) are refused.
+    """
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"`{name}` must be an array-like of numbers; got {values!r}.")
+    if hasattr(values, "tocsr") or type(values).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"`{name}` must be a dense array; got a sparse {type(values).__name__}, which is "
+            f"not supported. Convert it with `{name}.toarray()`."
+        )
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        values = values.to_numpy()
+    try:
+        arr = np.asarray(values)
+    except ValueError as exc:  # ragged nesting
+        raise ValueError(
+            f"`{name}` must be a rectangular array; got nested sequences of different lengths."
+        ) from exc
+    except TypeError as exc:  # pragma: no cover - exotic objects
+        raise TypeError(f"`{name}` must be an array-like of numbers; got {exc}.") from exc
+    kind = arr.dtype.kind
+    if kind == "O":
+        return _objects_to_float(arr, name)
+    if kind == "c":
+        raise TypeError(f"`{name}` must be real; got complex dtype {arr.dtype}.")
+    if kind not in "biuf":
+        raise TypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
+    return np.asarray(arr, dtype=np.float64)

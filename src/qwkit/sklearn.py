@@ -36,11 +36,10 @@ from sklearn.utils import assert_all_finite, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from qwkit import _kappa
 from qwkit import _validation as _v
 from qwkit._kappa import kappa_score, soft_kappa_score
-from qwkit._regression import kappa_regression
-from qwkit._thresholds import apply_thresholds, optimize_thresholds
+from qwkit._regression import _centered_predict, kappa_regression
+from qwkit._thresholds import apply_thresholds, codes_on_scale, optimize_thresholds, weight_table
 
 __all__ = ["KappaRegressor", "OptimalRounder", "kappa_scorer", "soft_kappa_scorer"]
 
@@ -77,7 +76,10 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
     coef_ : ndarray of shape (n_features,)
         Coefficients.
     intercept_ : float
-        Intercept (0.0 with ``fit_intercept=False``).
+        Intercept (0.0 with ``fit_intercept=False``). ``predict`` computes the same
+        model as ``ȳ + (X − x̄) @ coef_`` with the weighted means of the fit, which
+        keeps full precision for features far from zero (see
+        :meth:`qwkit.KappaRegressionResult.predict`).
     statistic_ : float
         In-sample soft quadratic weighted kappa of the fitted model.
     rank_ : int
@@ -148,10 +150,11 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         self.intercept_ = result.intercept
         self.statistic_ = result.statistic
         self.rank_ = result.rank
+        self._means = (result._x_mean, result._y_mean)  # for predict, as the result's
         return self
 
     def predict(self, X):
-        """Real-valued predictions ``X @ coef_ + intercept_``.
+        """Real-valued predictions ``X @ coef_ + intercept_`` (computed centered).
 
         Parameters
         ----------
@@ -163,7 +166,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
+        return _centered_predict(X, self.coef_, *self._means)
 
     def score(self, X, y, sample_weight=None):
         """Soft quadratic weighted kappa of ``predict(X)`` against `y` (not R²).
@@ -189,7 +192,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
 def _ratings_scale(y, labels):
     """Ratings → (regression target, the ordered scale): the ratings themselves when
     they are numbers, their positions 0..K−1 on the scale otherwise (strings)."""
-    codes, scale = _kappa._positions_on_scale(y, labels, "y")
+    codes, scale = codes_on_scale(y, labels, "y")
     numeric = scale.dtype.kind in "biuf"
     target = scale[codes].astype(np.float64) if numeric else codes.astype(np.float64)
     return target, codes, scale
@@ -344,7 +347,7 @@ default="quadratic"
         if self.labels is None:
             check_classification_targets(y)
         base = self._base_estimator()
-        _v.check_weights(self.weights)  # fail before any fitting
+        weights = _v.check_weights(self.weights)  # fail before any fitting
         if isinstance(self.cv, str):
             raise ValueError(
                 "`cv` must be an int, a cross-validation splitter, an iterable of splits or "
@@ -352,6 +355,8 @@ default="quadratic"
                 "sklearn.frozen.FrozenEstimator and pass cv=None."
             )
         target, codes, scale = _ratings_scale(y, self.labels)
+        if not isinstance(weights, str):  # a matrix must match the scale, before any fit
+            weight_table(weights, scale.shape[0], "y")
         sw = _v.check_sample_weight(sample_weight, y.shape[0])
         present = np.bincount(codes, weights=sw, minlength=scale.shape[0]) > 0
         if np.count_nonzero(present) < 2:
@@ -386,8 +391,8 @@ default="quadratic"
             y, scores, labels=scale, weights=self.weights, sample_weight=sw
         )
         self.estimator_ = estimator
-        self.classes_ = scale
-        self.thresholds_ = result.thresholds
+        self.classes_ = np.array(result.labels)  # writeable copies, never `labels` itself
+        self.thresholds_ = np.array(result.thresholds)
         self.threshold_result_ = result
         return self
 
