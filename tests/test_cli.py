@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 import qwkit
-from qwkit.cli import _io
+from qwkit.cli import _io, _output
 from qwkit.cli._app import app
 
 DATA = Path(__file__).parent / "data"
@@ -55,16 +55,15 @@ def as_json(*args):
 
 
 def fails(*args, code=1):
-    """Run a failing command: exit code, one line on stderr, no traceback."""
+    """Run a failing command: exit code, one line on stderr, no traceback; usage errors
+    (exit code 2) are one line too."""
     result = run(*args)
     assert result.exit_code == code, (result.stdout, result.stderr)
     assert "Traceback" not in result.stdout + result.stderr
-    if code == 1:
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1, lines
-        assert lines[0].startswith("qwkit: error: ")
-        return lines[0]
-    return result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("qwkit: error: " if code == 1 else "qwkit: usage error: ")
+    return lines[0]
 
 
 def _expsy():
@@ -297,7 +296,10 @@ class TestThresholdsFit:
         assert out["thresholds"][-2:] == ["inf", "inf"]  # classes 5, 6 are left empty
         target = tmp_path / "out.csv"
         ok("thresholds", "apply", ANXIETY, "-s", "rater2", "--thresholds", spec_path, "-o", target)
-        written = pacsv.read_csv(target)["rater2_class"].to_numpy()
+        # the provenance comment line of the input is kept above the header
+        assert target.read_text().splitlines()[0] == ANXIETY.read_text().splitlines()[0]
+        written = pacsv.read_csv(target, read_options=pacsv.ReadOptions(skip_rows=1))
+        written = written["rater2_class"].to_numpy()
         np.testing.assert_array_equal(written, ref.predict(np.array(RATER2, float)))
 
     def test_table_output(self, wine_files):
@@ -609,7 +611,7 @@ class TestAtomicWrite:
     def test_failure_keeps_the_old_file_and_no_temporary(self, tmp_path):
         target = tmp_path / "out.txt"
         target.write_text("old")
-        with pytest.raises(RuntimeError), _io.atomic_path(target) as tmp:
+        with pytest.raises(RuntimeError), _output.atomic_path(target) as tmp:
             tmp.write_text("partial")
             raise RuntimeError("boom")
         assert target.read_text() == "old"
@@ -617,7 +619,7 @@ class TestAtomicWrite:
 
     def test_success_replaces(self, tmp_path):
         target = tmp_path / "out.txt"
-        _io.write_text(target, "new")
+        _output.write_text(target, "new")
         assert target.read_text() == "new"
         assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
@@ -751,3 +753,540 @@ class TestProgress:
         assert result.exit_code == 0, result.stderr
         assert "600/600" in result.stderr  # the bootstrap bar, finished
         assert report.exists()
+
+
+# ------------------------------------------------------------------ review regressions
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+SPEC_1_2_3 = {"thresholds": [1.0, 2.0], "labels": [1, 2, 3]}
+
+
+def _spec(tmp_path: Path, **content) -> Path:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(content))
+    return path
+
+
+class TestUserTextIsNotMarkup:
+    """Column names, labels, paths and values print as they are: rich markup in them
+    neither crashes nor disappears."""
+
+    def test_column_name_with_a_closing_tag(self, tmp_path):
+        path = _write(tmp_path / "mk.csv", "grade,model[/b]\n1,2\n3,3\n2,2\n")
+        text = ok("score", path, "-t", "grade", "-p", "model[/b]").stdout
+        assert "'model[/b]'" in text and "0.6667" in text
+        spec = tmp_path / "a["
+        spec.mkdir()
+        result = ok(
+            "thresholds", "fit", path, "-t", "grade", "-s", "model[/b]", "-o", spec / "b].json"
+        )
+        assert "'model[/b]'" in result.stdout and "b].json" in result.stdout
+        assert json.loads((spec / "b].json").read_text())["score"] == "model[/b]"
+
+    def test_text_labels_with_markup(self, tmp_path):
+        path = _write(tmp_path / "lab.csv", "a,b\n[/x],[bold]\n[bold],[bold]\n[/x],[/x]\n")
+        out = ok("score", path, "-t", "a", "-p", "b", "--labels", "[/x],[bold]").stdout
+        assert "[/x]" in out and "[bold]" in out
+
+    def test_nan_interval_is_shown(self, tmp_path):
+        path = _write(tmp_path / "const.csv", "a,b\n3,3\n3,3\n")
+        result = ok("score", path, "-t", "a", "-p", "b")
+        assert "[nan, nan]" in result.stdout
+
+    def test_report_output_path_and_names_with_markup_and_dollars(self, tmp_path):
+        path = _write(
+            tmp_path / "r.csv",
+            "grade $a$,pred[/b]\n"
+            + "".join(f"{x},{y}\n" for x, y in zip(RATER1, RATER2, strict=True)),
+        )
+        folder = tmp_path / "a["
+        folder.mkdir()
+        result = ok(
+            "report",
+            path,
+            "-t",
+            "grade $a$",
+            "-p",
+            "pred[/b]",
+            "-o",
+            folder / "b].html",
+            "--method",
+            "asymptotic",
+            "--n-resamples",
+            "200",
+        )
+        assert "b].html" in result.stdout
+        assert "pred[/b]" in (folder / "b].html").read_text()
+
+    def test_missing_matplotlib_hint_keeps_the_extra(self, tmp_path, monkeypatch):
+        from rich.console import Console
+
+        from qwkit.cli import _demo
+
+        real = _demo.importlib.util.find_spec
+        monkeypatch.setattr(
+            _demo.importlib.util,
+            "find_spec",
+            lambda name, *a: None if name == "matplotlib" else real(name, *a),
+        )
+        console = Console(record=True, width=200)  # markup on: the hint must survive it
+        _demo.write_report(None, tmp_path / "report.html", console, seed=1)
+        assert "pip install 'qwkit[plot]'" in console.export_text()
+        assert not (tmp_path / "report.html").exists()
+
+
+class TestApplyKeepsTheFile:
+    """`thresholds apply` appends one column and keeps every other byte."""
+
+    def test_text_output_is_the_input_plus_one_field(self, tmp_path):
+        lines = [
+            "\ufeff# provenance, with a comma\r\n",
+            "# second note\r\n",
+            "\r\n",
+            '"id","zip",raw,note,x\r\n',
+            "007,01234,1.5,NA,1.10\r\n",
+            '008,00001,2.5,"a, b",\r\n',
+            '009,99999,0.5,"multi\r\nline ""quoted""",3\r\n',
+            "\r\n",
+            "010,12345,0.2,#,x",  # no newline at the end
+        ]
+        path = _write(tmp_path / "in.csv", "".join(lines))
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        target = tmp_path / "out.csv"
+        ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", target)
+        expected = [
+            *lines[:3],
+            '"id","zip",raw,note,x,raw_class\r\n',
+            "007,01234,1.5,NA,1.10,2\r\n",
+            '008,00001,2.5,"a, b",,3\r\n',
+            '009,99999,0.5,"multi\r\nline ""quoted""",3,1\r\n',
+            "\r\n",
+            "010,12345,0.2,#,x,1",
+        ]
+        assert target.read_bytes() == "".join(expected).encode("utf-8")
+
+    def test_other_separator_keeps_every_field(self, tmp_path):
+        text = 'id,raw,note\n007,1.5,"a, b"\n008,2.5,"tab\there"\n009,0.5,\n'
+        path = _write(tmp_path / "in.csv", text)
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        target = tmp_path / "out.tsv"
+        ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", target)
+        assert target.read_text() == (
+            'id\traw\tnote\traw_class\n007\t1.5\ta, b\t2\n008\t2.5\t"tab\there"\t3\n009\t0.5\t\t1\n'
+        )
+
+    def test_big_file_in_batches(self, tmp_path):
+        # more than one 4 MiB read: the batched path must match line for line
+        rng = np.random.default_rng(20261121)
+        scores = rng.normal(1.5, 1.0, 300_000)
+        body = "".join(f"{i:07d},{s:.5f},x\n" for i, s in enumerate(scores))
+        path = _write(tmp_path / "big.csv", "# note\nid,raw,tag\n" + body)
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        target = tmp_path / "out.csv"
+        ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", target)
+        classes = qwkit.apply_thresholds(np.round(scores, 5), [1.0, 2.0], labels=[1, 2, 3])
+        out_lines = target.read_text().splitlines()
+        in_lines = path.read_text().splitlines()
+        assert out_lines[:2] == ["# note", "id,raw,tag,raw_class"]
+        assert [line.rsplit(",", 1)[0] for line in out_lines[2:]] == in_lines[2:]
+        assert [int(line.rsplit(",", 1)[1]) for line in out_lines[2:]] == classes.tolist()
+
+    def test_drop_missing_drops_the_lines(self, tmp_path):
+        path = _write(tmp_path / "in.csv", "id,raw\n007,1.5\n008,\n009,  \n010,NA\n011,2.5\n")
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        target = tmp_path / "out.csv"
+        result = ok(
+            "thresholds",
+            "apply",
+            path,
+            "-s",
+            "raw",
+            "--thresholds",
+            spec,
+            "-o",
+            target,
+            "--drop-missing",
+        )
+        assert target.read_text() == "id,raw,raw_class\n007,1.5,2\n011,2.5,3\n"
+        assert "3 row(s) with a missing score dropped" in result.stderr
+
+    def test_parquet_keeps_column_types(self, tmp_path):
+        table = pa.table(
+            {
+                "small": pa.array([1, 2, 3], pa.int8()),
+                "when": pa.array([0, 1, 2], pa.timestamp("ms")),
+                "kind": pa.array(["a", "b", "a"]).dictionary_encode(),
+                "zip": pa.array(["01234", "00001", "99999"]),
+                "raw": pa.array([0.5, 1.5, 2.5], pa.float32()),
+            }
+        )
+        path = tmp_path / "in.parquet"
+        pq.write_table(table, path)
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        target = tmp_path / "out.parquet"
+        ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", target)
+        written = pq.read_table(target)
+        assert written.schema.remove(5).equals(table.schema)
+        assert written.drop_columns(["raw_class"]).equals(table)
+        assert written["raw_class"].to_pylist() == [1, 2, 3]
+        csv_target = tmp_path / "out.csv"
+        ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", csv_target)
+        assert csv_target.read_text().splitlines()[0] == "small,when,kind,zip,raw,raw_class"
+        back = pacsv.read_csv(
+            csv_target, convert_options=pacsv.ConvertOptions(column_types={"zip": pa.string()})
+        )
+        assert back["zip"].to_pylist() == ["01234", "00001", "99999"]
+        assert back["raw_class"].to_pylist() == [1, 2, 3]
+
+    def test_drop_missing_reports_the_file_row(self, tmp_path):
+        path = _write(tmp_path / "in.csv", "raw\n1\n\n 1.5\n  \n2\nx\n")
+        line = fails(
+            "thresholds",
+            "apply",
+            path,
+            "-s",
+            "raw",
+            "--thresholds",
+            _spec(tmp_path, **SPEC_1_2_3),
+            "-o",
+            tmp_path / "o.csv",
+            "--drop-missing",
+        )
+        # the empty line is no row; '  ' is data row 3 (missing, dropped); 'x' is row 5
+        assert "data row 5 has 'x'" in line
+        assert not (tmp_path / "o.csv").exists()
+
+
+class TestDuplicateColumns:
+    @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+    def test_repeated_column_is_an_error(self, tmp_path, suffix):
+        path = tmp_path / f"dup{suffix}"
+        if suffix == ".csv":
+            _write(path, "raw,raw,g\n1,2,1\n2,3,2\n")
+        else:
+            pq.write_table(pa.table([[1, 2], [2, 3], [1, 2]], names=["raw", "raw", "g"]), path)
+        line = fails("score", path, "-t", "g", "-p", "raw")
+        assert line == f"qwkit: error: column 'raw' appears 2 times in '{path}'; rename the copies."
+        spec = _spec(tmp_path, thresholds=[1.5])
+        line = fails(
+            "thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", tmp_path / "o.csv"
+        )
+        assert "column 'raw' appears 2 times" in line
+        assert not (tmp_path / "o.csv").exists()
+
+    def test_unused_repeated_columns_are_kept(self, tmp_path):
+        path = _write(tmp_path / "dup.csv", "x,x,raw\na,b,1.5\n")
+        target = tmp_path / "o.csv"
+        spec = _spec(tmp_path, thresholds=[1.0])
+        ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", target)
+        assert target.read_text() == "x,x,raw,raw_class\na,b,1.5,1\n"
+
+
+class TestSigterm:
+    def test_guard_turns_sigterm_into_a_clean_exit(self, tmp_path):
+        import os
+        import signal
+
+        import typer
+
+        from qwkit.cli._errors import guard
+
+        target = tmp_path / "out.txt"
+        before = signal.getsignal(signal.SIGTERM)
+        with pytest.raises(typer.Exit) as info, guard(), _output.atomic_path(target) as tmp:
+            tmp.write_text("partial")
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs between bytecodes
+                pass
+        assert info.value.exit_code == 143
+        assert list(tmp_path.iterdir()) == []
+        assert signal.getsignal(signal.SIGTERM) is before  # restored after the command
+
+    def test_terminated_command_leaves_no_file(self, tmp_path):
+        target = tmp_path / "r.html"
+        code = f"""
+import os, signal, sys, time
+from qwkit.cli import _output
+
+def slow(path, text):
+    with _output.atomic_path(path) as tmp:
+        tmp.write_text(text[:100])
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(60)
+
+_output.write_text = slow
+sys.argv = ["qwkit", "report", {str(ANXIETY)!r}, "-t", "rater1", "-p", "rater2",
+            "-o", {str(target)!r}, "--method", "asymptotic", "--n-resamples", "200"]
+from qwkit.cli import main
+main()
+"""
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert result.returncode == 143, result.stderr
+        assert result.stderr.strip() == "qwkit: terminated"
+        assert list(tmp_path.iterdir()) == []
+
+
+class TestUsageErrors:
+    @pytest.mark.parametrize(
+        "args, hint",
+        [
+            (["--ci", "1.5"], "--ci"),
+            (["--ci", "0.2"], "--ci"),
+            (["--n-resamples", "0"], "--n-resamples"),
+            (["--weights", "cubic"], "--weights"),
+            (["--labels", "1,2,,3"], "--labels"),
+            (["--labels", "1,1,2"], "--labels"),
+            (["--labels", "low,mid,low"], "--labels"),
+            (["--sep", "ab"], "--sep"),
+            (["--method", "magic"], "--method"),
+            (["--no-such-option"], "--no-such-option"),
+        ],
+    )
+    def test_one_line_exit_2(self, args, hint):
+        line = fails("score", ANXIETY, "-t", "rater1", "-p", "rater2", *args, code=2)
+        assert hint in line and "(see 'qwkit score --help')" in line
+
+    def test_missing_option(self):
+        line = fails("score", ANXIETY, "-t", "rater1", code=2)
+        assert "--pred" in line
+
+    def test_compare_with_one_pred(self):
+        line = fails("compare", ANXIETY, "-t", "rater1", "-p", "rater2", code=2)
+        assert "give --pred exactly twice; got 1" in line
+
+    def test_unknown_command(self):
+        assert "No such command 'scor'" in fails("scor", code=2)
+
+    def test_help_still_works(self):
+        assert "--truth" in ok("score", "--help").stdout
+
+
+class TestRowsInErrors:
+    def test_non_integer_rating_names_column_and_row(self, tmp_path):
+        path = _write(tmp_path / "f.csv", "grade,model\n1,2\n,3\n1.5,3\n")
+        line = fails("score", path, "-t", "grade", "-p", "model", "--drop-missing")
+        assert "column 'grade' must hold integer ratings; data row 3 has 1.5" in line
+
+    def test_compare_names_the_second_model(self, tmp_path):
+        path = _write(tmp_path / "f.csv", "grade,a,b\n1,2,1\n2,3,2.5\n")
+        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b")
+        assert "column 'b' must hold integer ratings; data row 2 has 2.5" in line
+
+    def test_api_errors_are_mapped_to_columns_and_rows(self):
+        from qwkit.cli._app import _columns_named
+        from qwkit.cli._errors import CliError
+
+        with (
+            pytest.raises(CliError) as info,
+            _columns_named({"y_pred_b": "model b"}, np.array([0, 2, 5])),
+        ):
+            raise ValueError("`y_pred_b` contains 9, which is not in `labels` [1, 2] (index 2).")
+        assert str(info.value) == (
+            "column 'model b' contains 9, which is not in --labels [1, 2] (data row 6)."
+        )
+
+    def test_negative_weight_names_the_row(self, tmp_path):
+        path = _write(tmp_path / "w.csv", "a,b,w\n1,1,1\n2,2,-1\n")
+        line = fails("score", path, "-t", "a", "-p", "b", "--sample-weight", "w")
+        assert "column 'w'" in line and "data row 2 has -1" in line
+
+    def test_blank_cell_is_missing(self, tmp_path):
+        path = _write(tmp_path / "ws.csv", "g,m\n1,1\n   ,2\n2,2\n3,3\n")
+        line = fails("score", path, "-t", "g", "-p", "m")
+        assert "missing value in data row 2" in line
+        out = as_json("score", path, "-t", "g", "-p", "m", "--drop-missing")
+        assert (out["n"], out["rows_dropped"]) == (3, 1)
+
+    @pytest.mark.parametrize("value", ["0x3", "1_000", "3e", "0b1"])
+    def test_only_decimal_numbers(self, tmp_path, value):
+        path = _write(tmp_path / "hex.csv", f"g,m\n1,2\n3,{value}\n")
+        line = fails("score", path, "-t", "g", "-p", "m")
+        assert f"column 'm' must hold numbers; data row 2 has '{value}'" in line
+
+
+class TestWideScale:
+    def test_score_skips_the_confusion_matrix(self, tmp_path):
+        path = _write(
+            tmp_path / "wide.csv", "g,m\n0,0\n1000000000000,1000000000000\n0,1000000000000\n5,0\n"
+        )
+        y = [0, 10**12, 0, 5]
+        p = [0, 10**12, 10**12, 0]
+        out = as_json("score", path, "-t", "g", "-p", "m")
+        assert out["kappa"] == qwkit.kappa_score(y, p) == qwkit.kappa_test(y, p).statistic
+        assert round(out["kappa"], 6) == 0.5
+        assert (out["confusion"], out["labels"], out["n_labels"]) == (None, None, 10**12 + 1)
+        text = ok("score", path, "-t", "g", "-p", "m").stdout
+        assert "confusion matrix not shown" in text and "0.5000" in text
+
+    def test_table_up_to_30_labels_json_beyond(self, tmp_path):
+        path = _write(tmp_path / "w.csv", "g,m\n0,0\n40,40\n0,40\n")
+        text = ok("score", path, "-t", "g", "-p", "m").stdout
+        assert "(41×41 confusion matrix not shown; see --json)" in text
+        out = as_json("score", path, "-t", "g", "-p", "m")
+        assert np.array(out["confusion"]).shape == (41, 41)
+
+    def test_report_on_a_wide_scale_is_an_error(self, tmp_path):
+        path = _write(tmp_path / "w.csv", "g,m\n0,0\n1000,1000\n0,1000\n")
+        line = fails("report", path, "-t", "g", "-p", "m", "-o", tmp_path / "r.html")
+        assert "1,001 integer labels" in line
+        assert not (tmp_path / "r.html").exists()
+
+
+class TestThresholdsFile:
+    def _apply(self, tmp_path, spec):
+        return fails(
+            "thresholds",
+            "apply",
+            ANXIETY,
+            "-s",
+            "rater2",
+            "--thresholds",
+            spec,
+            "-o",
+            tmp_path / "o.csv",
+        )
+
+    @pytest.mark.parametrize(
+        "content, message",
+        [
+            ('{"thresholds": [' + "9" * 400 + "]}", '"thresholds" must be a list of numbers'),
+            ('{"thresholds": [1.5], "labels": [1, ' + "9" * 30 + "]}", "int64 range"),
+            ('{"thresholds": [true]}', '"thresholds" must be a list of numbers'),
+            ('{"thresholds": [1.5], "labels": [true, false]}', "true/false are neither"),
+            ('{"thresholds": [1.5], "labels": [1, "a"]}', "all numbers or all text"),
+            ('{"thresholds": "1.5"}', '"thresholds" must be a list of numbers'),
+            ('{"thresholds": [2.0, 1.0]}', "non-decreasing"),
+            ('{"thresholds": [1.0], "labels": [1, 2, 3]}', "one more entry"),
+        ],
+    )
+    def test_bad_file_is_named(self, tmp_path, content, message):
+        spec = tmp_path / "t.json"
+        spec.write_text(content)
+        line = self._apply(tmp_path, spec)
+        assert f"thresholds file '{spec}'" in line and message in line
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+
+    def test_folder(self, tmp_path):
+        folder = tmp_path / "adir"
+        folder.mkdir()
+        assert "is a folder" in self._apply(tmp_path, folder)
+
+    def test_report_uses_the_text_labels_of_the_file(self, tmp_path):
+        names = np.array(["low", "mid", "high"])
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(0, 3, 200)
+        s = np.round(y + rng.normal(0, 0.7, 200), 3)
+        path = _write(
+            tmp_path / "sl.csv",
+            "grade,score\n" + "".join(f"{names[a]},{b}\n" for a, b in zip(y, s, strict=True)),
+        )
+        spec = tmp_path / "sl.json"
+        ok(
+            "thresholds",
+            "fit",
+            path,
+            "-t",
+            "grade",
+            "-s",
+            "score",
+            "--labels",
+            "low,mid,high",
+            "-o",
+            spec,
+        )
+        target = tmp_path / "r.html"
+        result = ok(
+            "report",
+            path,
+            "-t",
+            "grade",
+            "-s",
+            "score",
+            "--thresholds",
+            spec,
+            "-o",
+            target,
+            "--n-resamples",
+            "200",
+        )
+        fit = qwkit.optimize_thresholds(names[y], s, labels=names)
+        kappa = qwkit.kappa_score(names[y], fit.predict(s), labels=names)
+        assert f"kappa {kappa:.4f}" in result.stdout
+        text = target.read_text()
+        assert "low, mid, high" in text
+
+
+class TestOutputs:
+    def test_demo_checks_its_report_path_first(self, tmp_path):
+        (tmp_path / "d1" / "report.html").mkdir(parents=True)
+        result = run("demo", "--out", tmp_path / "d1")
+        assert result.exit_code == 1
+        assert result.stdout == ""  # failed before the work, not after printing it
+        assert result.stderr.strip() == (
+            f"qwkit: error: cannot write '{tmp_path / 'd1' / 'report.html'}': it is a folder."
+        )
+
+    def test_economics_checks_its_targets_first(self, tmp_path):
+        out = tmp_path / "e4"
+        (out / "economics_wine.png").mkdir(parents=True)
+        line = fails("economics", "--out", out, "--n-repeats", "1")
+        assert line == f"qwkit: error: cannot write '{out / 'economics_wine.png'}': it is a folder."
+        assert [p.name for p in out.iterdir()] == ["economics_wine.png"]
+
+    def test_staged_outputs_all_or_nothing(self, tmp_path):
+        (tmp_path / "keep.txt").write_text("old")
+        with pytest.raises(RuntimeError), _output.staged_outputs(tmp_path) as stage:
+            (stage / "keep.txt").write_text("new")
+            (stage / "b.txt").write_text("new")
+            raise RuntimeError("boom")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+        assert (tmp_path / "keep.txt").read_text() == "old"
+        with _output.staged_outputs(tmp_path) as stage:
+            (stage / "keep.txt").write_text("new")
+            (stage / "b.txt").write_text("new")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["b.txt", "keep.txt"]
+        assert (tmp_path / "keep.txt").read_text() == "new"
+
+    def test_symlink_is_written_through_and_mode_kept(self, tmp_path):
+        real = tmp_path / "real.json"
+        real.write_text("{}")
+        real.chmod(0o600)
+        link = tmp_path / "link.json"
+        link.symlink_to(real.name)
+        ok("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2", "-o", link)
+        assert link.is_symlink() and link.resolve() == real
+        assert json.loads(real.read_text())["score"] == "rater2"
+        assert real.stat().st_mode & 0o777 == 0o600
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+    @pytest.mark.parametrize(
+        "level, shown", [(0.95, "95% CI"), (0.9995, "99.95% CI"), (0.999, "99.9% CI")]
+    )
+    def test_confidence_level_digits(self, level, shown):
+        text = ok("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--ci", level).stdout
+        assert shown in text
+
+
+class TestCommentLines:
+    def test_header_whose_first_column_is_hash(self, tmp_path):
+        path = _write(tmp_path / "h.csv", "#,grade,model\n1,1,2\n2,3,3\n3,2,2\n")
+        out = as_json("score", path, "-t", "grade", "-p", "model")
+        assert out["n"] == 3 and out["kappa"] == pytest.approx(
+            qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
+        )
+
+    def test_comment_after_a_byte_order_mark(self, tmp_path):
+        path = _write(
+            tmp_path / "b.csv", "\ufeff# note, with a comma\ngrade,model\n1,2\n3,3\n2,2\n"
+        )
+        out = as_json("score", path, "-t", "grade", "-p", "model")
+        assert out["n"] == 3 and out["kappa"] == pytest.approx(
+            qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
+        )

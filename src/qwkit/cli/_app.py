@@ -2,7 +2,9 @@
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, and prints a
 rich table or, with ``--json``, one JSON object on stdout. Errors are handled by
-``_errors.guard``: one line on stderr, exit code 1.
+``_errors.guard`` (one line on stderr, exit code 1) and usage errors by
+``_errors.QwkitGroup`` (one line, exit code 2). Consoles never read user text (column
+names, labels, paths) as rich markup.
 """
 
 from __future__ import annotations
@@ -10,6 +12,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,11 +26,12 @@ from rich.console import Console
 from rich.table import Table
 
 import qwkit
-from qwkit.cli import _demo, _io, _report
-from qwkit.cli._errors import CliError, guard, stderr_console
+from qwkit.cli import _demo, _io, _output, _plots, _report, _spec
+from qwkit.cli._errors import CliError, QwkitGroup, guard, stderr_console
 
 app = typer.Typer(
     name="qwkit",
+    cls=QwkitGroup,
     help="Quadratic weighted kappa: exact, fast, with inference and optimization.",
     no_args_is_help=True,
     add_completion=False,
@@ -50,11 +57,16 @@ class Method(str, Enum):
     jackknife = "jackknife"
 
 
+#: Widest rating scale whose confusion matrix is printed as a table / put in the JSON.
+MAX_PRINTED_LABELS = 30
+MAX_JSON_LABELS = 10_000
+
+
 def _labels_option(text: str | None):
     try:
         return _io.parse_labels(text)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(str(exc), param_hint="--labels") from None
 
 
 def _sep_option(text: str | None):
@@ -63,14 +75,17 @@ def _sep_option(text: str | None):
     named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
     sep = named.get(text.lower(), text)
     if len(sep) != 1:
-        raise typer.BadParameter(f"must be one character (or 'tab'); got {text!r}.")
+        raise typer.BadParameter(
+            f"must be one character (or 'tab'); got {text!r}.", param_hint="--sep"
+        )
     return sep
 
 
 FileArg = Annotated[
     Path,
     typer.Argument(
-        help="CSV, TSV or Parquet file (format from the extension, or --sep).",
+        help="CSV, TSV or Parquet file (format from the extension, or --sep). Lines above "
+        "the header that start with '#' are comments, unless '#' is followed by the separator.",
         show_default=False,
         metavar="FILE",
     ),
@@ -142,6 +157,21 @@ def _print_json(obj: dict) -> None:
     typer.echo(json.dumps(_plain(obj)))
 
 
+def _stdout() -> Console:
+    """The console of tables and summaries: user text is printed as it is (no markup)."""
+    return Console(markup=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """Columns read and checked by :func:`_load`."""
+
+    columns: dict[str, np.ndarray]
+    sample_weight: np.ndarray | None
+    dropped: int  # rows skipped by --drop-missing
+    rows: np.ndarray | None  # 0-based file row of each kept position (None: all kept)
+
+
 def _load(
     file: Path,
     *,
@@ -151,8 +181,9 @@ def _load(
     labels: np.ndarray | None = None,
     weight: str | None = None,
     drop_missing: bool = False,
-) -> tuple[dict[str, np.ndarray], np.ndarray | None, int]:
-    """Read and check the columns: ``({column: values}, sample weights, rows dropped)``."""
+    labels_origin: str = "--labels",
+) -> Loaded:
+    """Read and check the columns a command uses."""
     names = [*ratings, *scores] + ([weight] if weight else [])
     arrays = _io.read_columns(file, names, sep=sep, console=stderr_console())
     rows = None
@@ -168,16 +199,47 @@ def _load(
             keep = pa.array(~missing)
             arrays = {c: a.filter(keep) for c, a in arrays.items()}
             rows = np.flatnonzero(~missing)
-    out = {c: _io.rating_values(arrays[c], c, labels, rows=rows) for c in ratings}
+    out = {
+        c: _io.rating_values(arrays[c], c, labels, rows=rows, origin=labels_origin) for c in ratings
+    }
     for c in scores:
         out[c] = _io.score_values(arrays[c], c, rows=rows)
-    sw = _io.numeric_values(arrays[weight], weight, rows=rows) if weight else None
-    return out, sw, dropped
+    sw = _io.weight_values(arrays[weight], weight, rows=rows) if weight else None
+    return Loaded(out, sw, dropped, rows)
+
+
+@contextmanager
+def _columns_named(names: dict[str, str], rows: np.ndarray | None) -> Iterator[None]:
+    """An API error about a parameter (`y1`, `y_pred_b`, ...) is reported with the column
+    it was read from, and an ``index i`` in it as the data row of the file."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        text = str(exc)
+        mentioned = [p for p in names if f"`{p}`" in text]
+        if not mentioned:
+            raise
+        for p in mentioned:
+            text = text.replace(f"`{p}`", f"column '{names[p]}'")
+        text = text.replace("`labels`", "--labels")
+        text = re.sub(
+            r"\bindex (\d+)",
+            lambda m: f"data row {int(rows[int(m[1])] if rows is not None else int(m[1])) + 1}",
+            text,
+        )
+        raise CliError(text) from None
+
+
+def _n_labels(labels: np.ndarray | None, *columns: np.ndarray) -> int:
+    """Size of the rating scale: ``labels``, or every integer from the smallest to the
+    largest rating (the rule of ``qwkit.kappa_score``)."""
+    if labels is not None:
+        return len(labels)
+    return max(int(np.max(c)) for c in columns) - min(int(np.min(c)) for c in columns) + 1
 
 
 def _scale(labels: np.ndarray | None, *columns: np.ndarray) -> np.ndarray:
-    """The rating scale used: ``labels``, or every integer from the smallest to the largest
-    rating (the rule of ``qwkit.kappa_score``)."""
+    """The rating scale used (build it only when :func:`_n_labels` is moderate)."""
     if labels is not None:
         return labels
     low = min(int(np.min(c)) for c in columns)
@@ -231,6 +293,10 @@ def _stats_table(title: str, rows: list[tuple[str, str]]) -> Table:
     return table
 
 
+def _items(n: int, dropped: int) -> str:
+    return f"{n:,}" + (f" ({dropped:,} dropped)" if dropped else "")
+
+
 # ---------------------------------------------------------------------------- score
 
 
@@ -253,12 +319,11 @@ def score(
     drop_missing: DropOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Kappa of two rating columns, with its standard error, confidence interval and
-    confusion matrix."""
+    """Kappa of two rating columns: standard error, confidence interval, confusion matrix."""
     scale_given = _labels_option(labels)
     sep = _sep_option(sep)
     with guard():
-        data, sw, dropped = _load(
+        data = _load(
             file,
             sep=sep,
             ratings=[truth, pred],
@@ -266,11 +331,20 @@ def score(
             weight=sample_weight,
             drop_missing=drop_missing,
         )
-        y1, y2 = data[truth], data[pred]
-        test = qwkit.kappa_test(y1, y2, weights=weights.value, labels=scale_given, sample_weight=sw)
+        y1, y2 = data.columns[truth], data.columns[pred]
+        sw = data.sample_weight
+        names = {"y1": truth, "y2": pred, "sample_weight": sample_weight or ""}
+        with _columns_named(names, data.rows):
+            test = qwkit.kappa_test(
+                y1, y2, weights=weights.value, labels=scale_given, sample_weight=sw
+            )
         low, high = _interval(test, ci, method, n_resamples, seed)
-        confusion = qwkit.confusion_matrix(y1, y2, labels=scale_given, sample_weight=sw)
-        scale = _scale(scale_given, y1, y2)
+        k = _n_labels(scale_given, y1, y2)
+        shown = MAX_JSON_LABELS if as_json else MAX_PRINTED_LABELS
+        scale = confusion = None
+        if k <= shown:
+            scale = _scale(scale_given, y1, y2)
+            confusion = qwkit.confusion_matrix(y1, y2, labels=scale_given, sample_weight=sw)
         if as_json:
             _print_json(
                 {
@@ -287,32 +361,38 @@ def score(
                     "confidence_level": ci,
                     "method": method.value,
                     "n": test.n_samples,
-                    "rows_dropped": dropped,
-                    "labels": scale,
+                    "rows_dropped": data.dropped,
+                    "n_labels": k,
+                    "labels": scale,  # None (null) when wider than MAX_JSON_LABELS
                     "confusion": confusion,
                 }
             )
             return
-        console = Console()
+        console = _stdout()
         console.print(
             _stats_table(
                 f"{file.name}: '{truth}' vs '{pred}'",
                 [
                     (f"kappa ({weights.value} weights)", _number(test.statistic)),
                     ("standard error", _number(test.standard_error)),
-                    (f"{ci:.4g} CI ({method.value})", f"[{_number(low)}, {_number(high)}]"),
-                    ("p-value (H0: kappa = 0)", _pvalue(test.pvalue)),
                     (
-                        "items",
-                        f"{test.n_samples:,}" + (f" ({dropped:,} dropped)" if dropped else ""),
+                        f"{_plots.percent(ci)} CI ({method.value})",
+                        f"[{_number(low)}, {_number(high)}]",
                     ),
+                    ("p-value (H0: kappa = 0)", _pvalue(test.pvalue)),
+                    ("items", _items(test.n_samples, data.dropped)),
                 ],
             )
         )
-        if len(scale) <= 30:
+        if confusion is not None:
             console.print(_confusion_table(confusion, scale, truth, pred))
+        elif k <= MAX_JSON_LABELS:
+            console.print(f"({k}×{k} confusion matrix not shown; see --json)")
         else:
-            console.print(f"({len(scale)}×{len(scale)} confusion matrix not shown; see --json)")
+            console.print(
+                f"(confusion matrix not shown: the scale has {k:,} labels; pass --labels "
+                "with the ratings that occur to see it)"
+            )
 
 
 # ---------------------------------------------------------------------------- compare
@@ -352,7 +432,7 @@ def compare(
     scale_given = _labels_option(labels)
     sep = _sep_option(sep)
     with guard():
-        data, sw, dropped = _load(
+        data = _load(
             file,
             sep=sep,
             ratings=[truth, *pred],
@@ -360,12 +440,20 @@ def compare(
             weight=sample_weight,
             drop_missing=drop_missing,
         )
-        y, a, b = data[truth], data[pred[0]], data[pred[1]]
-        res = qwkit.compare_kappa_test(
-            y, a, b, weights=weights.value, labels=scale_given, sample_weight=sw
-        )
+        y, a, b = (data.columns[c] for c in (truth, *pred))
+        names = {
+            "y_true": truth,
+            "y_pred_a": pred[0],
+            "y_pred_b": pred[1],
+            "sample_weight": sample_weight or "",
+        }
+        with _columns_named(names, data.rows):
+            res = qwkit.compare_kappa_test(
+                y, a, b, weights=weights.value, labels=scale_given, sample_weight=data.sample_weight
+            )
         low, high = _interval(res, ci, method, n_resamples, seed)
         if as_json:
+            k = _n_labels(scale_given, y, a, b)
             _print_json(
                 {
                     "file": str(file),
@@ -383,12 +471,13 @@ def compare(
                     "confidence_level": ci,
                     "method": method.value,
                     "n": res.n_samples,
-                    "rows_dropped": dropped,
-                    "labels": _scale(scale_given, y, a, b),
+                    "rows_dropped": data.dropped,
+                    "n_labels": k,
+                    "labels": _scale(scale_given, y, a, b) if k <= MAX_JSON_LABELS else None,
                 }
             )
             return
-        Console().print(
+        _stdout().print(
             _stats_table(
                 f"{file.name}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
                 [
@@ -396,47 +485,18 @@ def compare(
                     (f"kappa b ({weights.value} weights)", _number(res.kappa_b)),
                     ("difference a − b", _number(res.statistic)),
                     ("standard error (paired)", _number(res.standard_error)),
-                    (f"{ci:.4g} CI ({method.value})", f"[{_number(low)}, {_number(high)}]"),
-                    ("p-value (H0: equal kappas)", _pvalue(res.pvalue)),
                     (
-                        "items",
-                        f"{res.n_samples:,}" + (f" ({dropped:,} dropped)" if dropped else ""),
+                        f"{_plots.percent(ci)} CI ({method.value})",
+                        f"[{_number(low)}, {_number(high)}]",
                     ),
+                    ("p-value (H0: equal kappas)", _pvalue(res.pvalue)),
+                    ("items", _items(res.n_samples, data.dropped)),
                 ],
             )
         )
 
 
 # ---------------------------------------------------------------------------- thresholds
-
-
-def _threshold_json(cuts: np.ndarray) -> list:
-    """Cut points for JSON: ±inf (empty end classes) as the strings "-inf" / "inf"."""
-    return [float(c) if math.isfinite(c) else ("inf" if c > 0 else "-inf") for c in cuts]
-
-
-def read_thresholds(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
-    """Cut points and labels from a file written by ``qwkit thresholds fit``."""
-    if not path.is_file():
-        raise CliError(f"thresholds file '{path}' does not exist.")
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CliError(f"thresholds file '{path}' is not valid JSON: {exc}.") from None
-    if not isinstance(spec, dict) or "thresholds" not in spec:
-        raise CliError(
-            f"thresholds file '{path}' has no \"thresholds\" list; write it with "
-            "`qwkit thresholds fit -o FILE`."
-        )
-    try:
-        cuts = np.array([float(c) for c in spec["thresholds"]], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise CliError(
-            f"thresholds file '{path}': \"thresholds\" must be a list of numbers; "
-            f"got {spec['thresholds']!r}."
-        ) from None
-    labels = spec.get("labels")
-    return cuts, (None if labels is None else np.asarray(labels))
 
 
 @thresholds_app.command("fit")
@@ -459,14 +519,15 @@ def thresholds_fit(
     drop_missing: DropOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Cut points of the scores that maximize kappa against the true ratings (the exact
-    global optimum)."""
+    """Cut points of the scores that maximize kappa against the true ratings.
+
+    The exact global optimum, not a local search."""
     scale_given = _labels_option(labels)
     sep = _sep_option(sep)
     with guard():
         if output is not None:
-            _io.check_output(output)
-        data, sw, dropped = _load(
+            _output.check_output(output)
+        data = _load(
             file,
             sep=sep,
             ratings=[truth],
@@ -475,29 +536,31 @@ def thresholds_fit(
             weight=sample_weight,
             drop_missing=drop_missing,
         )
-        res = qwkit.optimize_thresholds(
-            data[truth],
-            data[score_col],
-            labels=scale_given,
-            weights=weights.value,
-            sample_weight=sw,
-        )
+        names = {"y_true": truth, "y_score": score_col, "sample_weight": sample_weight or ""}
+        with _columns_named(names, data.rows):
+            res = qwkit.optimize_thresholds(
+                data.columns[truth],
+                data.columns[score_col],
+                labels=scale_given,
+                weights=weights.value,
+                sample_weight=data.sample_weight,
+            )
         spec = {
-            "thresholds": _threshold_json(res.thresholds),
+            "thresholds": _spec.thresholds_json(res.thresholds),
             "labels": _plain(res.labels),
             "statistic": res.statistic,
             "weights": weights.value,
             "truth": truth,
             "score": score_col,
-            "n": len(data[truth]),
+            "n": len(data.columns[truth]),
             "qwkit": qwkit.__version__,
         }
         if output is not None:
-            _io.write_text(output, json.dumps(_plain(spec), indent=2) + "\n")
+            _output.write_text(output, json.dumps(_plain(spec), indent=2) + "\n")
         if as_json:
             _print_json(spec)
             return
-        console = Console()
+        console = _stdout()
         table = Table(title=f"Kappa-optimal cut points of '{score_col}' for '{truth}'")
         table.add_column("class")
         table.add_column("scores", justify="right")
@@ -507,7 +570,7 @@ def thresholds_fit(
         console.print(table)
         console.print(
             f"in-sample kappa ({weights.value} weights): {res.statistic:.4f}"
-            + (f"; {dropped:,} rows dropped" if dropped else "")
+            + (f"; {data.dropped:,} rows dropped" if data.dropped else "")
         )
         if output is not None:
             console.print(f"wrote {output}")
@@ -543,46 +606,53 @@ def thresholds_apply(
         bool, typer.Option(help="Drop rows whose score is missing (default: they are an error).")
     ] = False,
 ) -> None:
-    """Round scores to classes with cut points, writing the file back with a new column."""
+    """Round scores to classes with cut points, writing the file back with a new column.
+
+    A delimited text output is the input, byte for byte, with one more field on each
+    line (comment lines above the header are kept); a Parquet output keeps the input's
+    column types (a text input's are inferred)."""
     sep = _sep_option(sep)
     with guard():
-        _io.check_output(output)
-        cuts, scale = read_thresholds(thresholds)
-        table = _io.read_table(file, sep=sep, console=stderr_console())
+        source, names = _io.column_names(file, sep=sep)
+        target = _output.Output.of(output, input_sep=source.sep)
+        cuts, scale = _spec.read_thresholds(thresholds)
         name = column or f"{score_col}_class"
-        if score_col not in table.column_names:
-            raise CliError(
-                f"column '{score_col}' not found in '{file}'; its columns are: "
-                + ", ".join(f"'{c}'" for c in table.column_names)
-                + "."
-            )
-        if name in table.column_names:
+        if name in names:
             raise CliError(
                 f"column '{name}' already exists in '{file}'; choose another name with --column."
             )
-        scores = table.column(score_col).combine_chunks()
+        scores = _io.read_columns(file, [score_col], sep=sep, console=stderr_console())[score_col]
+        n_rows = len(scores)
+        keep = rows = None
         if drop_missing and scores.null_count:
-            import pyarrow.compute as pc
+            keep = ~_io.missing_mask([scores])
+            if not keep.any():
+                raise CliError(f"every row of '{file}' has a missing value in '{score_col}'.")
+            rows = np.flatnonzero(keep)
+            import pyarrow as pa
 
-            table = table.filter(pc.is_valid(scores))
-            scores = table.column(score_col).combine_chunks()
-        classes = qwkit.apply_thresholds(_io.score_values(scores, score_col), cuts, labels=scale)
-        import pyarrow as pa
+            scores = scores.filter(pa.array(keep))
+        values = _io.score_values(scores, score_col, rows=rows)
+        classes = qwkit.apply_thresholds(values, cuts, labels=scale)
+        if source.kind == "csv" and target.kind == "csv":
+            _output.append_column(source, target, name, classes, keep=keep, n_rows=n_rows)
+        else:
+            import pyarrow as pa
 
-        table = table.append_column(name, pa.array(classes))
-        _io.write_table(
-            table,
-            output,
-            sep=sep
-            if output.suffix.lower() not in (".csv", ".tsv", ".tab", ".parquet", ".pq")
-            else None,
-        )
-        counts = dict(zip(*np.unique(classes, return_counts=True), strict=True))
+            table = _io.read_table(file, sep=sep)
+            if keep is not None:
+                table = table.filter(pa.array(keep))
+            _output.write_table(table.append_column(name, pa.array(classes)), target)
+        distinct, counts = np.unique(classes, return_counts=True)
         stderr_console().print(
             f"wrote {output}: {len(classes):,} rows, column '{name}' ("
-            + ", ".join(f"{_label_text(k)}: {v:,}" for k, v in counts.items())
-            + ")",
-            markup=False,
+            + ", ".join(f"{_label_text(k)}: {v:,}" for k, v in zip(distinct, counts, strict=True))
+            + ")"
+            + (
+                f"; {n_rows - len(classes):,} row(s) with a missing score dropped"
+                if rows is not None
+                else ""
+            )
         )
 
 
@@ -616,7 +686,8 @@ def report(
         Path | None,
         typer.Option(
             "--thresholds",
-            help="Cut points from `qwkit thresholds fit` (with --score).",
+            help="Cut points from `qwkit thresholds fit` (with --score); their labels are "
+            "the scale unless --labels is given.",
             show_default=False,
         ),
     ] = None,
@@ -632,8 +703,10 @@ def report(
         str | None, typer.Option(help="Title of the report.", show_default=False)
     ] = None,
 ) -> None:
-    """One self-contained HTML report: kappa with its CI and bootstrap distribution,
-    confusion heatmap, per-class agreement, and for scores the cut points."""
+    """One self-contained HTML report of the agreement of two columns.
+
+    Kappa with its CI and bootstrap distribution, confusion heatmap, per-class agreement,
+    and for scores the cut points."""
     if (pred is None) == (score_col is None):
         raise typer.BadParameter(
             "give exactly one of --pred and --score.", param_hint="--pred/--score"
@@ -643,39 +716,49 @@ def report(
     scale_given = _labels_option(labels)
     sep = _sep_option(sep)
     with guard():
-        _io.check_output(output)
+        _output.check_output(output)
         cuts = scale_file = None
         if thresholds is not None:
-            cuts, scale_file = read_thresholds(thresholds)
-        data, _, dropped = _load(
+            cuts, scale_file = _spec.read_thresholds(thresholds)
+        # text labels of the cut points are the scale (numbers: the scale spans the data)
+        scale = scale_given
+        if scale is None and scale_file is not None and scale_file.dtype.kind == "U":
+            scale = scale_file
+        data = _load(
             file,
             sep=sep,
             ratings=[truth] + ([pred] if pred else []),
             scores=[score_col] if score_col else [],
-            labels=scale_given,
+            labels=scale,
             drop_missing=drop_missing,
+            labels_origin="--labels"
+            if scale_given is not None
+            else f"the labels of '{thresholds}'",
         )
-        html_text, summary = _report.file_report(
-            file=file,
-            truth=truth,
-            pred=pred,
-            score=score_col,
-            data=data,
-            labels=scale_given,
-            cuts=cuts,
-            cut_labels=scale_file,
-            thresholds_path=thresholds,
-            weights=weights.value,
-            confidence_level=ci,
-            method=method.value,
-            n_resamples=n_resamples,
-            seed=seed,
-            dropped=dropped,
-            title=title,
-            console=stderr_console(),
-        )
-        _io.write_text(output, html_text)
-        Console().print(f"{summary}\nwrote {output}")
+        names = {"y1": truth, "y2": pred or f"class of {score_col}", "y_true": truth}
+        names.update({"y_score": score_col} if score_col else {})
+        with _columns_named(names, data.rows):
+            html_text, summary = _report.file_report(
+                file=file,
+                truth=truth,
+                pred=pred,
+                score=score_col,
+                data=data.columns,
+                labels=scale,
+                cuts=cuts,
+                cut_labels=scale_file,
+                thresholds_path=thresholds,
+                weights=weights.value,
+                confidence_level=ci,
+                method=method.value,
+                n_resamples=n_resamples,
+                seed=seed,
+                dropped=data.dropped,
+                title=title,
+                console=stderr_console(),
+            )
+        _output.write_text(output, html_text)
+        _stdout().print(f"{summary}\nwrote {output}")
 
 
 # ---------------------------------------------------------------------------- demo
@@ -691,10 +774,12 @@ def demo(
         Path, typer.Option("--out", help="Folder of the report (created if missing).")
     ] = Path("qwkit-demo"),
 ) -> None:
-    """The main job on the bundled red wine quality data: models, kappa-optimal rescaling,
-    exact thresholds, confidence intervals and the cost view; writes an HTML report."""
+    """The main job on the bundled red wine quality data, with an HTML report.
+
+    Models, kappa-optimal rescaling, exact thresholds, confidence intervals and the cost
+    view."""
     with guard():
-        console = Console()
+        console = _stdout()
         report_path = _demo.prepare_out(out)
         result = _demo.run(seed=seed, test_size=test_size)
         _demo.render(result, console)
@@ -712,23 +797,30 @@ def economics(
     seed: Annotated[int, typer.Option(help="Seed of the simulation.")] = 20261121,
     n_repeats: Annotated[int, typer.Option(help="Train/test splits per noise level.", min=1)] = 10,
 ) -> None:
-    """Kappa versus profit: seed 003's simulation of insurance ratings (writes
-    economics.csv and one PNG per data set, prints the table)."""
+    """Kappa versus profit: seed 003's simulation of insurance ratings.
+
+    Writes economics.csv and one PNG per data set, and prints the table. The files are
+    written together: a failure leaves none of them."""
     with guard():
-        folder = _io.make_folder(out, option="--out")
+        if out.exists() and out.is_dir():  # fail before the simulation, not after it
+            _output.check_output(out / "economics.csv")
+            for old in sorted(out.glob("economics_*.png")):
+                _output.check_output(old)
+        folder = _output.make_folder(out, option="--out")
         console = stderr_console()
+        plots = importlib.util.find_spec("matplotlib") is not None
+        if not plots:
+            console.print(
+                "qwkit: warning: plots skipped: they need matplotlib: pip install 'qwkit[plot]'"
+            )
         if console.is_terminal:
             with console.status("simulating..."):
                 result = qwkit.simulate_economics(seed=seed, n_repeats=n_repeats)
         else:
             result = qwkit.simulate_economics(seed=seed, n_repeats=n_repeats)
-        written = [result.to_csv(folder / "economics.csv")]
-        if importlib.util.find_spec("matplotlib") is not None:
-            written += list(result.plot(folder))
-        else:
-            console.print(
-                "qwkit: warning: plots skipped: they need matplotlib: pip install 'qwkit[plot]'",
-                markup=False,
-            )
+        with _output.staged_outputs(folder) as stage:
+            names = [result.to_csv(stage / "economics.csv").name]
+            if plots:
+                names += [p.name for p in result.plot(stage)]
         typer.echo(result.summary())
-        typer.echo("wrote " + ", ".join(str(p) for p in written))
+        typer.echo("wrote " + ", ".join(str(folder / n) for n in names))

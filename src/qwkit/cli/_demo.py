@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from scipy import special
 
 import qwkit
@@ -161,10 +162,13 @@ def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
 
 
 def render(result: DemoResult, console: Console) -> None:
-    """Print the demo's result as rich tables."""
+    """Print the demo's result as rich tables (no markup: every text prints as it is)."""
     console.print(
-        f"[bold]qwkit demo[/bold] — red wine quality (tasters' grades {result.labels[0]}–"
-        f"{result.labels[-1]}), {result.n_train} wines to fit, {result.n_test} held out"
+        Text.assemble(
+            ("qwkit demo", "bold"),
+            f" — red wine quality (tasters' grades {result.labels[0]}–{result.labels[-1]}), "
+            f"{result.n_train} wines to fit, {result.n_test} held out",
+        )
     )
     soft = Table(title="Continuous predictions, held out (soft QWK)")
     soft.add_column("model")
@@ -210,14 +214,15 @@ def render(result: DemoResult, console: Console) -> None:
         f"Cost view (insurance pricing, seed 003): the most profitable rule is '{richest.name}' "
         f"at {richest.profit:+.2f} $/wine, with QWK {richest.test.statistic:.4f}"
     )
-    console.print(f"[dim]Data: {result.citation}[/dim]")
+    console.print(f"Data: {result.citation}", style="dim", markup=False)
 
 
 def prepare_out(out: Path) -> Path:
-    """Create the report folder if needed (its parent must exist); the report's path."""
-    from qwkit.cli import _io
+    """Create the report folder if needed (its parent must exist) and check that the
+    report can be written there, before any work; the report's path."""
+    from qwkit.cli import _output
 
-    return _io.make_folder(out, option="--out") / REPORT_NAME
+    return _output.check_output(_output.make_folder(out, option="--out") / REPORT_NAME)
 
 
 def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> str:
@@ -345,13 +350,15 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> s
 
 def write_report(result: DemoResult, path: Path, console: Console, *, seed: int) -> None:
     """Write the HTML report (skipped with a note when matplotlib is not installed)."""
-    from qwkit.cli import _io
+    from qwkit.cli import _output
     from qwkit.cli._errors import stderr_console
 
     if importlib.util.find_spec("matplotlib") is None:
         console.print(
-            "[yellow]Report skipped: plots need matplotlib: pip install 'qwkit[plot]'[/yellow]"
+            "Report skipped: plots need matplotlib: pip install 'qwkit[plot]'",
+            style="yellow",
+            markup=False,
         )
         return
-    _io.write_text(path, build_report(result, seed=seed, console=stderr_console()))
-    console.print(f"Report: {path}")
+    _output.write_text(path, build_report(result, seed=seed, console=stderr_console()))
+    console.print(f"Report: {path}", markup=False)

@@ -1,22 +1,23 @@
-"""Reading rating files (CSV, TSV, Parquet) and writing outputs atomically.
+"""Reading rating files (CSV, TSV, Parquet) and checking their values.
 
 Files are read with pyarrow: CSV/TSV through its streaming reader (only the columns a
 command uses, as text, so that every value is checked by us and a bad one is reported
 with its row), Parquet through ``ParquetFile.iter_batches``. Rows are numbered from 1,
-the first row below the header ("data row 1"); comment lines starting with ``#`` above
-the header (e.g. a provenance note) are skipped.
+the first row below the header ("data row 1"). A value is missing when it is empty, only
+spaces, or one of pyarrow's null spellings (``NA``, ``NaN``, ``null``, ...).
 
-Outputs are written to a temporary file in the destination folder and renamed over the
-destination (``os.replace``) only when complete: a failed command leaves no partial file.
+Comment lines: lines above the header whose first non-blank character is ``#`` (after an
+optional UTF-8 byte-order mark) are comments and skipped (e.g. a provenance note), except
+a line where ``#`` is directly followed by the separator: that is a header whose first
+column is named ``#``. ``qwkit thresholds apply`` copies comment lines to its output.
+
+Writing outputs is ``_output``'s job.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +27,7 @@ from qwkit.cli._errors import CliError
 
 __all__ = [
     "Source",
-    "atomic_path",
-    "check_output",
-    "make_folder",
+    "column_names",
     "missing_mask",
     "numeric_values",
     "parse_labels",
@@ -36,16 +35,16 @@ __all__ = [
     "read_columns",
     "read_table",
     "score_values",
-    "write_table",
-    "write_text",
+    "weight_values",
 ]
 
 _CSV_SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = (".parquet", ".pq")
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
+_BOM = b"\xef\xbb\xbf"
 #: Files at least this large get a progress bar while they are read.
 _PROGRESS_BYTES = 8 * 2**20
-#: A number as pyarrow's string-to-number cast accepts it (used to find a bad row).
+#: A number in decimal notation (no hex, no digit separators), or inf / nan.
 _NUMBER = r"^\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[iI]nf(inity)?|[nN]a[nN])\s*$"
 _ARROW_MISSING = "Reading files needs pyarrow: pip install 'qwkit[cli]'"
 
@@ -60,6 +59,24 @@ def _arrow():
 
 def _separator_name(sep: str) -> str:
     return {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(sep, repr(sep))
+
+
+def _suffixes(path: Path) -> tuple[str, str | None]:
+    """``(format extension, compression)`` of a file name, e.g. ``('.csv', 'gzip')``."""
+    suffixes = [s.lower() for s in path.suffixes]
+    compression = _COMPRESSED.get(suffixes[-1]) if suffixes else None
+    if compression:
+        return (suffixes[-2] if len(suffixes) > 1 else ""), compression
+    return (suffixes[-1] if suffixes else ""), None
+
+
+def _is_comment(line: bytes, sep: str, *, first: bool) -> bool:
+    """A comment line: '#' first (after a byte-order mark and blanks), unless the '#' is
+    directly followed by the separator (a header whose first column is named '#')."""
+    if first and line.startswith(_BOM):
+        line = line[len(_BOM) :]
+    text = line.lstrip(b" \t")
+    return text.startswith(b"#") and text[1:2] != sep.encode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +99,12 @@ class Source:
             raise CliError(f"'{path}' is a folder, not a data file.")
         if path.stat().st_size == 0:
             raise CliError(f"file '{path}' is empty.")
-        suffixes = [s.lower() for s in path.suffixes]
-        compression = _COMPRESSED.get(suffixes[-1]) if suffixes else None
-        ext = (
-            suffixes[-2]
-            if compression and len(suffixes) > 1
-            else (suffixes[-1] if suffixes and not compression else "")
-        )
+        ext, compression = _suffixes(path)
         if sep is not None:
             if ext in _PARQUET:
                 raise CliError(f"--sep does not apply to the Parquet file '{path}'.")
             return cls(path, "csv", sep, compression)._with_comments()
-        if ext in _PARQUET:
+        if ext in _PARQUET and compression is None:
             return cls(path, "parquet", None, None)
         if ext in _CSV_SEPARATORS:
             return cls(path, "csv", _CSV_SEPARATORS[ext], compression)._with_comments()
@@ -103,7 +114,7 @@ class Source:
         )
 
     def _with_comments(self) -> Source:
-        """Count the comment lines ('#' first) above the header; they are skipped."""
+        """Count the comment lines above the header; they are skipped."""
         raw, stream = _open_stream(self)
         try:
             head = stream.read(1 << 16)
@@ -113,7 +124,7 @@ class Source:
             raw.close()
         lines = bytes(head).split(b"\n")
         skip = 0
-        while skip < len(lines) - 1 and lines[skip].lstrip().startswith(b"#"):
+        while skip < len(lines) - 1 and _is_comment(lines[skip], self.sep, first=skip == 0):
             skip += 1
         if skip == 0:
             return self
@@ -130,7 +141,7 @@ def _progress(console, total: float, what: str):
     )
 
     return Progress(
-        TextColumn("[progress.description]{task.description}"),
+        TextColumn("{task.description}", style="progress.description", markup=False),
         BarColumn(),
         DownloadColumn() if what == "bytes" else TextColumn("{task.completed:,.0f} rows"),
         TimeRemainingColumn(),
@@ -140,7 +151,8 @@ def _progress(console, total: float, what: str):
     )
 
 
-def _missing_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) -> None:
+def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) -> None:
+    """Every wanted column is in the file, exactly once."""
     absent = [c for c in dict.fromkeys(wanted) if c not in names]
     if absent:
         which = ", ".join(f"'{c}'" for c in absent)
@@ -155,18 +167,24 @@ def _missing_columns(source: Source, names: Sequence[str], wanted: Sequence[str]
             )
             + "."
         )
+    for c in dict.fromkeys(wanted):
+        count = list(names).count(c)
+        if count > 1:
+            raise CliError(
+                f"column '{c}' appears {count} times in '{source.path}'; rename the copies."
+            )
 
 
 def _csv_options(source: Source, columns: Sequence[str] | None):
     import pyarrow as pa
-    from pyarrow import csv
+    from pyarrow import csv as pacsv
 
-    read = csv.ReadOptions(block_size=1 << 22, skip_rows=source.skip_rows)
-    parse = csv.ParseOptions(delimiter=source.sep)
+    read = pacsv.ReadOptions(block_size=1 << 22, skip_rows=source.skip_rows)
+    parse = pacsv.ParseOptions(delimiter=source.sep)
     if columns is None:
-        convert = csv.ConvertOptions(strings_can_be_null=True)
+        convert = pacsv.ConvertOptions(strings_can_be_null=True)
     else:
-        convert = csv.ConvertOptions(
+        convert = pacsv.ConvertOptions(
             include_columns=list(columns),
             column_types={c: pa.string() for c in columns},
             strings_can_be_null=True,
@@ -187,15 +205,15 @@ def _fail_reading(source: Source, exc: Exception) -> CliError:
 
 
 def _csv_header(source: Source) -> list[str]:
-    from pyarrow import csv
+    from pyarrow import csv as pacsv
 
     raw, stream = _open_stream(source)
     try:
-        reader = csv.open_csv(
+        reader = pacsv.open_csv(
             stream,
-            read_options=csv.ReadOptions(block_size=1 << 16, skip_rows=source.skip_rows),
-            parse_options=csv.ParseOptions(delimiter=source.sep),
-            convert_options=csv.ConvertOptions(strings_can_be_null=True),
+            read_options=pacsv.ReadOptions(block_size=1 << 16, skip_rows=source.skip_rows),
+            parse_options=pacsv.ParseOptions(delimiter=source.sep),
+            convert_options=pacsv.ConvertOptions(strings_can_be_null=True),
         )
         return list(reader.schema.names)
     except Exception as exc:
@@ -204,6 +222,36 @@ def _csv_header(source: Source) -> list[str]:
         raise _fail_reading(source, exc) from None
     finally:
         raw.close()
+
+
+def _parquet_file(source: Source):
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(str(source.path))
+    except Exception as exc:
+        raise _fail_reading(source, exc) from None
+
+
+def column_names(path: Path | str, *, sep: str | None = None) -> tuple[Source, list[str]]:
+    """The file's format and its column names (in file order, duplicates kept)."""
+    source = Source.of(path, sep)
+    if source.kind == "parquet":
+        return source, list(_parquet_file(source).schema_arrow.names)
+    return source, _csv_header(source)
+
+
+def _blank_to_null(array):
+    """Text that is empty or only blanks becomes a missing value."""
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return array
+    blank = pc.equal(pc.utf8_trim_whitespace(array), "")
+    if not pc.any(blank).as_py():
+        return array
+    return pc.if_else(blank, pa.scalar(None, array.type), array)
 
 
 def read_columns(
@@ -216,19 +264,15 @@ def read_columns(
     """Read the named columns of a file: ``{name: pyarrow.Array}``, all of one length.
 
     Raises :class:`CliError` for a missing or empty file, an unknown format, a missing
-    column (listing those that exist), a file without data rows, or a parse error.
+    or repeated column (listing those that exist), a file without data rows, or a parse
+    error.
     """
     source = Source.of(path, sep)
     pa = _arrow()
     wanted = list(dict.fromkeys(columns))
     if source.kind == "parquet":
-        import pyarrow.parquet as pq
-
-        try:
-            pfile = pq.ParquetFile(str(source.path))
-        except Exception as exc:
-            raise _fail_reading(source, exc) from None
-        _missing_columns(source, pfile.schema_arrow.names, wanted)
+        pfile = _parquet_file(source)
+        _check_columns(source, pfile.schema_arrow.names, wanted)
         total = pfile.metadata.num_rows
         batches = []
         with _progress(console if total >= 1_000_000 else None, total, "rows") as bar:
@@ -242,16 +286,16 @@ def read_columns(
         schema = pa.schema([pfile.schema_arrow.field(name) for name in wanted])
         table = pa.Table.from_batches(batches, schema=schema)
     else:
-        from pyarrow import csv
+        from pyarrow import csv as pacsv
 
-        _missing_columns(source, _csv_header(source), wanted)
+        _check_columns(source, _csv_header(source), wanted)
         raw, stream = _open_stream(source)
         size = source.path.stat().st_size
         try:
             with _progress(console if size >= _PROGRESS_BYTES else None, size, "bytes") as bar:
                 task = bar.add_task(f"reading {source.path.name}", total=size)
                 try:
-                    reader = csv.open_csv(stream, *_csv_options(source, wanted))
+                    reader = pacsv.open_csv(stream, *_csv_options(source, wanted))
                     batches = []
                     for batch in reader:
                         batches.append(batch)
@@ -263,12 +307,12 @@ def read_columns(
             raw.close()
     if table.num_rows == 0:
         raise CliError(f"file '{source.path}' has a header but no data rows.")
-    return {name: table.column(name).combine_chunks() for name in wanted}
+    return {name: _blank_to_null(table.column(name).combine_chunks()) for name in wanted}
 
 
-def read_table(path: Path | str, *, sep: str | None = None, console=None):
-    """Read a whole file as a ``pyarrow.Table`` (types inferred), for commands that
-    write it back with a new column."""
+def read_table(path: Path | str, *, sep: str | None = None):
+    """Read a whole file as a ``pyarrow.Table``: Parquet with its own types, delimited
+    text with types inferred (for a Parquet output of ``thresholds apply``)."""
     source = Source.of(path, sep)
     _arrow()
     try:
@@ -277,12 +321,12 @@ def read_table(path: Path | str, *, sep: str | None = None, console=None):
 
             table = pq.read_table(str(source.path))
         else:
-            from pyarrow import csv
+            from pyarrow import csv as pacsv
 
             raw, stream = _open_stream(source)
             try:
                 read, parse, convert = _csv_options(source, None)
-                table = csv.read_csv(
+                table = pacsv.read_csv(
                     stream, read_options=read, parse_options=parse, convert_options=convert
                 )
             finally:
@@ -294,28 +338,6 @@ def read_table(path: Path | str, *, sep: str | None = None, console=None):
     if table.num_rows == 0:
         raise CliError(f"file '{source.path}' has a header but no data rows.")
     return table
-
-
-def write_table(table, path: Path | str, *, sep: str | None = None) -> None:
-    """Write a ``pyarrow.Table`` to CSV/TSV/Parquet (by extension, or ``sep``), atomically."""
-    path = Path(path)
-    check_output(path)
-    suffix = path.suffix.lower()
-    if sep is None and suffix not in _CSV_SEPARATORS and suffix not in _PARQUET:
-        raise CliError(
-            f"cannot tell the format of the output '{path}' from its extension; use .csv, "
-            ".tsv or .parquet, or pass --sep."
-        )
-    with atomic_path(path) as tmp:
-        if sep is None and suffix in _PARQUET:
-            import pyarrow.parquet as pq
-
-            pq.write_table(table, str(tmp))
-        else:
-            from pyarrow import csv
-
-            options = csv.WriteOptions(delimiter=sep or _CSV_SEPARATORS[suffix])
-            csv.write_csv(table, str(tmp), write_options=options)
 
 
 # ---------------------------------------------------------------------------- values
@@ -371,7 +393,8 @@ def _first_bad_number(column: str, array, rows: np.ndarray | None) -> CliError:
 
 def numeric_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
     """A column without missing values as numbers: int64 when every value is an integer
-    written without a decimal point, float64 otherwise."""
+    written without a decimal point, float64 otherwise. Text must be a decimal number
+    (``0x3`` or ``1_000`` is an error naming the row)."""
     pa = _arrow()
     import pyarrow.compute as pc
 
@@ -379,8 +402,11 @@ def numeric_values(array, column: str, *, rows: np.ndarray | None = None) -> np.
         raise _null_error(column, array, rows)
     kind = array.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        if not pc.all(pc.match_substring_regex(array, _NUMBER)).as_py():
+            raise _first_bad_number(column, array, rows)
         trimmed = pc.utf8_trim_whitespace(array)
-        for target in (pa.int64(), pa.float64()):
+        integers = pc.all(pc.match_substring_regex(trimmed, r"^[+-]?\d+$")).as_py()
+        for target in (pa.int64(), pa.float64()) if integers else (pa.float64(),):
             try:
                 return pc.cast(trimmed, target).to_numpy(zero_copy_only=False)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -404,11 +430,30 @@ def score_values(array, column: str, *, rows: np.ndarray | None = None) -> np.nd
     return values
 
 
+def weight_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
+    """A column of item weights: finite and non-negative."""
+    values = numeric_values(array, column, rows=rows)
+    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
+    if bad.size:
+        i = int(bad[0])
+        raise CliError(
+            f"column '{column}' must hold finite, non-negative weights; data row "
+            f"{_row(i, rows)} has {values[i]}."
+        )
+    return values
+
+
 def rating_values(
-    array, column: str, labels: np.ndarray | None, *, rows: np.ndarray | None = None
+    array,
+    column: str,
+    labels: np.ndarray | None,
+    *,
+    rows: np.ndarray | None = None,
+    origin: str = "--labels",
 ) -> np.ndarray:
     """A rating column: numbers, or text when ``labels`` is text; every value checked
-    against ``labels`` (when given) so that a bad one is reported with its row."""
+    against ``labels`` (when given; integers otherwise) so that a bad one is reported
+    with its row. ``origin`` names where the labels came from."""
     if labels is not None and labels.dtype.kind == "U":
         pa = _arrow()
         import pyarrow.compute as pc
@@ -428,6 +473,15 @@ def rating_values(
                 f"column '{column}' must hold finite ratings; data row {_row(i, rows)} has "
                 f"{values[i]}."
             )
+        if labels is None and values.dtype.kind == "f":
+            fractional = np.flatnonzero(values != np.floor(values))
+            if fractional.size:
+                i = int(fractional[0])
+                raise CliError(
+                    f"column '{column}' must hold integer ratings; data row {_row(i, rows)} "
+                    f"has {values[i]} (for scores use `qwkit thresholds fit` or --score; for "
+                    "a non-integer scale pass --labels)."
+                )
     if labels is not None:
         known = np.isin(values, labels)
         if not known.all():
@@ -435,7 +489,7 @@ def rating_values(
             shown = ", ".join(str(v) for v in labels[:12]) + (", ..." if len(labels) > 12 else "")
             raise CliError(
                 f"column '{column}', data row {_row(i, rows)}: {_row_text(values[i])} is not "
-                f"in --labels [{shown}]."
+                f"in {origin} [{shown}]."
             )
     return values
 
@@ -443,13 +497,14 @@ def rating_values(
 def parse_labels(text: str | None) -> np.ndarray | None:
     """``"1,2,3"`` → int array; ``"0.5,1"`` → float; ``"low,mid,high"`` → text.
 
-    Raises ValueError (a usage error) for an empty item.
+    Raises ValueError (a usage error) for an empty item or a repeated label.
     """
     if text is None:
         return None
     items = [item.strip() for item in text.split(",")]
     if not items or any(item == "" for item in items):
         raise ValueError(f"expected comma-separated labels such as 1,2,3; got {text!r}.")
+    labels = np.asarray(items, dtype=str)
     for kind in (int, float):
         try:
             values = [kind(item) for item in items]
@@ -457,59 +512,10 @@ def parse_labels(text: str | None) -> np.ndarray | None:
             continue
         if kind is float and not all(math.isfinite(v) for v in values):
             break
-        return np.asarray(values)
-    return np.asarray(items, dtype=str)
-
-
-# ---------------------------------------------------------------------------- outputs
-
-
-def check_output(path: Path | str) -> Path:
-    """Fail early (before any work) when an output cannot be written to ``path``."""
-    path = Path(path)
-    parent = path.parent
-    if not parent.is_dir():
-        raise CliError(f"cannot write '{path}': the folder '{parent}' does not exist.")
-    if path.is_dir():
-        raise CliError(f"cannot write '{path}': it is a folder.")
-    if not os.access(parent, os.W_OK):
-        raise CliError(f"cannot write '{path}': the folder '{parent}' is not writable.")
-    return path
-
-
-def make_folder(out: Path | str, *, option: str) -> Path:
-    """An output folder: created if missing (not its parents), checked to be writable."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise CliError(f"{option} '{out}' exists and is not a folder.")
-    if not out.exists():
-        if not out.parent.is_dir():
-            raise CliError(f"cannot create '{out}': the folder '{out.parent}' does not exist.")
-        out.mkdir()
-    if not os.access(out, os.W_OK):
-        raise CliError(f"cannot write into '{out}': the folder is not writable.")
-    return out
-
-
-@contextmanager
-def atomic_path(path: Path | str) -> Iterator[Path]:
-    """A temporary path beside ``path``; renamed onto ``path`` only if the block succeeds."""
-    path = check_output(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def write_text(path: Path | str, text: str) -> None:
-    """Write a text file atomically (UTF-8)."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+        labels = np.asarray(values)
+        break
+    unique, counts = np.unique(labels, return_counts=True)
+    if (counts > 1).any():
+        repeated = unique[counts > 1][0]
+        raise ValueError(f"each label must appear once; {repeated} is repeated in {text!r}.")
+    return labels

@@ -20,12 +20,24 @@ __all__ = [
     "kappa_distribution",
     "model_intervals",
     "per_class_agreement",
+    "percent",
     "threshold_plot",
 ]
 
 _MISSING = "Plots need matplotlib: pip install 'qwkit[plot]'"
 _DPI = 110
 _BLUE, _ORANGE, _GREY, _RED = "#2f6690", "#d9822b", "#8a8a8a", "#b33c3c"
+
+
+def percent(level: float) -> str:
+    """A confidence level as a percentage with the digits it needs: 95%, 99.95%."""
+    return f"{100 * level:.4g}%"
+
+
+def _text(value) -> str:
+    """User text (a label, a column name) for matplotlib: a '$' is printed, not read as
+    the start of a formula."""
+    return str(value).replace("$", r"\$")
 
 
 def _figure(width: float, height: float):
@@ -65,12 +77,12 @@ def confusion_heatmap(
     fig = _figure(size + 1.2, size)
     ax = fig.add_subplot()
     image = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0)
-    names = [str(v) for v in labels]
+    names = [_text(v) for v in labels]
     ax.set_xticks(range(k), names)
     ax.set_yticks(range(k), names)
-    ax.set_xlabel(pred_name)
-    ax.set_ylabel(truth_name)
-    ax.set_title(title)
+    ax.set_xlabel(_text(pred_name))
+    ax.set_ylabel(_text(truth_name))
+    ax.set_title(_text(title))
     if k <= 20:
         whole = np.all(table == np.round(table))
         for i in range(k):
@@ -119,7 +131,7 @@ def per_class_agreement(confusion: np.ndarray, labels: Sequence) -> bytes:
         x + 0.2, table.sum(axis=0) / total, 0.4, color=_BLUE, alpha=0.6, label="predicted ratings"
     )
     bottom.set_ylabel("share of items")
-    bottom.set_xticks(x, [str(v) for v in labels])
+    bottom.set_xticks(x, [_text(v) for v in labels])
     bottom.set_xlabel("rating")
     bottom.legend(frameon=False, fontsize=9)
     _tidy(bottom)
@@ -154,7 +166,7 @@ def kappa_distribution(
             color=_ORANGE,
             alpha=0.18,
             zorder=0,
-            label=f"{confidence_level:.0%} CI ({method}) [{low:.4f}, {high:.4f}]",
+            label=f"{percent(confidence_level)} CI ({method}) [{low:.4f}, {high:.4f}]",
         )
         for end in (low, high):
             ax.axvline(end, color=_ORANGE, linestyle="--", zorder=3)
@@ -200,7 +212,7 @@ def threshold_plot(
                 histtype="stepfilled",
                 alpha=0.35,
                 color=cmap(i / max(1, k - 1)),
-                label=f"true {label} (n={part.size})",
+                label=f"true {_text(label)} (n={part.size})",
             )
             ax.hist(part, bins=bins, histtype="step", color=cmap(i / max(1, k - 1)))
     for j, cut in enumerate(thresholds):
@@ -209,7 +221,7 @@ def threshold_plot(
             ax.text(
                 cut,
                 1.0,
-                f" {cut_labels[j]}|{cut_labels[j + 1]}",
+                f" {_text(cut_labels[j])}|{_text(cut_labels[j + 1])}",
                 color=_RED,
                 fontsize=8,
                 rotation=90,
@@ -219,7 +231,7 @@ def threshold_plot(
             )
     ax.set_xlabel("score")
     ax.set_ylabel("items")
-    ax.set_title(title)
+    ax.set_title(_text(title))
     ax.legend(frameon=False, fontsize=8, loc="upper right")
     _tidy(ax)
     return _png(fig)

@@ -191,8 +191,8 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
         [
             [f"kappa ({a.weights} weights)", a.test.statistic],
             ["standard error (asymptotic)", a.test.standard_error],
-            [f"{a.confidence_level:.0%} CI low ({a.method})", low],
-            [f"{a.confidence_level:.0%} CI high ({a.method})", high],
+            [f"{_plots.percent(a.confidence_level)} CI low ({a.method})", low],
+            [f"{_plots.percent(a.confidence_level)} CI high ({a.method})", high],
             ["p-value, H0: kappa = 0", _pvalue_text(a.test.pvalue)],
             ["items", a.test.n_samples],
             *others,
@@ -253,11 +253,20 @@ def replicate_kappas(test, *, n_resamples: int, seed: int, console=None) -> np.n
     return np.concatenate(chunks)
 
 
+#: Widest rating scale a report draws (its K×K heatmap and per-class bars).
+MAX_REPORT_LABELS = 100
+
+
 def _scale_of(labels, *columns) -> np.ndarray:
     if labels is not None:
         return np.asarray(labels)
     low = min(int(np.min(c)) for c in columns)
     high = max(int(np.max(c)) for c in columns)
+    if high - low + 1 > MAX_REPORT_LABELS:
+        raise ValueError(
+            f"the ratings span {high - low + 1:,} integer labels ({low}..{high}); a report "
+            f"draws at most {MAX_REPORT_LABELS}; pass --labels with the ratings that occur."
+        )
     return np.arange(low, high + 1)
 
 
@@ -335,7 +344,7 @@ def file_report(
     report = HtmlReport(
         title or f"Agreement report: {Path(file).name}",
         subtitle=f"'{truth}' against {pred_name}: {weights} weighted kappa "
-        f"{test.statistic:.4f}, {confidence_level:.0%} CI "
+        f"{test.statistic:.4f}, {_plots.percent(confidence_level)} CI "
         f"[{interval[0]:.4f}, {interval[1]:.4f}] ({method})",
     )
     report.section("Overview")
@@ -367,7 +376,7 @@ def file_report(
         ),
     )
     summary = (
-        f"kappa {test.statistic:.4f}, {confidence_level:.0%} CI [{interval[0]:.4f}, "
+        f"kappa {test.statistic:.4f}, {_plots.percent(confidence_level)} CI [{interval[0]:.4f}, "
         f"{interval[1]:.4f}] ({method}), {test.n_samples:,} items"
     )
     return report.render(), summary
