@@ -17,6 +17,7 @@ __all__ = [
     "brute_force_thresholds",
     "naive_expected_kappa",
     "naive_table_kappa",
+    "weight_matrix_of",
 ]
 
 
@@ -77,3 +78,19 @@ def brute_force_decision(proba, wmat):
         if kappa is not None and (best is None or kappa > best):
             best, best_decision = kappa, list(decision)
     return best, np.array(best_decision)
+
+
+def weight_matrix_of(k, kind):
+    """Weight matrices written out independently of the library."""
+    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    if kind == "quadratic":
+        return ((i - j) ** 2).astype(float)
+    if kind == "linear":
+        return np.abs(i - j).astype(float)
+    if kind == "identity":
+        return (i != j).astype(float)
+    if kind == "asymmetric":  # over-prediction squared, under-prediction 3× linear
+        return np.where(j > i, (j - i) ** 2, 3 * (i - j)).astype(float)
+    if kind == "under_only":  # only under-prediction costs: many assignments are 0/0
+        return np.maximum(i - j, 0).astype(float)
+    raise AssertionError(kind)

@@ -9,20 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import qwkit
-from naive_thresholds import brute_force_decision, naive_expected_kappa
-
-
-def _named(k, kind):
-    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    if kind == "quadratic":
-        return ((i - j) ** 2).astype(float)
-    if kind == "linear":
-        return np.abs(i - j).astype(float)
-    if kind == "identity":
-        return (i != j).astype(float)
-    if kind == "asymmetric":
-        return np.where(j > i, (j - i) ** 2, 3 * (i - j)).astype(float)
-    raise AssertionError(kind)
+from naive_thresholds import brute_force_decision, naive_expected_kappa, weight_matrix_of
 
 
 def _expected_kappa(proba, decision, weights="quadratic"):
@@ -58,7 +45,9 @@ class TestBayesDecision:
 
     def test_absolute_cost_is_a_median(self):
         p = np.array([[0.3, 0.1, 0.6], [0.6, 0.0, 0.4], [0.2, 0.2, 0.6]])
-        np.testing.assert_array_equal(qwkit.bayes_decision(p, _named(3, "linear")), [2, 0, 2])
+        np.testing.assert_array_equal(
+            qwkit.bayes_decision(p, weight_matrix_of(3, "linear")), [2, 0, 2]
+        )
 
     def test_dataframe_input(self):
         p = pd.DataFrame({"a": [0.9, 0.2], "b": [0.1, 0.8]})
@@ -135,7 +124,7 @@ class TestKappaDecision:
             k = int(rng.integers(2, 5))
             n = int(rng.integers(2, 7 if k < 4 else 6))
             p = _dirichlet(rng, n, k, float(rng.choice([0.3, 1.0, 3.0])))
-            wmat = _named(k, kind)
+            wmat = weight_matrix_of(k, kind)
             best, _ = brute_force_decision(p.tolist(), wmat.tolist())
             weights = kind if kind != "asymmetric" else wmat
             got = qwkit.kappa_decision(p, weights=weights)
@@ -150,7 +139,7 @@ class TestKappaDecision:
         rivals = [
             np.argmax(p, axis=1),
             np.rint(p @ np.arange(5)).astype(int),
-            qwkit.bayes_decision(p, _named(5, "quadratic")),
+            qwkit.bayes_decision(p, weight_matrix_of(5, "quadratic")),
         ]
         for other in rivals:
             assert _expected_kappa(p, other) <= best + 1e-12
@@ -196,7 +185,7 @@ class TestKappaDecision:
         best = _expected_kappa(p, got, kind)
         for other in (np.argmax(p, axis=1), np.rint(p @ np.arange(k)).astype(int)):
             table = p.T @ np.eye(k)[other]
-            if table.sum(axis=1) @ _named(k, kind) @ table.sum(axis=0) == 0:
+            if table.sum(axis=1) @ weight_matrix_of(k, kind) @ table.sum(axis=0) == 0:
                 continue  # kappa of that rival is 0/0
             assert _expected_kappa(p, other, kind) <= best + 1e-12
 

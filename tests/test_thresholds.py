@@ -12,25 +12,9 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 import qwkit
-from naive_thresholds import brute_force_thresholds
+from naive_thresholds import brute_force_thresholds, weight_matrix_of
 
 K_MAX = 4
-
-
-def _named(k, kind):
-    """Weight matrices written out independently of the library."""
-    i, j = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    if kind == "quadratic":
-        return ((i - j) ** 2).astype(float)
-    if kind == "linear":
-        return np.abs(i - j).astype(float)
-    if kind == "identity":
-        return (i != j).astype(float)
-    if kind == "asymmetric":  # over-prediction squared, under-prediction 3× linear
-        return np.where(j > i, (j - i) ** 2, 3 * (i - j)).astype(float)
-    if kind == "under_only":  # only under-prediction costs: many assignments are 0/0
-        return np.maximum(i - j, 0).astype(float)
-    raise AssertionError(kind)
 
 
 def _random_case(rng, weighted):
@@ -70,7 +54,7 @@ class TestOptimizeThresholds:
         rng = np.random.default_rng(20261121)
         for _ in range(220):  # 5 matrices × 2 × 220 = 2200 random cases
             k, codes, scores, sw = _random_case(rng, weighted)
-            wmat = _named(k, kind)
+            wmat = weight_matrix_of(k, kind)
             best, _ = brute_force_thresholds(codes, scores, k, wmat.tolist(), sw)
             weights = kind if kind in ("quadratic", "linear", "identity") else wmat
             res = qwkit.optimize_thresholds(
@@ -107,7 +91,7 @@ class TestOptimizeThresholds:
         scores = latent * 1.5 - 2.0
         sw = rng.uniform(0.0, 2.0, size=3000)
         for kind in ("quadratic", "asymmetric"):
-            wmat = _named(4, kind)
+            wmat = weight_matrix_of(4, kind)
             best, _ = brute_force_thresholds(codes, scores, 4, wmat.tolist(), sw)
             res = qwkit.optimize_thresholds(codes, scores, weights=wmat, sample_weight=sw)
             assert res.statistic == pytest.approx(best, abs=1e-12)
