@@ -841,3 +841,12 @@ class TestDegenerateAndScaled:
         assert qwkit.mean_kappa([0.5, 0.6], weights=w) == pytest.approx(
             qwkit.mean_kappa([0.5, 0.6])
         )
+
+    def test_comparison_bootstrap_distribution_matches_interval(self):
+        y, a, b = [0, 1, 2, 1, 2, 0, 1], [0, 1, 1, 2, 2, 0, 1], [2, 1, 2, 1, 0, 0, 2]
+        res = qwkit.compare_kappa_test(y, a, b)
+        draws = res.bootstrap_distribution(500, rng=3)
+        low, high = res.confidence_interval(method="percentile", n_resamples=500, rng=3)
+        finite = draws[np.isfinite(draws)]
+        assert (low, high) == pytest.approx(tuple(np.quantile(finite, [0.025, 0.975])), rel=1e-12)
+

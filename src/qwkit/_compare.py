@@ -37,6 +37,8 @@ from qwkit._resampling import (
     _pvalue,
     _zero_se_pvalue,
     check_alternative,
+    check_n_resamples,
+    check_rng,
 )
 
 __all__ = ["KappaComparisonResult", "compare_kappa_test", "mean_kappa"]
@@ -114,6 +116,11 @@ default="asymptotic"
             alternative=self.alternative,
             upper_bound=math.inf,
         )
+
+    def bootstrap_distribution(self, n_resamples=9999, *, rng=None) -> np.ndarray:
+        """κ_a − κ_b of each paired bootstrap resample (nan where undefined); with the
+        same seed, the draws of :meth:`confidence_interval`'s bootstrap methods."""
+        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng))
 
     def summary(self) -> str:
         """Text block: both kappas, the difference, its SE, 95% limits and the z-test."""
