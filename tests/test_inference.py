@@ -850,3 +850,19 @@ class TestDegenerateAndScaled:
         finite = draws[np.isfinite(draws)]
         assert (low, high) == pytest.approx(tuple(np.quantile(finite, [0.025, 0.975])), rel=1e-12)
 
+    def test_compare_respects_declared_order(self):
+        import pandas as pd
+
+        def cat(x):
+            return pd.Categorical(x, categories=[3, 1, 2], ordered=True)
+
+        t, a, b = [1, 2, 3, 3], [1, 3, 3, 2], [1, 2, 3, 2]
+        res = qwkit.compare_kappa_test(cat(t), cat(a), cat(b))
+        assert res.kappa_a == pytest.approx(qwkit.kappa_score(t, a, labels=[3, 1, 2]))
+        assert res.kappa_b == pytest.approx(qwkit.kappa_score(t, b, labels=[3, 1, 2]))
+
+    def test_huge_integer_tables_are_refused(self):
+        with pytest.raises(ValueError, match="2\\*\\*53 or more"):
+            qwkit.kappa_test_from_confusion(np.array([[2**53, 1], [0, 2**53]]))
+        with pytest.raises(ValueError, match="2\\*\\*53 or more"):
+            qwkit.kappa_test_from_confusion([[1e308, 0], [0, 1e308]])

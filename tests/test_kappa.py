@@ -1976,3 +1976,45 @@ class TestReviewedInputs:
         assert a.merge(b).score() == pytest.approx(kappa_score([0, 1, 2, 2, 1], [0, 2, 2, 2, 0]))
         with pytest.raises(ValueError, match="different `weights`"):
             KappaAccumulator([0, 1, 2]).merge(KappaAccumulator([0, 1, 2], weights="linear"))
+
+
+class TestReviewRoundTwo:
+    def test_accumulator_copies_are_independent(self):
+        import copy
+
+        acc = KappaAccumulator(labels=[0, 1, 2])
+        acc.update([0, 1, 2], [0, 1, 2])
+        snap = copy.copy(acc)
+        snap.update([0], [2])
+        other = copy.copy(acc)
+        other.merge(snap)
+        assert (acc.n_samples, int(acc.confusion.sum()), acc.score()) == (3, 3, 1.0)
+
+    def test_accumulator_huge_weights(self):
+        acc = KappaAccumulator(labels=[0, 1, 2])
+        acc.update([0, 1, 2, 0], [0, 1, 2, 1], sample_weight=[1e308] * 4)
+        assert acc.score() == pytest.approx(0.8)
+        with pytest.raises(ValueError, match="overflowed float64; rescale"):
+            acc.update([0, 1, 2, 0], [0, 1, 2, 1], sample_weight=[1e308] * 4)
+        assert acc.score() == pytest.approx(0.8)  # unchanged by the refused batch
+
+    @pytest.mark.parametrize("weights", ["linear", None, "quadratic"])
+    def test_constant_rater_on_a_wide_scale(self, weights):
+        y2 = [0, 1500, 3, 77, 2999, 1234, 5]
+        assert kappa_score([1234] * 7, y2, weights=weights, sample_weight=[1] * 7) == 0.0
+        assert kappa_score([1234] * 7, y2, weights=weights, labels=range(3000)) == 0.0
+
+    def test_dict_views_are_ordered(self):
+        labels = {0: "a", 1: "b", 2: "c"}
+        got = kappa_score([0, 1, 2], [0, 1, 1], labels=labels.keys())
+        assert got == kappa_score([0, 1, 2], [0, 1, 1], labels=[0, 1, 2])
+
+    def test_nullable_frames_for_tables_and_weights(self):
+        table = pd.DataFrame([[3, 1], [1, 4]], dtype="Int64")
+        assert kappa_from_confusion(table) == kappa_from_confusion([[3, 1], [1, 4]])
+        wmat = pd.DataFrame([[0, 1], [2, 0]], dtype="Float64")
+        assert kappa_score([0, 1, 1], [0, 1, 0], weights=wmat) == kappa_score(
+            [0, 1, 1], [0, 1, 0], weights=[[0, 1], [2, 0]]
+        )
+        with pytest.raises(ValueError, match="`confusion` has a missing value"):
+            kappa_from_confusion(pd.DataFrame([[3, None], [1, 4]], dtype="Int64"))

@@ -660,3 +660,17 @@ class TestKappaRescale:
     def test_bad_input(self, y, s, exc, match):
         with pytest.raises(exc, match=match):
             kappa_rescale(y, s)
+
+
+def test_predict_checks_data_frame_columns():
+    import pandas as pd
+
+    rng = np.random.default_rng(20261121)
+    X = rng.normal(size=(30, 3))
+    y = np.round(X @ [1, 2, 0.5] + 3)
+    model = qwkit.kappa_regression(pd.DataFrame(X, columns=list("abc")), y)
+    assert model.feature_names == ("a", "b", "c")
+    by_name = model.predict(pd.DataFrame(X, columns=list("abc")))
+    np.testing.assert_allclose(by_name, model.predict(X), rtol=1e-12)
+    with pytest.raises(ValueError, match="fitted on columns"):
+        model.predict(pd.DataFrame(X[:, ::-1], columns=list("cba")))

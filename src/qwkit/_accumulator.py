@@ -93,9 +93,7 @@ default="quadratic"
         if r.n_samples == 0:
             return
         table = _kappa._table(r, sw, r.offset, r.n_classes)
-        if table.dtype != self._table.dtype:
-            self._table = self._table.astype(np.float64)
-        self._table += table
+        self._add(table)
         self._n += r.n_samples
 
     def merge(self, other: KappaAccumulator) -> KappaAccumulator:
@@ -112,16 +110,25 @@ default="quadratic"
             )
         if not _same_up_to_scale(self._wmat, other._wmat):
             raise ValueError("`other` uses different `weights`; merged kappa would be ambiguous.")
-        if other._table.dtype != self._table.dtype:
-            self._table = self._table.astype(np.float64)
-        self._table += other._table
+        self._add(other._table)
         self._n += other._n
         return self
+
+    def _add(self, table: np.ndarray) -> None:
+        """A new table (never in place: copies of this accumulator stay independent)."""
+        with np.errstate(over="ignore"):
+            total = self._table + table  # int64 + float64 → float64 once weights appear
+        if total.dtype.kind == "f" and not np.all(np.isfinite(total)):
+            raise ValueError(
+                "The summed `sample_weight` overflowed float64; rescale the weights (kappa "
+                "does not change when every weight is multiplied by the same factor)."
+            )
+        self._table = total
 
     def score(self, *, replace_undefined_by=np.nan) -> float:
         """Kappa of everything seen so far."""
         replace = _v.check_replace_undefined_by(replace_undefined_by)
-        if not self._table.sum() > 0:
+        if not np.any(self._table > 0):
             raise ValueError("No items with positive weight yet: call `update` before `score`.")
         return _kappa._kappa_from_table(self._table, self._wmat, replace)
 

@@ -244,6 +244,8 @@ default="quadratic"
     alternative = check_alternative(alternative)
     kind = _v.check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
+    if labels is None:
+        labels = _v.declared_order((y_true, y_pred_a, y_pred_b), names)
     arrays = [
         _v.as_1d(y, name) for y, name in zip((y_true, y_pred_a, y_pred_b), names, strict=False)
     ]

@@ -560,8 +560,10 @@ default="quadratic"
                 f"error depends on the number of items); got {table[i, j]} at [{i}, {j}]. "
                 "For weighted items use `kappa_test(y1, y2, sample_weight=...)`."
             )
-        if table.sum() >= 2.0**53:
-            raise ValueError("`confusion` totals 2**53 or more items; counts are not exact.")
+    with np.errstate(over="ignore"):  # an overflowing float sum is inf: also too many
+        total = table.astype(np.float64).sum()
+    if not total < 2.0**53:
+        raise ValueError("`confusion` totals 2**53 or more items; counts are not exact.")
     if isinstance(kind, str):
         wmat = _kappa._named_weights(k, kind)
     elif kind.shape[0] != k:

@@ -348,6 +348,8 @@ def _kappa_tablefree(r, kind: str, sample_weight, offset: int, replace: float) -
     expected = float(expected) / total
     if expected <= 0.0:
         return _undefined(replace)
+    if np.count_nonzero(ha) == 1 or np.count_nonzero(hb) == 1:
+        return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says
     return float(1.0 - observed / expected)
 
 

@@ -83,6 +83,9 @@ class KappaRegressionResult:
         Numerical rank of the design: of the weighted, centered X with an intercept, of
         the weighted X without. Computed with every column scaled to a norm of about 1,
         so it does not depend on the units of the features.
+    feature_names : tuple of str or None
+        Column names of a data frame ``X`` at fit time; :meth:`predict` checks that a
+        data frame it is given has the same columns in the same order.
     """
 
     coef: np.ndarray
@@ -92,6 +95,7 @@ class KappaRegressionResult:
     rank: int
     _x_mean: np.ndarray = field(repr=False)  # (2, d): x̄ as an unevaluated sum
     _y_mean: float = field(repr=False)
+    feature_names: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -115,6 +119,12 @@ class KappaRegressionResult:
         -------
         ndarray of shape (n_samples,)
         """
+        names = _column_names(X)
+        if self.feature_names is not None and names is not None and names != self.feature_names:
+            raise ValueError(
+                f"`X` has columns {list(names)}, but the model was fitted on columns "
+                f"{list(self.feature_names)} (same names, same order)."
+            )
         x = _as_2d_real(X, "X")
         if x.shape[1] != self.coef.shape[0]:
             raise ValueError(
@@ -122,6 +132,12 @@ class KappaRegressionResult:
                 f"fitted on; got {x.shape[1]}."
             )
         return _centered_predict(x, self.coef, self._x_mean, self._y_mean)
+
+
+def _column_names(X) -> tuple[str, ...] | None:
+    """Column names of a data frame (pandas, polars), as strings; None for arrays."""
+    columns = getattr(X, "columns", None)
+    return None if columns is None else tuple(str(c) for c in columns)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -637,6 +653,7 @@ def kappa_regression(X, y, *, alpha=0.0, fit_intercept=True, sample_weight=None)
         rank=int(rank),
         _x_mean=np.asarray(xbar, dtype=np.float64),
         _y_mean=float(ybar),
+        feature_names=_column_names(X),
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+from collections.abc import KeysView, ValuesView
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,7 @@ __all__ = [
     "check_replace_undefined_by",
     "check_sample_weight",
     "check_weights",
+    "declared_order",
     "prepare_labels",
     "prepare_ratings",
 ]
@@ -99,6 +101,8 @@ def as_1d(values, name: str) -> np.ndarray:
         raise TypeError(f"`{name}` must be array-like; got None.")
     if isinstance(values, (str, bytes)):
         raise TypeError(f"`{name}` must be array-like; got the string {values!r}.")
+    if isinstance(values, (KeysView, ValuesView)):  # ordered in Python: take them as listed
+        values = list(values)
     if isinstance(values, (set, frozenset, dict)) or hasattr(values, "__next__"):
         raise TypeError(
             f"`{name}` must be an ordered sequence or array (list, ndarray, Series); got a "
@@ -262,19 +266,26 @@ def _order_of(values):
     return None
 
 
-def _declared_order(y1, y2, names):
-    """Default scale from ordered categorical data: the declared order, not sorted order."""
-    first, second = _order_of(y1), _order_of(y2)
-    if (
-        first is not None
-        and second is not None
-        and not (first.shape == second.shape and bool(np.all(first == second)))
-    ):
-        raise ValueError(
-            f"`{names[0]}` and `{names[1]}` declare different category orders "
-            f"{_show(first)} and {_show(second)}; pass `labels`."
-        )
-    return first if first is not None else second
+def declared_order(values, names):
+    """Default scale from ordered categorical data: the declared order, not sorted order.
+
+    ``values`` are the rating vectors of one call (``names`` theirs); every declared
+    order must be the same. None when no vector declares one.
+    """
+    found = None
+    for y, name in zip(values, names, strict=True):
+        order = _order_of(y)
+        if order is None:
+            continue
+        if found is not None and not (
+            found[0].shape == order.shape and bool(np.all(found[0] == order))
+        ):
+            raise ValueError(
+                f"`{found[1]}` and `{name}` declare different category orders "
+                f"{_show(found[0])} and {_show(order)}; pass `labels`."
+            )
+        found = found or (order, name)
+    return None if found is None else found[0]
 
 
 def _common_dtype(ref: np.ndarray, arr: np.ndarray) -> np.dtype:
@@ -305,7 +316,7 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) ->
     """
     n1, n2 = names
     if labels is None:
-        labels = _declared_order(y1, y2, names)
+        labels = declared_order((y1, y2), names)
     a = as_1d(y1, n1)
     b = as_1d(y2, n2)
     if a.shape[0] != b.shape[0]:
@@ -393,17 +404,7 @@ def check_weights(weights):
             "`weights` must be 'quadratic', 'linear', 'identity', None or a (K, K) array; "
             f"got {weights!r}."
         )
-    try:
-        mat = np.asarray(weights)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`weights` must be a name or a (K, K) numeric array; got {_describe(weights)}."
-        ) from exc
-    if mat.dtype.kind not in "biuf":
-        raise TypeError(
-            f"`weights` must be a name or a (K, K) real numeric array; got dtype {mat.dtype}."
-        )
-    mat = mat.astype(np.float64)
+    mat = as_real_array(weights, "weights")  # frames, nullable dtypes; not text/sparse
     if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] == 0:
         raise ValueError(f"`weights` must be a square (K, K) matrix; got shape {mat.shape}.")
     if not np.all(np.isfinite(mat)):
@@ -453,14 +454,14 @@ def check_confusion(confusion) -> np.ndarray:
     """A (K, K) table of non-negative finite counts or weights."""
     if confusion is None or isinstance(confusion, (str, bytes)):
         raise TypeError(f"`confusion` must be a (K, K) array; got {confusion!r}.")
+    if hasattr(confusion, "to_numpy") and not isinstance(confusion, np.ndarray):
+        confusion = confusion.to_numpy()
     try:
         arr = np.asarray(confusion)
-    except ValueError as exc:  # ragged nesting
-        raise ValueError(
-            "`confusion` must be a square (K, K) table; got rows of different lengths."
-        ) from exc
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`confusion` must be numeric; got dtype {arr.dtype}.")
+    except ValueError:  # ragged nesting
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":  # frames of nullable dtypes, sparse, ...
+        arr = as_real_array(confusion, "confusion")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
         raise ValueError(f"`confusion` must be a square (K, K) table; got shape {arr.shape}.")
     if arr.dtype.kind == "f":
