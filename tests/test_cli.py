@@ -913,7 +913,7 @@ class TestApplyKeepsTheFile:
             "--drop-missing",
         )
         assert target.read_text() == "id,raw,raw_class\n007,1.5,2\n011,2.5,3\n"
-        assert "3 row(s) with a missing score dropped" in result.stderr
+        assert "; 3 rows with a missing score dropped" in result.stderr
 
     def test_parquet_keeps_column_types(self, tmp_path):
         table = pa.table(
@@ -1290,3 +1290,348 @@ class TestCommentLines:
         assert out["n"] == 3 and out["kappa"] == pytest.approx(
             qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
         )
+
+
+# ---------------------------------------------------------------------------- review fixes
+
+
+def _multiline_csv(path: Path, n: int) -> tuple[Path, np.ndarray, np.ndarray]:
+    """Every other 'note' is a quoted field with a line break in it."""
+    rng = np.random.default_rng(20261121)
+    grade = rng.integers(1, 6, n)
+    raw = grade + rng.normal(0.0, 0.8, n)
+    lines = ["note,grade,raw"]
+    for i in range(n):
+        note = '"two\nlines, ""quoted"""' if i % 2 == 0 else "x"
+        lines.append(f"{note},{grade[i]},{float(raw[i])!r}")
+    _write(path, "\n".join(lines) + "\n")
+    return path, grade, raw
+
+
+class TestQuotedLineBreaks:
+    """A quoted field may hold a line break wherever it falls in the blocks read."""
+
+    @pytest.mark.parametrize("block", [97, 1 << 10, 1 << 22])
+    def test_score_and_apply(self, tmp_path, monkeypatch, block):
+        monkeypatch.setattr(_io, "_BLOCK_BYTES", block)
+        path, _, raw = _multiline_csv(tmp_path / "ml.csv", 3000)
+        out = as_json("score", path, "-t", "grade", "-p", "grade")
+        assert out["n"] == 3000 and out["kappa"] == 1.0
+        spec = tmp_path / "t.json"
+        ok("thresholds", "fit", path, "-t", "grade", "-s", "raw", "-o", spec)
+        cuts = json.loads(spec.read_text())["thresholds"]
+        expected = qwkit.apply_thresholds(raw, cuts, labels=[1, 2, 3, 4, 5])
+        for suffix in (".csv", ".tsv", ".parquet"):
+            target = tmp_path / f"out{suffix}"
+            ok("thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", target)
+            if suffix == ".parquet":
+                table = pq.read_table(target)
+            else:
+                table = pacsv.read_csv(
+                    target,
+                    parse_options=pacsv.ParseOptions(
+                        delimiter="\t" if suffix == ".tsv" else ",", newlines_in_values=True
+                    ),
+                )
+            assert table.num_rows == 3000
+            np.testing.assert_array_equal(table.column("raw_class").to_numpy(), expected)
+            assert table.column("note")[0].as_py() == 'two\nlines, "quoted"'
+        # the CSV copy keeps the input's bytes, one field more per line
+        copied = (tmp_path / "out.csv").read_text()
+        assert copied.startswith('note,grade,raw,raw_class\n"two\nlines, ""quoted""",')
+
+
+class TestSeedsAreNonNegative:
+    def test_negative_seed_is_a_usage_error(self, wine_files, tmp_path):
+        files, _ = wine_files
+        for command in (
+            ["score", files["csv"], "-t", "quality", "-p", "noisy"],
+            ["compare", files["csv"], "-t", "quality", "-p", "noisy", "-p", "ls_rounded"],
+            ["report", files["csv"], "-t", "quality", "-p", "noisy", "-o", tmp_path / "r.html"],
+        ):
+            line = fails(*command, "--seed", "-1", code=2)
+            assert "--seed" in line
+        for command in ("demo", "economics"):
+            out = tmp_path / command
+            assert "--seed" in fails(command, "--out", out, "--seed", "-3", code=2)
+            assert not out.exists()  # checked before any folder is made
+        assert not (tmp_path / "r.html").exists()
+
+
+class TestApplyOutputFormat:
+    def test_unknown_extension_is_refused(self, tmp_path):
+        path = _write(tmp_path / "in.csv", "id,raw\n1,1.5\n2,2.5\n")
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        for name in ("out.xlsx", "out.txt"):
+            line = fails(
+                "thresholds",
+                "apply",
+                path,
+                "-s",
+                "raw",
+                "--thresholds",
+                spec,
+                "-o",
+                tmp_path / name,
+            )
+            assert "cannot tell the format of the output" in line
+            assert not (tmp_path / name).exists()
+
+    def test_other_extension_with_sep(self, tmp_path):
+        path = _write(tmp_path / "in.txt", "id;raw\n1;1.5\n2;2.5\n")
+        spec = _spec(tmp_path, **SPEC_1_2_3)
+        target = tmp_path / "out.txt"
+        ok(
+            "thresholds",
+            "apply",
+            path,
+            "-s",
+            "raw",
+            "--thresholds",
+            spec,
+            "-o",
+            target,
+            "--sep",
+            ";",
+        )
+        assert target.read_text() == "id;raw;raw_class\n1;1.5;2\n2;2.5;3\n"
+
+    def test_class_counts_in_scale_order(self, tmp_path):
+        path = _write(tmp_path / "in.csv", "raw\n0.5\n1.5\n1.6\n2.5\n2.6\n2.7\n")
+        spec = _spec(tmp_path, thresholds=[1.0, 2.0], labels=["low", "mid", "high"])
+        result = ok(
+            "thresholds", "apply", path, "-s", "raw", "--thresholds", spec, "-o", tmp_path / "o.csv"
+        )
+        assert "6 rows, column 'raw_class' (low: 1, mid: 2, high: 3)" in result.stderr
+
+
+class TestHelpText:
+    def test_flags_take_no_value(self):
+        for command in (
+            ["--help"],
+            ["score", "--help"],
+            ["thresholds", "--help"],
+            ["thresholds", "apply", "--help"],
+            ["report", "--help"],
+        ):
+            text = ok(*command).stdout
+            assert "<bool>" not in text, command
+            assert "--help" in text
+
+    def test_paragraphs_are_rewrapped(self):
+        text = ok("report", "--help").stdout
+        assert any("per-class agreement, and for scores" in line for line in text.splitlines())
+        text = ok("thresholds", "apply", "--help").stdout
+        assert any("one more field on each line" in line for line in text.splitlines())
+
+
+class TestWarningWording:
+    def test_api_words_become_options(self):
+        from qwkit.cli._errors import cli_wording
+
+        assert cli_wording("... is infinite. Use method='percentile'.") == (
+            "... is infinite. Use --method percentile."
+        )
+        assert (
+            cli_wording("Kappa is undefined: x. Returning `replace_undefined_by`=nan.")
+            == "Kappa is undefined: x. It is reported as nan (null in --json)."
+        )
+
+    def test_undefined_kappa_warning(self, tmp_path):
+        path = _write(tmp_path / "c.csv", "a,b\n2,2\n2,2\n2,2\n")
+        result = ok("score", path, "-t", "a", "-p", "b")
+        assert "qwkit: warning: Kappa is undefined" in result.stderr
+        assert "It is reported as nan" in result.stderr
+        assert "replace_undefined_by" not in result.stderr
+
+    def test_bca_warning_names_the_option(self, tmp_path):
+        # leaving out the only item rated 2 leaves a constant pair: the BCa acceleration
+        # is undefined and the advice is the percentile interval
+        path = _write(tmp_path / "s.csv", "a,b\n1,1\n1,1\n2,2\n")
+        result = ok(
+            "score", path, "-t", "a", "-p", "b", "--method", "bootstrap", "--n-resamples", "200"
+        )
+        assert "--method percentile" in result.stderr
+        assert "method='percentile'" not in result.stderr
+
+
+class TestBrokenPipe:
+    """`qwkit ... | head -1`: the reader stops; the command ends quietly with 0."""
+
+    @staticmethod
+    def _closed_stdout(*args):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "qwkit", *map(str, args)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        proc.stdout.close()  # before the command prints anything
+        _, err = proc.communicate(timeout=120)
+        return proc.returncode, err.decode()
+
+    def test_score(self, wine_files):
+        files, _ = wine_files
+        code, err = self._closed_stdout("score", files["csv"], "-t", "quality", "-p", "noisy")
+        assert (code, err) == (0, "")
+        code, err = self._closed_stdout(
+            "score", files["csv"], "-t", "quality", "-p", "noisy", "--json"
+        )
+        assert (code, err) == (0, "")
+
+    def test_demo_still_writes_its_report(self, tmp_path):
+        out = tmp_path / "dp"
+        code, err = self._closed_stdout("demo", "--out", out)
+        assert (code, err) == (0, "")
+        assert (out / "report.html").read_text().count("<img") == 6
+
+
+class TestItemCounts:
+    def test_n_is_items_of_positive_weight_everywhere(self, tmp_path):
+        path = _write(
+            tmp_path / "w.csv",
+            "y,p,s,w\n1,1,0.9,1\n2,2,2.1,0\n3,3,3.2,2\n1,2,1.4,1\n2,3,2.7,0\n3,3,2.9,1\n",
+        )
+        score = as_json("score", path, "-t", "y", "-p", "p", "--sample-weight", "w")
+        fit = as_json("thresholds", "fit", path, "-t", "y", "-s", "s", "--sample-weight", "w")
+        compare = as_json("compare", path, "-t", "y", "-p", "p", "-p", "y", "--sample-weight", "w")
+        assert score["n"] == fit["n"] == compare["n"] == 4
+        assert score["n_rows"] == fit["n_rows"] == compare["n_rows"] == 6
+        unweighted = as_json("thresholds", "fit", path, "-t", "y", "-s", "s")
+        assert unweighted["n"] == unweighted["n_rows"] == 6
+
+    def test_one_row_dropped(self, tmp_path):
+        path = _write(tmp_path / "m.csv", "y,s\n1,0.9\n2,\n3,3.2\n1,1.4\n2,2.2\n")
+        text = ok("thresholds", "fit", path, "-t", "y", "-s", "s", "--drop-missing").stdout
+        assert "; 1 row dropped" in text
+
+
+class TestReportSampleWeight:
+    def test_weighted_report(self, wine_files, tmp_path):
+        files, a = wine_files
+        target = tmp_path / "w.html"
+        result = ok(
+            "report",
+            files["csv"],
+            "-t",
+            "quality",
+            "-p",
+            "noisy",
+            "--sample-weight",
+            "weight",
+            "-o",
+            target,
+            "--n-resamples",
+            "200",
+            "--method",
+            "percentile",
+        )
+        ref = qwkit.kappa_test(a["quality"], a["noisy"], sample_weight=a["weight"])
+        low, high = ref.confidence_interval(
+            0.95, method="percentile", n_resamples=200, rng=20261121
+        )
+        assert result.stdout.startswith(
+            f"kappa {ref.statistic:.4f}, 95% CI [{low:.4f}, {high:.4f}] (percentile), "
+            f"{ref.n_samples:,} items"
+        )
+        html_text = target.read_text()
+        assert "column &#x27;weight&#x27;" in html_text or "column 'weight'" in html_text
+        unweighted = qwkit.kappa_score(a["quality"], a["noisy"])
+        assert f"{unweighted:.4f}" != f"{ref.statistic:.4f}"
+
+    def test_weighted_scores_fit_weighted_cut_points(self, wine_files, tmp_path):
+        files, a = wine_files
+        result = ok(
+            "report",
+            files["csv"],
+            "-t",
+            "quality",
+            "-s",
+            "ls_score",
+            "--sample-weight",
+            "weight",
+            "-o",
+            tmp_path / "s.html",
+            "--n-resamples",
+            "200",
+        )
+        fit = qwkit.optimize_thresholds(a["quality"], a["ls_score"], sample_weight=a["weight"])
+        assert result.stdout.startswith(f"kappa {fit.statistic:.4f}")
+
+    def test_bad_weight_column(self, tmp_path):
+        path = _write(tmp_path / "w.csv", "y,p,w\n1,1,1\n2,2,-1\n")
+        line = fails(
+            "report", path, "-t", "y", "-p", "p", "--sample-weight", "w", "-o", tmp_path / "r.html"
+        )
+        assert "column 'w'" in line and "data row 2" in line
+
+
+class TestParquetTypes:
+    def test_decimal_columns(self, tmp_path):
+        import decimal
+
+        path = tmp_path / "d.parquet"
+        y = [1, 2, 3, 2, 1, 3]
+        p = [1, 2, 2, 2, 1, 3]
+        table = pa.table(
+            {
+                "y": pa.array([decimal.Decimal(v) for v in y], pa.decimal128(5, 0)),
+                "p": pa.array([decimal.Decimal(v) for v in p], pa.decimal128(5, 0)),
+                "s": pa.array([decimal.Decimal(f"{v}.25") for v in p], pa.decimal128(6, 2)),
+                "half": pa.array([decimal.Decimal("1.50")] * 6, pa.decimal128(4, 2)),
+            }
+        )
+        pq.write_table(table, path)
+        out = as_json("score", path, "-t", "y", "-p", "p")
+        assert out["kappa"] == pytest.approx(qwkit.kappa_score(y, p), rel=1e-12)
+        fit = as_json("thresholds", "fit", path, "-t", "y", "-s", "s")
+        ref = qwkit.optimize_thresholds(y, np.array(p) + 0.25)
+        assert fit["statistic"] == pytest.approx(ref.statistic, rel=1e-12)
+        line = fails("score", path, "-t", "y", "-p", "half")
+        assert "must hold integer ratings" in line and "1.5" in line
+
+    def test_bool_columns_with_text_labels(self, tmp_path):
+        path = tmp_path / "b.parquet"
+        y = [False, True, True, False, True]
+        p = [False, True, False, False, True]
+        pq.write_table(pa.table({"y": y, "p": p}), path)
+        ref = qwkit.kappa_score(np.array(y, int), np.array(p, int))
+        for labels in ("False,True", "false,true"):
+            out = as_json("score", path, "-t", "y", "-p", "p", "--labels", labels)
+            assert out["kappa"] == pytest.approx(ref, rel=1e-12)
+            assert out["labels"] == labels.split(",")
+        assert as_json("score", path, "-t", "y", "-p", "p")["kappa"] == pytest.approx(ref)
+        # the same as a CSV file spelling them True/False
+        csv_path = _write(
+            tmp_path / "b.csv", "y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, p, strict=True))
+        )
+        out = as_json("score", csv_path, "-t", "y", "-p", "p", "--labels", "False,True")
+        assert out["kappa"] == pytest.approx(ref, rel=1e-12)
+
+
+class TestTextRatingsHint:
+    def test_text_ratings_without_labels(self, tmp_path):
+        path = _write(tmp_path / "t.csv", "y,p\nlow,low\nhigh,mid\n")
+        line = fails("score", path, "-t", "y", "-p", "p")
+        assert "data row 1 has 'low'" in line and "pass the ordered scale with --labels" in line
+
+
+class TestFiguresWithoutGlyphs:
+    def test_cjk_labels_give_no_warning(self, tmp_path):
+        path = _write(tmp_path / "c.csv", "y,p\n低,低\n中,中\n高,中\n中,低\n高,高\n")
+        target = tmp_path / "c.html"
+        result = ok(
+            "report",
+            path,
+            "-t",
+            "y",
+            "-p",
+            "p",
+            "--labels",
+            "低,中,高",
+            "-o",
+            target,
+            "--n-resamples",
+            "200",
+        )
+        assert "warning" not in result.stderr
+        assert len(_images(target.read_text())) >= 3

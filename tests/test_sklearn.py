@@ -594,6 +594,58 @@ class TestOptimalRounder:
         model = OptimalRounder().fit(X, y)
         with pytest.raises(ValueError, match="expecting 3 features"):
             model.predict(X[:, :2])
+        # The wrong number of features is reported by the rounder, not its inner model.
+        for method in (model.predict, model.predict_score):
+            with pytest.raises(ValueError, match="but OptimalRounder is expecting 3 features"):
+                method(X[:, :2])
+        with pytest.raises(ValueError, match="but OptimalRounder is expecting 3 features"):
+            OptimalRounder(LinearRegression()).fit(X, y).score(X[:, :2], y)
+
+    @pytest.mark.parametrize("routing", [False, True])
+    def test_sample_weight_whatever_metadata_routing(self, routing):
+        import sklearn
+
+        X, y = _ordinal_data(120)
+        sw = np.random.default_rng(SEED).integers(1, 4, size=y.shape[0]).astype(float)
+        with sklearn.config_context(enable_metadata_routing=False):
+            reference = OptimalRounder(cv=3).fit(X, y, sample_weight=sw)
+            unweighted = OptimalRounder(cv=3).fit(X, y)
+        with sklearn.config_context(enable_metadata_routing=routing):
+            model = OptimalRounder(cv=3).fit(X, y, sample_weight=sw)
+            np.testing.assert_array_equal(model.thresholds_, reference.thresholds_)
+            np.testing.assert_array_equal(model.estimator_.coef_, reference.estimator_.coef_)
+            # A meta-estimator routes the weights to the rounder once it requests them.
+            if routing:
+                est = OptimalRounder(cv=3).set_fit_request(sample_weight=True)
+                est = est.set_score_request(sample_weight=True)
+                got = cross_val_score(est, X, y, cv=3, params={"sample_weight": sw})
+                assert np.all(np.isfinite(got))
+        # The weights matter: the weighted fit differs from the unweighted one.
+        assert not np.array_equal(reference.estimator_.coef_, unweighted.estimator_.coef_)
+        assert sklearn.get_config()["enable_metadata_routing"] is False
+
+    def test_ordered_categorical_y_keeps_its_declared_order(self):
+        X, y = _ordinal_data()
+        order = ["none", "mild", "moderate", "severe", "critical"]  # not alphabetical
+        cat = pd.Series(pd.Categorical(np.array(order)[y], categories=order, ordered=True))
+        model = OptimalRounder(LinearRegression(), cv=None).fit(X, cat)
+        np.testing.assert_array_equal(model.classes_, order)
+        # Regressed on the positions on the declared scale, i.e. like the integers y.
+        numeric = OptimalRounder(LinearRegression(), cv=None).fit(X, y)
+        np.testing.assert_allclose(model.predict_score(X), numeric.predict_score(X), rtol=1e-12)
+        np.testing.assert_array_equal(model.predict(X), np.array(order)[numeric.predict(X)])
+        explicit = OptimalRounder(LinearRegression(), labels=order, cv=None).fit(X, cat)
+        np.testing.assert_array_equal(explicit.thresholds_, model.thresholds_)
+        # Numbers declared out of numeric order are regressed on their positions too.
+        scale = [4, 3, 2, 1, 0]
+        rev = pd.Series(pd.Categorical(4 - y, categories=scale, ordered=True))
+        backwards = OptimalRounder(LinearRegression(), cv=None).fit(X, rev)
+        np.testing.assert_array_equal(backwards.classes_, scale)
+        np.testing.assert_allclose(backwards.predict_score(X), numeric.predict_score(X), rtol=1e-12)
+        np.testing.assert_array_equal(backwards.predict(X), 4 - numeric.predict(X))
+        # An unordered Categorical keeps qwkit's sorted rule.
+        plain = pd.Series(pd.Categorical(np.array(order)[y], categories=order))
+        np.testing.assert_array_equal(OptimalRounder(cv=None).fit(X, plain).classes_, sorted(order))
 
 
 # ---------------------------------------------------------------------------- imports

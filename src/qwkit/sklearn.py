@@ -29,6 +29,7 @@ except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
     ) from _exc
 
 import numpy as np
+from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import check_cv, cross_val_predict
@@ -191,9 +192,10 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
 
 def _ratings_scale(y, labels):
     """Ratings → (regression target, the ordered scale): the ratings themselves when
-    they are numbers, their positions 0..K−1 on the scale otherwise (strings)."""
+    are increasing numbers, their positions 0..K−1 on the scale otherwise (strings, or
+    a declared order that is not increasing)."""
     codes, scale = codes_on_scale(y, labels, "y")
-    numeric = scale.dtype.kind in "biuf"
+    numeric = scale.dtype.kind in "biuf" and bool(np.all(scale[1:] > scale[:-1]))
     target = scale[codes].astype(np.float64) if numeric else codes.astype(np.float64)
     return target, codes, scale
 
@@ -215,12 +217,13 @@ class OptimalRounder(ClassifierMixin, BaseEstimator):
         Any scikit-learn regressor (an object with ``fit`` and ``predict`` returning
         real scores; larger means a higher class). It is cloned. None means
         :class:`KappaRegressor()`. The regressor is fitted on the ratings themselves
-        when they are numbers, and on their positions 0, …, K − 1 on the scale when
-        they are not (strings).
+        when they are numbers in increasing order on the scale, and on their positions
+        0, …, K − 1 on the scale otherwise (strings, or a scale such as [3, 1, 2]).
     labels : array-like of shape (K,), default=None
-        The ordered rating scale. When None: integer ratings span every integer from
-        the smallest to the largest (qwkit's rule; a middle rating that never occurs
-        is still a class), other ratings are taken in sorted order.
+        The ordered rating scale. When None: the declared order of an ordered pandas
+        Categorical or polars Enum ``y``; otherwise integer ratings span every integer
+        from the smallest to the largest (qwkit's rule; a middle rating that never
+        occurs is still a class), other ratings are taken in sorted order.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights of the kappa the thresholds maximize and ``score``
@@ -269,8 +272,12 @@ default="quadratic"
     :meth:`predict_score` returns the continuous scores the thresholds cut.
 
     ``X`` is passed to `estimator` unchanged (data frames keep their columns); the
-    estimator validates it. Metadata routing is not supported: ``sample_weight`` goes
-    to the estimator's ``fit`` (which must accept it) and to the thresholds.
+    estimator validates it. ``sample_weight`` given to ``fit`` goes to the estimator's
+    ``fit`` (which must accept it) in every fold and in the refit, and to the thresholds,
+    whether or not scikit-learn's metadata routing is enabled: routing requests set on
+    the inner estimator are not consulted. Under routing, a meta-estimator passes
+    ``sample_weight`` to this one after ``set_fit_request(sample_weight=True)``
+    (and to ``score`` after ``set_score_request(sample_weight=True)``).
 
     Examples
     --------
@@ -341,10 +348,12 @@ default="quadratic"
         -------
         self : OptimalRounder
         """
+        # an ordered pandas Categorical / polars Enum: its declared order is the scale
+        labels = self.labels if self.labels is not None else _v.declared_order((y,), ("y",))
         X, y = validate_data(self, X, y, skip_check_array=True)
         y = column_or_1d(y, warn=True)
         assert_all_finite(y, input_name="y")  # before type_of_target casts NaN to int
-        if self.labels is None:
+        if labels is None:
             check_classification_targets(y)
         base = self._base_estimator()
         weights = _v.check_weights(self.weights)  # fail before any fitting
@@ -354,7 +363,7 @@ default="quadratic"
                 f"None; got {self.cv!r}. For a prefit estimator wrap it in "
                 "sklearn.frozen.FrozenEstimator and pass cv=None."
             )
-        target, codes, scale = _ratings_scale(y, self.labels)
+        target, codes, scale = _ratings_scale(y, labels)
         if not isinstance(weights, str):  # a matrix must match the scale, before any fit
             weight_table(weights, scale.shape[0], "y")
         sw = _v.check_sample_weight(sample_weight, y.shape[0])
@@ -378,7 +387,10 @@ default="quadratic"
             scores = estimator.predict(X)
         else:
             cv = check_cv(self.cv, y, classifier=True)
-            scores = cross_val_predict(clone(base), X, target, cv=cv, params=fit_params)
+            # `sample_weight` goes to every fold's fit whatever the global
+            # enable_metadata_routing setting (as to the refit below)
+            with config_context(enable_metadata_routing=False):
+                scores = cross_val_predict(clone(base), X, target, cv=cv, params=fit_params)
             estimator = clone(base).fit(X, target, **fit_params)
         scores = np.asarray(scores, dtype=np.float64).reshape(-1)
         if not np.all(np.isfinite(scores)):
@@ -408,9 +420,16 @@ default="quadratic"
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        # Feature names are checked here; shape, dtype and the number of features by
-        # the fitted estimator (which says "Reshape your data" for 1-D X).
+        # Feature names and the number of features are checked here; shape and dtype
+        # by the fitted estimator (which says "Reshape your data" for 1-D X).
         X = validate_data(self, X, reset=False, skip_check_array=True, ensure_2d=False)
+        expected = getattr(self, "n_features_in_", None)
+        if expected is not None and len(getattr(X, "shape", ())) == 2:
+            if X.shape[1] != expected:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{expected} features as input."
+                )
         return np.asarray(self.estimator_.predict(X), dtype=np.float64).reshape(-1)
 
     def predict(self, X):

@@ -10,6 +10,8 @@ names, labels, paths) as rich markup.
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import io
 import json
 import math
 import re
@@ -27,7 +29,14 @@ from rich.table import Table
 
 import qwkit
 from qwkit.cli import _demo, _io, _output, _plots, _report, _spec
-from qwkit.cli._errors import CliError, QwkitGroup, guard, stderr_console
+from qwkit.cli._errors import (
+    CliError,
+    QwkitCommand,
+    QwkitGroup,
+    StdoutConsole,
+    guard,
+    stderr_console,
+)
 
 app = typer.Typer(
     name="qwkit",
@@ -38,6 +47,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 thresholds_app = typer.Typer(
+    cls=QwkitGroup,
     help="Kappa-optimal cut points: fit them on scores, apply them to new scores.",
     no_args_is_help=True,
 )
@@ -107,7 +117,7 @@ CiOpt = Annotated[
 ]
 MethodOpt = Annotated[Method, typer.Option(help="How the confidence interval is computed.")]
 ResamplesOpt = Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)]
-SeedOpt = Annotated[int, typer.Option(help="Seed of the bootstrap.")]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the bootstrap (0 or more).", min=0)]
 SepOpt = Annotated[
     str | None,
     typer.Option(
@@ -128,6 +138,14 @@ DropOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+
+
+def _unwrapped(command):
+    """The command's docstring with each paragraph on one line: help text rewraps it
+    to the terminal instead of breaking lines where the source does."""
+    paragraphs = inspect.cleandoc(command.__doc__ or "").split("\n\n")
+    command.__doc__ = "\n\n".join(" ".join(p.split()) for p in paragraphs)
+    return command
 
 
 @app.callback()
@@ -159,7 +177,7 @@ def _print_json(obj: dict) -> None:
 
 def _stdout() -> Console:
     """The console of tables and summaries: user text is printed as it is (no markup)."""
-    return Console(markup=False)
+    return StdoutConsole(markup=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,10 +315,20 @@ def _items(n: int, dropped: int) -> str:
     return f"{n:,}" + (f" ({dropped:,} dropped)" if dropped else "")
 
 
+def _rows(n: int) -> str:
+    return f"{n:,} row" + ("" if n == 1 else "s")
+
+
+def _n_items(sample_weight: np.ndarray | None, n_rows: int) -> int:
+    """Items that count: rows of positive weight (the API's ``n_samples``)."""
+    return n_rows if sample_weight is None else int(np.count_nonzero(sample_weight > 0))
+
+
 # ---------------------------------------------------------------------------- score
 
 
-@app.command()
+@app.command(cls=QwkitCommand)
+@_unwrapped
 def score(
     file: FileArg,
     truth: TruthOpt,
@@ -361,6 +389,7 @@ def score(
                     "confidence_level": ci,
                     "method": method.value,
                     "n": test.n_samples,
+                    "n_rows": len(y1),
                     "rows_dropped": data.dropped,
                     "n_labels": k,
                     "labels": scale,  # None (null) when wider than MAX_JSON_LABELS
@@ -398,7 +427,8 @@ def score(
 # ---------------------------------------------------------------------------- compare
 
 
-@app.command()
+@app.command(cls=QwkitCommand)
+@_unwrapped
 def compare(
     file: FileArg,
     truth: TruthOpt,
@@ -471,6 +501,7 @@ def compare(
                     "confidence_level": ci,
                     "method": method.value,
                     "n": res.n_samples,
+                    "n_rows": len(y),
                     "rows_dropped": data.dropped,
                     "n_labels": k,
                     "labels": _scale(scale_given, y, a, b) if k <= MAX_JSON_LABELS else None,
@@ -499,7 +530,8 @@ def compare(
 # ---------------------------------------------------------------------------- thresholds
 
 
-@thresholds_app.command("fit")
+@thresholds_app.command("fit", cls=QwkitCommand)
+@_unwrapped
 def thresholds_fit(
     file: FileArg,
     truth: TruthOpt,
@@ -552,7 +584,8 @@ def thresholds_fit(
             "weights": weights.value,
             "truth": truth,
             "score": score_col,
-            "n": len(data.columns[truth]),
+            "n": _n_items(data.sample_weight, len(data.columns[truth])),
+            "n_rows": len(data.columns[truth]),
             "qwkit": qwkit.__version__,
         }
         if output is not None:
@@ -570,13 +603,14 @@ def thresholds_fit(
         console.print(table)
         console.print(
             f"in-sample kappa ({weights.value} weights): {res.statistic:.4f}"
-            + (f"; {data.dropped:,} rows dropped" if data.dropped else "")
+            + (f"; {_rows(data.dropped)} dropped" if data.dropped else "")
         )
         if output is not None:
             console.print(f"wrote {output}")
 
 
-@thresholds_app.command("apply")
+@thresholds_app.command("apply", cls=QwkitCommand)
+@_unwrapped
 def thresholds_apply(
     file: FileArg,
     score_col: Annotated[
@@ -593,7 +627,8 @@ def thresholds_apply(
         typer.Option(
             "--output",
             "-o",
-            help="Output file: the input with a new column (CSV, TSV or Parquet by extension).",
+            help="Output file: the input with a new column; .csv, .tsv or .parquet (.csv and "
+            ".tsv may end in .gz, .bz2, .zst or .lz4). Another extension needs --sep.",
             show_default=False,
         ),
     ],
@@ -614,7 +649,7 @@ def thresholds_apply(
     sep = _sep_option(sep)
     with guard():
         source, names = _io.column_names(file, sep=sep)
-        target = _output.Output.of(output, input_sep=source.sep)
+        target = _output.Output.of(output, sep=sep)
         cuts, scale = _spec.read_thresholds(thresholds)
         name = column or f"{score_col}_class"
         if name in names:
@@ -644,22 +679,27 @@ def thresholds_apply(
                 table = table.filter(pa.array(keep))
             _output.write_table(table.append_column(name, pa.array(classes)), target)
         distinct, counts = np.unique(classes, return_counts=True)
-        stderr_console().print(
-            f"wrote {output}: {len(classes):,} rows, column '{name}' ("
-            + ", ".join(f"{_label_text(k)}: {v:,}" for k, v in zip(distinct, counts, strict=True))
-            + ")"
-            + (
-                f"; {n_rows - len(classes):,} row(s) with a missing score dropped"
-                if rows is not None
-                else ""
+        if scale is not None:  # in the order of the scale, not sorted
+            order = {_label_text(k): i for i, k in enumerate(scale)}
+            ranked = sorted(
+                zip(distinct, counts, strict=True), key=lambda kv: order[_label_text(kv[0])]
             )
+        else:
+            ranked = list(zip(distinct, counts, strict=True))
+        dropped = n_rows - len(classes)
+        stderr_console().print(
+            f"wrote {output}: {_rows(len(classes))}, column '{name}' ("
+            + ", ".join(f"{_label_text(k)}: {v:,}" for k, v in ranked)
+            + ")"
+            + (f"; {_rows(dropped)} with a missing score dropped" if rows is not None else "")
         )
 
 
 # ---------------------------------------------------------------------------- report
 
 
-@app.command()
+@app.command(cls=QwkitCommand)
+@_unwrapped
 def report(
     file: FileArg,
     truth: TruthOpt,
@@ -697,6 +737,7 @@ def report(
     method: MethodOpt = Method.bootstrap,
     n_resamples: ResamplesOpt = 9999,
     seed: SeedOpt = 20261121,
+    sample_weight: WeightColOpt = None,
     sep: SepOpt = None,
     drop_missing: DropOpt = False,
     title: Annotated[
@@ -730,12 +771,18 @@ def report(
             ratings=[truth] + ([pred] if pred else []),
             scores=[score_col] if score_col else [],
             labels=scale,
+            weight=sample_weight,
             drop_missing=drop_missing,
             labels_origin="--labels"
             if scale_given is not None
             else f"the labels of '{thresholds}'",
         )
-        names = {"y1": truth, "y2": pred or f"class of {score_col}", "y_true": truth}
+        names = {
+            "y1": truth,
+            "y2": pred or f"class of {score_col}",
+            "y_true": truth,
+            "sample_weight": sample_weight or "",
+        }
         names.update({"y_score": score_col} if score_col else {})
         with _columns_named(names, data.rows):
             html_text, summary = _report.file_report(
@@ -756,6 +803,8 @@ def report(
                 dropped=data.dropped,
                 title=title,
                 console=stderr_console(),
+                sample_weight=data.sample_weight,
+                weight_column=sample_weight,
             )
         _output.write_text(output, html_text)
         _stdout().print(f"{summary}\nwrote {output}")
@@ -764,9 +813,12 @@ def report(
 # ---------------------------------------------------------------------------- demo
 
 
-@app.command()
+@app.command(cls=QwkitCommand)
+@_unwrapped
 def demo(
-    seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 20261121,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the train/test split (0 or more).", min=0)
+    ] = 20261121,
     test_size: Annotated[
         float, typer.Option(help="Fraction of the wines held out for scoring.", min=0.05, max=0.95)
     ] = 0.3,
@@ -782,19 +834,25 @@ def demo(
         console = _stdout()
         report_path = _demo.prepare_out(out)
         result = _demo.run(seed=seed, test_size=test_size)
+        # the report is written before anything is printed (stdout may be closed early)
+        note = Console(record=True, file=io.StringIO(), markup=False, width=console.width)
+        _demo.write_report(result, report_path, note, seed=seed)
         _demo.render(result, console)
-        _demo.write_report(result, report_path, console, seed=seed)
+        console.print(note.export_text(styles=console.is_terminal), end="", markup=False)
 
 
 # ---------------------------------------------------------------------------- economics
 
 
-@app.command()
+@app.command(cls=QwkitCommand)
+@_unwrapped
 def economics(
     out: Annotated[
         Path, typer.Option("--out", help="Folder of the table and the plots (created if missing).")
     ] = Path("qwkit-economics"),
-    seed: Annotated[int, typer.Option(help="Seed of the simulation.")] = 20261121,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the simulation (0 or more).", min=0)
+    ] = 20261121,
     n_repeats: Annotated[int, typer.Option(help="Train/test splits per noise level.", min=1)] = 10,
 ) -> None:
     """Kappa versus profit: seed 003's simulation of insurance ratings.

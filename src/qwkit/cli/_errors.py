@@ -7,6 +7,9 @@
   an API ``ValueError``/``TypeError`` — is caught by :func:`guard` and exits with 1 as one
   ``qwkit: error:`` line. An unexpected exception is reported the same way (with its type);
   set ``QWKIT_DEBUG=1`` to see its traceback.
+- A closed stdout (``qwkit score ... | head -1``) is not an error: the command stops
+  quietly with exit code 0 (files it writes, such as ``demo``'s report, are written
+  before anything is printed).
 - Ctrl-C exits with 130 and SIGTERM with 143, after the outputs being written are
   removed: :func:`guard` turns SIGTERM into an exception for the duration of a command,
   so the clean-up of ``_io.atomic_path`` runs.
@@ -19,6 +22,7 @@ read as rich markup: every console here has markup off.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import warnings
@@ -27,20 +31,32 @@ from contextlib import contextmanager
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 try:  # typer >= 0.22 ships its own copy of click
     from typer._click import exceptions as _click_errors
 except ImportError:  # pragma: no cover - older typer depends on click
     from click import exceptions as _click_errors
 
-__all__ = ["CliError", "QwkitGroup", "Terminated", "guard", "one_line", "stderr_console"]
+__all__ = [
+    "CliError",
+    "QwkitCommand",
+    "QwkitGroup",
+    "StdoutConsole",
+    "Terminated",
+    "guard",
+    "one_line",
+    "stderr_console",
+]
 
 #: Set to any non-empty value to see the traceback of a caught error (for developers).
 DEBUG_VARIABLE = "QWKIT_DEBUG"
 #: Exit codes of an interrupted command: 128 + the signal number, as a shell reports it.
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+#: Exit code when stdout's reader stops early (``qwkit score ... | head -1``): like
+#: ``yes | head``'s reader, the command did its job, so success; nothing is printed.
+EXIT_BROKEN_PIPE = 0
 
 
 class CliError(Exception):
@@ -50,6 +66,15 @@ class CliError(Exception):
 class Terminated(BaseException):
     """Raised by the SIGTERM handler that :func:`guard` installs (a ``BaseException``, so
     that no ``except Exception`` swallows it and every ``finally`` runs)."""
+
+
+class StdoutConsole(Console):
+    """A console on stdout whose broken pipe is left to :func:`guard` (rich's own
+    handling exits with 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
 
 
 def stderr_console() -> Console:
@@ -63,10 +88,30 @@ def one_line(exc: BaseException | str) -> str:
     return text or type(exc).__name__
 
 
+#: The API's wording in its warnings → the command line's (options, not arguments).
+_CLI_WORDS = (
+    (re.compile(r"[Uu]se method='(\w+)'"), r"Use --method \1"),
+    (
+        re.compile(r"Returning `replace_undefined_by`=\S+?\.?$"),
+        "It is reported as nan (null in --json).",
+    ),
+    (re.compile(r"`sample_weight`"), "--sample-weight"),
+    (re.compile(r"`labels`"), "--labels"),
+)
+
+
+def cli_wording(text: str) -> str:
+    """A warning of the API in the command line's terms (``--method percentile``, not
+    ``method='percentile'``)."""
+    for pattern, replacement in _CLI_WORDS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 def _show_warnings(caught: list[warnings.WarningMessage], console: Console) -> None:
     seen = set()
     for item in caught:
-        text = one_line(item.message)  # type: ignore[arg-type]
+        text = cli_wording(one_line(item.message))  # type: ignore[arg-type]
         if text not in seen:
             seen.add(text)
             console.print(f"qwkit: warning: {text}", markup=False)
@@ -90,6 +135,17 @@ def _sigterm_raises() -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _silence_stdout() -> None:
+    """After a broken pipe (``qwkit ... | head -1``): send what is left of stdout to
+    the null device, so that flushing it at exit raises nothing either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests)
+        pass
+
+
 @contextmanager
 def guard() -> Iterator[None]:
     """Run a command body: user-facing errors become one stderr line and exit code 1."""
@@ -104,6 +160,10 @@ def guard() -> Iterator[None]:
         except KeyboardInterrupt:
             console.print("qwkit: interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except BrokenPipeError:  # the reader of stdout has stopped: not an error
+            _silence_stdout()
+            _show_warnings(caught, console)
+            raise typer.Exit(EXIT_BROKEN_PIPE) from None
         except Terminated:
             console.print("qwkit: terminated")
             raise typer.Exit(EXIT_TERMINATED) from None
@@ -131,7 +191,23 @@ def _usage_line(exc: _click_errors.UsageError) -> str:
     return f"qwkit: usage error: {one_line(exc.format_message())}{hint}"
 
 
-class QwkitGroup(TyperGroup):
+class _FlagsTakeNoValue:
+    """Help lists a flag (``--json``, ``--drop-missing``, ``--help``) without a value
+    type: typer would show ``<bool>`` as if it took one."""
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        for param in params:
+            if getattr(param, "is_flag", False):
+                param.metavar = ""
+        return params
+
+
+class QwkitCommand(_FlagsTakeNoValue, TyperCommand):
+    """typer's command, with flags shown without a value type in the help."""
+
+
+class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
     """typer's group, with click's errors printed as one line on stderr (not a box).
 
     Exit codes: 2 for a usage error, 1 for another click error, 130 for an abort, and
@@ -143,6 +219,9 @@ class QwkitGroup(TyperGroup):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except BrokenPipeError:  # e.g. `qwkit --help | head -1`
+            _silence_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
         except _click_errors.NoArgsIsHelpError as exc:  # `qwkit` alone: the help, exit 2
             message = exc.format_message()
             if message and message != "None":  # rich has printed the help already

@@ -44,6 +44,9 @@ _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
 _BOM = b"\xef\xbb\xbf"
 #: Files at least this large get a progress bar while they are read.
 _PROGRESS_BYTES = 8 * 2**20
+#: Bytes read at a time from a delimited text file (by pyarrow and by the copier of
+#: ``thresholds apply``); a quoted field may span two blocks.
+_BLOCK_BYTES = 1 << 22
 #: A number in decimal notation (no hex, no digit separators), or inf / nan.
 _NUMBER = r"^\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[iI]nf(inity)?|[nN]a[nN])\s*$"
 _ARROW_MISSING = "Reading files needs pyarrow: pip install 'qwkit[cli]'"
@@ -175,12 +178,20 @@ def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) 
             )
 
 
+def _parse_options(source: Source):
+    """How a delimited text file is split: a quoted field may hold line breaks (as
+    ``thresholds apply``'s copier assumes), wherever they fall in pyarrow's blocks."""
+    from pyarrow import csv as pacsv
+
+    return pacsv.ParseOptions(delimiter=source.sep, newlines_in_values=True)
+
+
 def _csv_options(source: Source, columns: Sequence[str] | None):
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
-    read = pacsv.ReadOptions(block_size=1 << 22, skip_rows=source.skip_rows)
-    parse = pacsv.ParseOptions(delimiter=source.sep)
+    read = pacsv.ReadOptions(block_size=_BLOCK_BYTES, skip_rows=source.skip_rows)
+    parse = _parse_options(source)
     if columns is None:
         convert = pacsv.ConvertOptions(strings_can_be_null=True)
     else:
@@ -212,7 +223,7 @@ def _csv_header(source: Source) -> list[str]:
         reader = pacsv.open_csv(
             stream,
             read_options=pacsv.ReadOptions(block_size=1 << 16, skip_rows=source.skip_rows),
-            parse_options=pacsv.ParseOptions(delimiter=source.sep),
+            parse_options=_parse_options(source),
             convert_options=pacsv.ConvertOptions(strings_can_be_null=True),
         )
         return list(reader.schema.names)
@@ -415,6 +426,12 @@ def numeric_values(array, column: str, *, rows: np.ndarray | None = None) -> np.
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
         values = array.to_numpy(zero_copy_only=False)
         return values.astype(np.int64) if values.dtype == bool else values
+    if pa.types.is_decimal(kind):  # like text: integers stay integers (scale 0)
+        target = pa.int64() if kind.scale == 0 else pa.float64()
+        try:
+            return pc.cast(array, target).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return pc.cast(array, pa.float64(), safe=False).to_numpy(zero_copy_only=False)
     raise CliError(f"column '{column}' must hold numbers; it has type {kind}.")
 
 
@@ -460,13 +477,28 @@ def rating_values(
 
         if array.null_count:
             raise _null_error(column, array, rows)
-        if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-            array = pc.cast(array, pa.string())
-        values = np.asarray(
-            pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str
-        )
+        if pa.types.is_boolean(array.type):  # a Parquet bool: spelled as in the labels
+            spelling = {str(v).lower(): str(v) for v in labels}
+            flags = array.to_numpy(zero_copy_only=False)
+            values = np.where(
+                flags, spelling.get("true", "true"), spelling.get("false", "false")
+            ).astype(str)
+        else:
+            if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+                array = pc.cast(array, pa.string())
+            values = np.asarray(
+                pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str
+            )
     else:
-        values = numeric_values(array, column, rows=rows)
+        try:
+            values = numeric_values(array, column, rows=rows)
+        except CliError as exc:
+            if labels is not None or "must hold numbers" not in str(exc):
+                raise
+            raise CliError(
+                f"{str(exc).rstrip('.')}; for text ratings pass the ordered scale with "
+                "--labels (e.g. --labels low,mid,high)."
+            ) from None
         if values.dtype.kind == "f" and not np.isfinite(values).all():
             i = int(np.flatnonzero(~np.isfinite(values))[0])
             raise CliError(

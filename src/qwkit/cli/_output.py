@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from qwkit.cli import _io
 from qwkit.cli._errors import CliError
 from qwkit.cli._io import _CSV_SEPARATORS, _PARQUET, Source, _arrow, _open_stream, _suffixes
 
@@ -127,21 +128,22 @@ class Output:
     compression: str | None
 
     @classmethod
-    def of(cls, path: Path | str, *, input_sep: str | None) -> Output:
-        """The format from the extension; an unknown one is delimited text with the input's
-        separator (``input_sep``, None for a Parquet input: then it is an error)."""
+    def of(cls, path: Path | str, *, sep: str | None) -> Output:
+        """The format from the extension (.csv, .tsv, .parquet, optionally compressed);
+        another extension is delimited text only with an explicit ``--sep`` (``sep``),
+        and an error otherwise (never a silent CSV)."""
         path = check_output(path)
         ext, compression = _suffixes(path)
         if ext in _PARQUET and compression is None:
             return cls(path, "parquet", None, None)
         if ext in _CSV_SEPARATORS:
             return cls(path, "csv", _CSV_SEPARATORS[ext], compression)
-        if input_sep is None:
+        if sep is None:
             raise CliError(
                 f"cannot tell the format of the output '{path}' from its extension; use "
-                ".csv, .tsv or .parquet."
+                ".csv, .tsv or .parquet (or pass --sep to write delimited text)."
             )
-        return cls(path, "csv", input_sep, None)
+        return cls(path, "csv", sep, compression)
 
     @contextmanager
     def open(self) -> Iterator:
@@ -200,7 +202,7 @@ def _record_batches(stream, rest: bytes) -> Iterator[tuple[list[bytes], list[byt
     after ``rest``; the endings are None when all are ``\n`` (the common case, split in
     one go when the batch has no quote and no carriage return)."""
     while True:
-        chunk = stream.read(1 << 22)
+        chunk = stream.read(_io._BLOCK_BYTES)
         if not chunk:
             break
         data = rest + bytes(chunk)

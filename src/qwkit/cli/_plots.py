@@ -8,6 +8,7 @@ touched, so nothing opens a window and ``import qwkit`` never loads matplotlib.
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -51,7 +52,12 @@ def _figure(width: float, height: float):
 
 def _png(fig) -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=_DPI, metadata={"Software": None})
+    with warnings.catch_warnings():
+        # a label in a script the font lacks (e.g. CJK) is drawn as a box, not a warning
+        warnings.filterwarnings(
+            "ignore", message=r"(?s)Glyph .* missing from", category=UserWarning
+        )
+        fig.savefig(buffer, format="png", dpi=_DPI, metadata={"Software": None})
     return buffer.getvalue()
 
 
@@ -121,7 +127,8 @@ def per_class_agreement(confusion: np.ndarray, labels: Sequence) -> bytes:
     for xi, value in zip(x, exact, strict=True):
         if np.isfinite(value):
             top.text(xi - 0.2, value + 0.02, f"{value:.0%}", ha="center", fontsize=8)
-    top.set_ylim(0, 1.12)
+    top.set_ylim(0, 1.32)  # the legend sits above the bars (shares end at 100%)
+    top.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
     top.set_ylabel("share of the true class")
     top.set_title("Per-class agreement")
     top.legend(loc="upper left", frameon=False, ncols=2, fontsize=9)
@@ -130,10 +137,12 @@ def per_class_agreement(confusion: np.ndarray, labels: Sequence) -> bytes:
     bottom.bar(
         x + 0.2, table.sum(axis=0) / total, 0.4, color=_BLUE, alpha=0.6, label="predicted ratings"
     )
+    highest = float(np.nanmax([rows.max(), table.sum(axis=0).max()]) / total) if total else 1.0
+    bottom.set_ylim(0, 1.6 * highest if highest > 0 else 1.0)  # room for the legend
     bottom.set_ylabel("share of items")
     bottom.set_xticks(x, [_text(v) for v in labels])
     bottom.set_xlabel("rating")
-    bottom.legend(frameon=False, fontsize=9)
+    bottom.legend(loc="upper left", frameon=False, ncols=2, fontsize=9)
     _tidy(bottom)
     return _png(fig)
 

@@ -140,6 +140,13 @@ class Agreement:
     replicates: np.ndarray
     truth_name: str = "true rating"
     pred_name: str = "predicted rating"
+    sample_weight: np.ndarray | None = None
+
+
+def _amount(value: float) -> int | float:
+    """A count, or a total weight (not always whole) of items."""
+    value = float(value)
+    return int(value) if value == round(value) else value
 
 
 def _class_rows(confusion: np.ndarray, labels: np.ndarray) -> list[list]:
@@ -153,8 +160,8 @@ def _class_rows(confusion: np.ndarray, labels: np.ndarray) -> list[list]:
         rows.append(
             [
                 str(label),
-                int(n_true),
-                int(confusion[:, i].sum()),
+                _amount(n_true),
+                _amount(confusion[:, i].sum()),
                 f"{exact:.1%}" if n_true else "–",
                 f"{within:.1%}" if n_true else "–",
             ]
@@ -172,7 +179,9 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
     """Confusion heatmap, per-class agreement, kappa with its CI and the bootstrap
     distribution. Returns the confusion matrix."""
     a = agreement
-    confusion = qwkit.confusion_matrix(a.truth, a.pred, labels=a.labels)
+    confusion = qwkit.confusion_matrix(
+        a.truth, a.pred, labels=a.labels, sample_weight=a.sample_weight
+    )
     low, high = a.interval
     report.section("Kappa and its confidence interval", level=level)
     others = []
@@ -183,7 +192,13 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
                 others.append(
                     (
                         f"kappa, {kind} weights",
-                        qwkit.kappa_score(a.truth, a.pred, labels=a.labels, weights=kind),
+                        qwkit.kappa_score(
+                            a.truth,
+                            a.pred,
+                            labels=a.labels,
+                            weights=kind,
+                            sample_weight=a.sample_weight,
+                        ),
                     )
                 )
     report.table(
@@ -294,6 +309,8 @@ def file_report(
     dropped: int,
     title: str | None,
     console=None,
+    sample_weight: np.ndarray | None = None,
+    weight_column: str | None = None,
 ) -> tuple[str, str]:
     """The ``qwkit report`` page: ``(html, one-line summary)``."""
     y = data[truth]
@@ -301,7 +318,9 @@ def file_report(
     if score is not None:
         s = data[score]
         if cuts is None:
-            fit = qwkit.optimize_thresholds(y, s, labels=labels, weights=weights)
+            fit = qwkit.optimize_thresholds(
+                y, s, labels=labels, weights=weights, sample_weight=sample_weight
+            )
             cuts, cut_scale = fit.thresholds, fit.labels
             origin = (
                 "fitted on these rows by qwkit.optimize_thresholds (the exact optimum; "
@@ -327,7 +346,9 @@ def file_report(
     if labels is None and score is not None and thresholds_path is None:
         labels = cut_scale  # the scale of the fitted cut points: the truth's
     scale = _scale_of(labels, y, predicted)
-    test = qwkit.kappa_test(y, predicted, weights=weights, labels=scale)
+    test = qwkit.kappa_test(
+        y, predicted, weights=weights, labels=scale, sample_weight=sample_weight
+    )
     interval = tuple(
         test.confidence_interval(confidence_level, method=method, n_resamples=n_resamples, rng=seed)
     )
@@ -336,11 +357,19 @@ def file_report(
         [
             "items",
             f"{test.n_samples:,}"
-            + (f" ({dropped:,} rows with missing values dropped)" if dropped else ""),
+            + (
+                f" ({dropped:,} row{'' if dropped == 1 else 's'} with missing values dropped)"
+                if dropped
+                else ""
+            ),
         ],
         ["rating scale", ", ".join(str(v) for v in scale)],
         ["weights", weights],
     ]
+    if weight_column is not None:
+        overview.append(
+            ["item weights", f"column '{weight_column}' (items: those of positive weight)"]
+        )
     report = HtmlReport(
         title or f"Agreement report: {Path(file).name}",
         subtitle=f"'{truth}' against {pred_name}: {weights} weighted kappa "
@@ -373,6 +402,7 @@ def file_report(
             replicates=replicates,
             truth_name=f"'{truth}'",
             pred_name=pred_name,
+            sample_weight=sample_weight,
         ),
     )
     summary = (
