@@ -311,7 +311,11 @@ class TestKappaRegression:
             ({"X": np.ones(5)}, ValueError, r"`X` must be 2-D.*reshape"),
             ({"X": np.ones((5, 2, 2))}, ValueError, r"`X` must be 2-D"),
             ({"X": np.ones((5, 0))}, ValueError, r"`X` must have at least one feature"),
-            ({"X": np.ones((4, 2))}, ValueError, r"same number of samples; got 4 and 5"),
+            (
+                {"X": np.ones((4, 2))},
+                ValueError,
+                r"`X` and `y` must have the same length; got 4 and 5",
+            ),
             ({"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]}, ValueError, r"`X` contains nan at row 4"),
             ({"X": [[0.0, np.inf]] * 5}, ValueError, r"`X` contains inf at row 0, column 1"),
             ({"X": [["a", "b"]] * 5}, TypeError, r"`X` must be numeric"),

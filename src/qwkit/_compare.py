@@ -30,15 +30,12 @@ from qwkit._inference import (
     _weights_on,
 )
 from qwkit._resampling import (
-    ConfidenceInterval,
+    Resampled,
     _Estimator,
-    _interval,
     _Kappa,
     _pvalue,
     _zero_se_pvalue,
     check_alternative,
-    check_n_resamples,
-    check_rng,
 )
 
 __all__ = ["KappaComparisonResult", "compare_kappa_test", "mean_kappa"]
@@ -49,7 +46,7 @@ _FISHER_CAP = 0.999
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class KappaComparisonResult:
+class KappaComparisonResult(Resampled):
     """Result of :func:`compare_kappa_test`.
 
     Attributes
@@ -75,52 +72,6 @@ class KappaComparisonResult:
     alternative: str = field(repr=False)
     weights_kind: str = field(repr=False)
     _estimator: _Estimator = field(repr=False)
-
-    def confidence_interval(
-        self,
-        confidence_level=0.95,
-        *,
-        method="asymptotic",
-        n_resamples=9999,
-        rng=None,
-    ) -> ConfidenceInterval:
-        """Confidence interval for κ_a − κ_b.
-
-        Parameters
-        ----------
-        confidence_level : float, default=0.95
-            Confidence level, strictly between 0 and 1.
-        method : {"asymptotic", "bootstrap", "percentile", "jackknife"}, \
-default="asymptotic"
-            As :meth:`KappaTestResult.confidence_interval`; the bootstrap resamples
-            items (pairs of predictions stay together), as a multinomial draw of the
-            K×K×K table when the items have unit weights.
-        n_resamples : int, default=9999
-            Bootstrap resamples (``"bootstrap"`` and ``"percentile"`` only).
-        rng : None, int or numpy.random.Generator, default=None
-            Source of randomness for the bootstrap.
-
-        Returns
-        -------
-        ConfidenceInterval
-            ``(low, high)``; one-sided (an infinite end) for a one-sided ``alternative``.
-        """
-        return _interval(
-            self.statistic,
-            self.standard_error,
-            self._estimator,
-            confidence_level=confidence_level,
-            method=method,
-            n_resamples=n_resamples,
-            rng=rng,
-            alternative=self.alternative,
-            upper_bound=math.inf,
-        )
-
-    def bootstrap_distribution(self, n_resamples=9999, *, rng=None) -> np.ndarray:
-        """κ_a − κ_b of each paired bootstrap resample (nan where undefined); with the
-        same seed, the draws of :meth:`confidence_interval`'s bootstrap methods."""
-        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng))
 
     def summary(self) -> str:
         """Text block: both kappas, the difference, its SE, 95% limits and the z-test."""

@@ -30,15 +30,13 @@ from qwkit import _kappa
 from qwkit import _validation as _v
 from qwkit._resampling import (
     ConfidenceInterval,
+    Resampled,
     _Estimator,
-    _interval,
     _Kappa,
     _pvalue,
     _Sample,
     _zero_se_pvalue,
     check_alternative,
-    check_n_resamples,
-    check_rng,
 )
 
 __all__ = [
@@ -174,7 +172,7 @@ def _kind_name(kind) -> str:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class KappaTestResult:
+class KappaTestResult(Resampled):
     """Result of :func:`kappa_test` and :func:`kappa_test_from_confusion`.
 
     Attributes
@@ -202,92 +200,7 @@ class KappaTestResult:
     alternative: str = field(repr=False)
     weights_kind: str = field(repr=False)
     _estimator: _Estimator = field(repr=False)
-
-    def confidence_interval(
-        self,
-        confidence_level=0.95,
-        *,
-        method="asymptotic",
-        n_resamples=9999,
-        rng=None,
-    ) -> ConfidenceInterval:
-        """Confidence interval for kappa.
-
-        Parameters
-        ----------
-        confidence_level : float, default=0.95
-            Confidence level, strictly between 0 and 1.
-        method : {"asymptotic", "bootstrap", "percentile", "jackknife"}, \
-default="asymptotic"
-            ``"asymptotic"``: Wald interval on the FCE standard error (SAS PROC FREQ's
-            interval). ``"bootstrap"``: bias-corrected and accelerated (BCa) bootstrap,
-            the acceleration from the exact jackknife. ``"percentile"``: the plain
-            percentile bootstrap. ``"jackknife"``: Wald interval on the exact jackknife
-            standard error.
-        n_resamples : int, default=9999
-            Bootstrap resamples (``"bootstrap"`` and ``"percentile"`` only).
-        rng : None, int or numpy.random.Generator, default=None
-            Source of randomness for the bootstrap; an integer seeds a new Generator.
-
-        Returns
-        -------
-        ConfidenceInterval
-            ``(low, high)``. With ``alternative="greater"`` the interval is one-sided
-            ``(low, 1.0)`` (kappa never exceeds 1); with ``"less"``, ``(-inf, high)``.
-            Wald-type upper limits (``"asymptotic"``, ``"jackknife"``) above 1 are
-            truncated at 1.
-
-        Warns
-        -----
-        UndefinedKappaWarning
-            When kappa is undefined (the interval is nan), or when some bootstrap
-            resamples have an undefined kappa (they are left out).
-        RuntimeWarning
-            When BCa or the jackknife is undefined for these data (nan interval).
-
-        Notes
-        -----
-        With unit sample weights a bootstrap resample of the items *is* a multinomial
-        draw of the K×K table (eq. 6): the work is O(B·K²), whatever the number of
-        items. With unequal sample weights the items themselves are resampled, O(B·n).
-        """
-        return _interval(
-            self.statistic,
-            self.standard_error,
-            self._estimator,
-            confidence_level=confidence_level,
-            method=method,
-            n_resamples=n_resamples,
-            rng=rng,
-            alternative=self.alternative,
-            upper_bound=1.0,
-        )
-
-    def bootstrap_distribution(self, n_resamples=9999, *, rng=None) -> np.ndarray:
-        """Kappa of each bootstrap resample: what the bootstrap intervals are made of.
-
-        Parameters
-        ----------
-        n_resamples : int, default=9999
-            Number of resamples.
-        rng : None, int or numpy.random.Generator, default=None
-            Source of randomness; with the same seed the draws are those of
-            :meth:`confidence_interval` with ``method="bootstrap"`` or ``"percentile"``.
-
-        Returns
-        -------
-        ndarray of shape (n_resamples,)
-            Resampled kappas; nan where a resample's kappa is undefined.
-
-        Examples
-        --------
-        >>> import qwkit
-        >>> res = qwkit.kappa_test_from_confusion([[10, 2], [3, 15]], weights=None)
-        >>> draws = res.bootstrap_distribution(2000, rng=20261121)
-        >>> draws.shape, bool(abs(draws.mean() - res.statistic) < 0.05)
-        ((2000,), True)
-        """
-        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng))
+    _upper_bound = 1.0  # the largest value the statistic can take
 
     def summary(self) -> str:
         """A SAS PROC FREQ-style text block: kappa, ASE, 95% limits and the z-test."""
@@ -296,7 +209,7 @@ default="asymptotic"
         title = f"{kind} Kappa Coefficient" + ("" if simple else f" ({self.weights_kind} weights)")
         half = float(special.ndtri(0.975)) * self.standard_error  # SAS: always two-sided
         # as confidence_interval(): kappa never exceeds 1, so neither does the upper limit
-        low, high = self.statistic - half, min(self.statistic + half, 1.0)
+        low, high = self.statistic - half, min(self.statistic + half, self._upper_bound)
         se0 = self.standard_error_null
         z = self.statistic / se0 if se0 > 0 else math.nan
         one = float(special.ndtr(-abs(z))) if math.isfinite(z) else math.nan

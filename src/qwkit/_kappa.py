@@ -454,13 +454,15 @@ default="quadratic"
     sw = _v.check_sample_weight(sample_weight, r.n_samples)
     if isinstance(kind, str) and kind == "quadratic" and sw is None:
         return _kappa_from_sums(r.n_samples, *_quadratic_sums(r), replace)
-    if sw is not None:  # kappa is invariant to scaling the weights: keep their sums finite
-        sw = _unit_scale(sw.copy())
     if isinstance(kind, str) and r.n_classes is not None and r.n_classes > _TABLE_CLASSES:
         _check_whole_scale(r)  # explicit labels, too many for a table
         return _kappa_tablefree(r, kind, sw, r.offset, replace)
     max_classes = _TABLE_CLASSES if isinstance(kind, str) else _v.MAX_DENSE_CLASSES
     counted = _scaled_table(r, sw, max_classes)
+    if counted is not None and sw is not None and not np.all(np.isfinite(counted[0])):
+        # Summed weights overflowed: kappa is invariant to scaling every weight by one
+        # power of two, so count again with weights scaled to at most 1 (rare path).
+        counted = _scaled_table(r, _unit_scale(sw.copy()), max_classes)
     if counted is None:
         offset, k = _scale(r)
         if not isinstance(kind, str):
@@ -648,10 +650,7 @@ def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
     for arr, name in ((y, "y_true"), (f, "y_score")):
         if arr.dtype.kind == "U":
             raise TypeError(f"`{name}` must be numeric; got strings.")
-    if y.shape[0] != f.shape[0]:
-        raise ValueError(
-            f"`y_true` and `y_score` must have the same length; got {y.shape[0]} and {f.shape[0]}."
-        )
+    _v.check_same_length(y, f, ("y_true", "y_score"))
     if y.shape[0] == 0:
         raise ValueError("`y_true` and `y_score` are empty; kappa needs at least one item.")
     if y.dtype.kind in "biu" and f.dtype.kind in "biu":

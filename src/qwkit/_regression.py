@@ -631,10 +631,7 @@ def kappa_regression(X, y, *, alpha=0.0, fit_intercept=True, sample_weight=None)
     """
     x = _as_2d_real(X, "X")
     yv = _real_vector(y, "y")
-    if x.shape[0] != yv.shape[0]:
-        raise ValueError(
-            f"`X` and `y` must have the same number of samples; got {x.shape[0]} and {yv.shape[0]}."
-        )
+    _v.check_same_length(x, yv, ("X", "y"))
     a = _check_alpha(alpha)
     if not isinstance(fit_intercept, (bool, np.bool_)):
         raise TypeError(f"`fit_intercept` must be True or False; got {fit_intercept!r}.")
@@ -713,10 +710,7 @@ def kappa_rescale(y_true, y_score, *, sample_weight=None):
     """
     yv = _real_vector(y_true, "y_true")
     s = _real_vector(y_score, "y_score")
-    if yv.shape[0] != s.shape[0]:
-        raise ValueError(
-            f"`y_true` and `y_score` must have the same length; got {yv.shape[0]} and {s.shape[0]}."
-        )
+    _v.check_same_length(yv, s, ("y_true", "y_score"))
     w, _ = _normalized_weights(sample_weight, yv.shape[0])
     _check_target(yv, w, "y_true")
 

@@ -394,3 +394,102 @@ def _zero_se_pvalue(what: str) -> float:
         stacklevel=4,
     )
     return math.nan
+
+
+class Resampled:
+    """Confidence intervals and bootstrap draws of a test result (shared by
+    ``KappaTestResult`` and ``KappaComparisonResult``).
+
+    Subclasses are frozen dataclasses with ``statistic``, ``standard_error``,
+    ``alternative`` and ``_estimator`` fields, and set ``_upper_bound`` (the largest
+    value the statistic can take).
+    """
+
+    __slots__ = ()
+    _upper_bound = math.inf
+
+    def confidence_interval(
+        self,
+        confidence_level=0.95,
+        *,
+        method="asymptotic",
+        n_resamples=9999,
+        rng=None,
+    ) -> ConfidenceInterval:
+        """Confidence interval for the statistic.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Confidence level, strictly between 0 and 1.
+        method : {"asymptotic", "bootstrap", "percentile", "jackknife"}, \
+default="asymptotic"
+            ``"asymptotic"``: Wald interval on the asymptotic standard error (for
+            kappa, SAS PROC FREQ's interval). ``"bootstrap"``: bias-corrected and
+            accelerated (BCa) bootstrap, the acceleration from the exact jackknife.
+            ``"percentile"``: the plain percentile bootstrap. ``"jackknife"``: Wald
+            interval on the exact jackknife standard error.
+        n_resamples : int, default=9999
+            Bootstrap resamples (``"bootstrap"`` and ``"percentile"`` only).
+        rng : None, int or numpy.random.Generator, default=None
+            Source of randomness for the bootstrap; an integer seeds a new Generator.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``. With ``alternative="greater"`` the interval is one-sided
+            ``(low, upper bound)``; with ``"less"``, ``(-inf, high)``. Wald-type upper
+            limits above the largest possible value (1 for kappa) are truncated there.
+
+        Warns
+        -----
+        UndefinedKappaWarning
+            When the statistic is undefined (the interval is nan), or when some
+            bootstrap resamples are undefined (they are left out).
+        RuntimeWarning
+            When BCa or the jackknife is undefined for these data (nan interval).
+
+        Notes
+        -----
+        With unit sample weights a bootstrap resample of the items *is* a multinomial
+        draw of the contingency table (eq. 6): the work is O(B·cells), whatever the
+        number of items. With unequal sample weights the items themselves are
+        resampled, O(B·n). Pairs of predictions of the same item stay together.
+        """
+        return _interval(
+            self.statistic,
+            self.standard_error,
+            self._estimator,
+            confidence_level=confidence_level,
+            method=method,
+            n_resamples=n_resamples,
+            rng=rng,
+            alternative=self.alternative,
+            upper_bound=self._upper_bound,
+        )
+
+    def bootstrap_distribution(self, n_resamples=9999, *, rng=None) -> np.ndarray:
+        """The statistic on each bootstrap resample: what the bootstrap intervals are
+        made of (nan where a resample's statistic is undefined).
+
+        Parameters
+        ----------
+        n_resamples : int, default=9999
+            Number of resamples.
+        rng : None, int or numpy.random.Generator, default=None
+            Source of randomness; with the same seed the draws are those of
+            :meth:`confidence_interval` with ``method="bootstrap"`` or ``"percentile"``.
+
+        Returns
+        -------
+        ndarray of shape (n_resamples,)
+
+        Examples
+        --------
+        >>> import qwkit
+        >>> res = qwkit.kappa_test_from_confusion([[10, 2], [3, 15]], weights=None)
+        >>> draws = res.bootstrap_distribution(2000, rng=20261121)
+        >>> draws.shape, bool(abs(draws.mean() - res.statistic) < 0.05)
+        ((2000,), True)
+        """
+        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng))

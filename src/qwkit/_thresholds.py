@@ -265,10 +265,7 @@ default="quadratic"
     codes, scale = codes_on_scale(y_true, labels, "y_true")
     n = codes.shape[0]
     scores = _kappa._real_vector(y_score, "y_score")
-    if scores.shape[0] != n:
-        raise ValueError(
-            f"`y_true` and `y_score` must have the same length; got {n} and {scores.shape[0]}."
-        )
+    _v.check_same_length(codes, scores, ("y_true", "y_score"))
     sw = _v.check_sample_weight(sample_weight, n)
     k = int(scale.shape[0])
     wmat = np.ascontiguousarray(weight_table(weights, k), dtype=np.float64)

@@ -21,6 +21,7 @@ __all__ = [
     "as_real_array",
     "check_confusion",
     "check_replace_undefined_by",
+    "check_same_length",
     "check_sample_weight",
     "check_weights",
     "declared_order",
@@ -319,10 +320,7 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) ->
         labels = declared_order((y1, y2), names)
     a = as_1d(y1, n1)
     b = as_1d(y2, n2)
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(
-            f"`{n1}` and `{n2}` must have the same length; got {a.shape[0]} and {b.shape[0]}."
-        )
+    check_same_length(a, b, names)
     if a.shape[0] == 0 and allow_empty and labels is not None:
         lab = prepare_labels(labels)
         empty = np.empty(0, dtype=np.intp)
@@ -374,6 +372,15 @@ def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) ->
     if lab.offset is not None and ia is not None and ib is not None:
         return Ratings(ia, ib, lab.offset, lab.n_classes, lab, False)
     return Ratings(_codes(a, lab, n1), _codes(b, lab, n2), 0, lab.n_classes, lab, True)
+
+
+def check_same_length(a: np.ndarray, b: np.ndarray, names) -> None:
+    """Two arrays with one entry (or row) per item must have as many items."""
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"`{names[0]}` and `{names[1]}` must have the same length; got "
+            f"{a.shape[0]} and {b.shape[0]}."
+        )
 
 
 def out_of_scale_error(ratings: Ratings, bad_a: int, bad_b: int, names=("y1", "y2")):
