@@ -103,7 +103,7 @@ class Case:
     skipped: dict[int, list[str]] = field(default_factory=dict)
 
 
-FLOOR = Impl("memory floor", lambda d: _kernels.read_floor(d.a, d.b), is_kappa=False)
+FLOOR = Impl("memory floor", lambda d: _anchors.read_floor(d.a, d.b), is_kappa=False)
 
 
 def cases(sizes: tuple[int, ...], int8_sizes: tuple[int, ...]) -> list[Case]:
@@ -347,7 +347,7 @@ def targets_table(case_list: list[Case], n: int = 10**7) -> list[str]:
 def anatomy_table(rounds: int) -> list[str]:
     """ns per item of the bare kernels, in cache (1e5) and from memory (1e7)."""
     kernels = {
-        "memory floor (read_floor)": lambda d: _kernels.read_floor(d.a, d.b),
+        "memory floor (read_floor)": lambda d: _anchors.read_floor(d.a, d.b),
         "five sums (five_sums, quadratic)": lambda d: _kernels.five_sums(d.a, d.b),
         "min/max (minmax2)": lambda d: _kernels.minmax2(d.a, d.b),
         "K×K counts (confusion_counts)": lambda d: _kernels.confusion_counts(

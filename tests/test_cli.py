@@ -1617,7 +1617,7 @@ class TestTextRatingsHint:
 
 class TestFiguresWithoutGlyphs:
     def test_cjk_labels_give_no_warning(self, tmp_path):
-        path = _write(tmp_path / "c.csv", "y,p\n低,低\n中,中\n高,中\n中,低\n高,高\n")
+        path = _write(tmp_path / "c.csv", "y,p\n" + "低,低\n中,中\n高,中\n中,低\n高,高\n" * 2)
         target = tmp_path / "c.html"
         result = ok(
             "report",

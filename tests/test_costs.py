@@ -160,7 +160,12 @@ class TestExpectedCost:
     @pytest.mark.parametrize(
         ("confusion", "cost", "exc", "match"),
         [
-            ([[1, 0], [0, 1]], [[0, 1, 2], [1, 0, 1], [2, 1, 0]], ValueError, "`cost` has shape"),
+            (
+                [[1, 0], [0, 1]],
+                [[0, 1, 2], [1, 0, 1], [2, 1, 0]],
+                ValueError,
+                "`cost` must have shape",
+            ),
             ([[1, 0], [0, 1]], [[0, np.nan], [1, 0]], ValueError, "`cost` must be finite"),
             ([[1, 0], [0, 1]], [0, 1], ValueError, "`cost` must be a square"),
             ([[1, 0], [0, 1]], "quadratic", TypeError, "`cost` must be a"),
@@ -317,7 +322,11 @@ class TestInsuranceLossMatrix:
                 "`cost_per_class` must be finite and non-negative",
             ),
             (dict(n_classes=4, tolerance=np.inf), ValueError, "`tolerance` must be finite"),
-            (dict(n_classes=4, tolerance="5"), TypeError, "`tolerance` must be a real number"),
+            (
+                dict(n_classes=4, tolerance="5"),
+                TypeError,
+                "`tolerance` must be a non-negative real number",
+            ),
             (dict(n_classes=4, price_per_class=True), TypeError, "`price_per_class`"),
         ],
     )

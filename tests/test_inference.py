@@ -559,28 +559,43 @@ class TestConfidenceInterval:
         assert lo2 == -math.inf and hi2 > g.statistic
 
     def test_perfect_agreement(self):
-        res = qwkit.kappa_test([1, 2, 3, 1, 2, 3], [1, 2, 3, 1, 2, 3])
+        # a zero-width interval is returned, with a warning that it is not certainty
+        res = qwkit.kappa_test([1, 2, 3] * 4, [1, 2, 3] * 4)
         assert res.statistic == 1.0 and res.standard_error == 0.0
-        assert res.confidence_interval() == (1.0, 1.0)
-        assert res.confidence_interval(method="percentile", n_resamples=100, rng=0) == (1.0, 1.0)
-        assert res.confidence_interval(method="bootstrap", n_resamples=100, rng=0) == (1.0, 1.0)
+        with pytest.warns(qwkit.DegenerateIntervalWarning, match="zero width"):
+            assert res.confidence_interval() == (1.0, 1.0)
+        for method in ("percentile", "bootstrap"):
+            with pytest.warns(qwkit.DegenerateIntervalWarning, match="zero width"):
+                ci = res.confidence_interval(method=method, n_resamples=100, rng=0)
+            assert ci == (1.0, 1.0)
 
     def test_wald_upper_limit_truncated_at_one(self):
-        res = qwkit.kappa_test(list("abcab"), list("acbab"), sample_weight=[1, 2, 1, 3, 1])
+        res = qwkit.kappa_test(
+            list("abcab") * 2,
+            list("acbab") * 2,
+            labels=list("abc"),
+            sample_weight=[1, 2, 1, 3, 1] * 2,
+        )
         for method in ("asymptotic", "jackknife"):
             low, high = res.confidence_interval(0.999, method=method)
             assert high == 1.0 and low < res.statistic
 
     def test_undefined_resamples_are_dropped_with_warning(self):
         res = qwkit.kappa_test([1, 2, 1], [1, 2, 2], weights=None)
-        with pytest.warns(UndefinedKappaWarning, match="bootstrap resamples"):
+        with (
+            pytest.warns(UndefinedKappaWarning, match="bootstrap resamples"),
+            pytest.warns(qwkit.DegenerateIntervalWarning, match="Only 3 items"),
+        ):
             low, high = res.confidence_interval(method="percentile", n_resamples=200, rng=0)
         assert -1.0 <= low <= high <= 1.0
 
     def test_tiny_sample_jackknife_is_nan_with_warning(self):
         # Two items in agreement: leaving either out leaves one category, kappa 0/0.
         res = qwkit.kappa_test([1, 2], [1, 2], weights=None)
-        with pytest.warns(RuntimeWarning, match="leave-one-out"):
+        with (
+            pytest.warns(qwkit.DegenerateIntervalWarning, match="leave-one-out"),
+            pytest.warns(qwkit.DegenerateIntervalWarning, match="Only 2 items"),
+        ):
             ci = res.confidence_interval(method="jackknife")
         assert math.isnan(ci.low) and math.isnan(ci.high)
 
@@ -656,7 +671,9 @@ class TestCompareKappaTest:
         with pytest.warns(RuntimeWarning, match="z-test is undefined"):
             res = qwkit.compare_kappa_test(self.t, self.a, self.a)
         assert res.statistic == 0.0 and res.standard_error == 0.0 and math.isnan(res.pvalue)
-        assert res.confidence_interval(method="percentile", n_resamples=50, rng=0) == (0.0, 0.0)
+        with pytest.warns(qwkit.DegenerateIntervalWarning, match="zero width"):
+            ci = res.confidence_interval(method="percentile", n_resamples=50, rng=0)
+        assert ci == (0.0, 0.0)
 
     def test_jackknife_matches_literal_deletion(self):
         res = qwkit.compare_kappa_test(self.t, self.a, self.b, weights="linear")
@@ -711,9 +728,17 @@ class TestCompareKappaTest:
         assert res.kappa_a == pytest.approx(qwkit.kappa_score(t, a, labels=range(1, 6)))
         words = {1: "a", 2: "b", 3: "c", 4: "d", 5: "e"}
         ws = [[words[x] for x in v] for v in (t, a, b)]
-        res_s = qwkit.compare_kappa_test(*ws)
+        res_s = qwkit.compare_kappa_test(*ws, labels=list("abcde"))
         assert res_s.statistic == pytest.approx(res.statistic, rel=1e-12)
         assert res_s.standard_error == pytest.approx(res.standard_error, rel=1e-12)
+        # text with no declared order has no weighted kappa; unweighted needs no order
+        with pytest.raises(qwkit.QwkitError, match="no declared order") as err:
+            qwkit.compare_kappa_test(*ws)
+        assert err.value.parameter == "labels"
+        unweighted = qwkit.compare_kappa_test(*ws, weights="identity")
+        assert unweighted.statistic == pytest.approx(
+            qwkit.compare_kappa_test(t, a, b, weights="identity").statistic, rel=1e-12
+        )
 
     def test_bad_input(self):
         with pytest.raises(ValueError, match="`y_true` and `y_pred_b` must have the same length"):
@@ -743,13 +768,13 @@ class TestMeanKappa:
         weights = data.draw(
             st.none() | st.lists(st.floats(0.01, 10.0), min_size=len(kappas), max_size=len(kappas))
         )
-        ours = qwkit.mean_kappa(kappas, weights=weights)
+        ours = qwkit.mean_kappa(kappas, sample_weight=weights)
         ref = naive_mean_quadratic_weighted_kappa(kappas, weights)
         assert ours == pytest.approx(ref, rel=1e-12, abs=1e-12)
 
     def test_known_values(self):
         assert qwkit.mean_kappa([0.5]) == pytest.approx(0.5, rel=1e-15)
-        assert qwkit.mean_kappa([0.3, 0.3, 0.3], weights=[1, 5, 2]) == pytest.approx(0.3)
+        assert qwkit.mean_kappa([0.3, 0.3, 0.3], sample_weight=[1, 5, 2]) == pytest.approx(0.3)
         assert qwkit.mean_kappa([1.0, 1.0]) == pytest.approx(0.999)
         z = (np.arctanh(0.9) + np.arctanh(0.1)) / 2
         assert qwkit.mean_kappa([0.9, 0.1]) == pytest.approx(np.tanh(z), rel=1e-15)
@@ -762,7 +787,7 @@ class TestMeanKappa:
             ([0.5, 1.2], None, ValueError, "at most 1; got 1.2"),
             ([0.5, float("nan")], None, ValueError, "`kappas`"),
             (["a", "b"], None, TypeError, "`kappas`"),
-            ([0.5, 0.6], [1.0], ValueError, "one weight per kappa"),
+            ([0.5, 0.6], [1.0], ValueError, "one weight per item"),
             ([0.5, 0.6], [1.0, -1.0], ValueError, "non-negative"),
             ([0.5, 0.6], [0.0, 0.0], ValueError, "sum to zero"),
             (0.5, None, ValueError, "1-D"),
@@ -770,7 +795,7 @@ class TestMeanKappa:
     )
     def test_bad_input(self, kappas, weights, exc, match):
         with pytest.raises(exc, match=match):
-            qwkit.mean_kappa(kappas, weights=weights)
+            qwkit.mean_kappa(kappas, sample_weight=weights)
 
 
 # ============================================================================ review findings
@@ -789,10 +814,9 @@ class TestDegenerateAndScaled:
         assert (res.statistic, res.standard_error, res.standard_error_null) == (0.0, 0.0, 0.0)
         assert math.isnan(res.pvalue)
         for method in ("asymptotic", "jackknife", "percentile", "bootstrap"):
-            assert tuple(res.confidence_interval(method=method, n_resamples=200, rng=1)) == (
-                0.0,
-                0.0,
-            )
+            with pytest.warns(qwkit.DegenerateIntervalWarning, match="zero width"):
+                ci = res.confidence_interval(method=method, n_resamples=200, rng=1)
+            assert tuple(ci) == (0.0, 0.0)
 
     def test_compare_two_constant_models(self):
         with pytest.warns(RuntimeWarning, match="p-value is nan"):
@@ -838,12 +862,12 @@ class TestDegenerateAndScaled:
 
     @pytest.mark.parametrize("w", [[1e308, 1e308], [5e-324, 5e-324]])
     def test_mean_kappa_weight_scale(self, w):
-        assert qwkit.mean_kappa([0.5, 0.6], weights=w) == pytest.approx(
+        assert qwkit.mean_kappa([0.5, 0.6], sample_weight=w) == pytest.approx(
             qwkit.mean_kappa([0.5, 0.6])
         )
 
     def test_comparison_bootstrap_distribution_matches_interval(self):
-        y, a, b = [0, 1, 2, 1, 2, 0, 1], [0, 1, 1, 2, 2, 0, 1], [2, 1, 2, 1, 0, 0, 2]
+        y, a, b = [0, 1, 2, 1, 2, 0, 1] * 2, [0, 1, 1, 2, 2, 0, 1] * 2, [2, 1, 2, 1, 0, 0, 2] * 2
         res = qwkit.compare_kappa_test(y, a, b)
         draws = res.bootstrap_distribution(500, rng=3)
         low, high = res.confidence_interval(method="percentile", n_resamples=500, rng=3)

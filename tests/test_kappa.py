@@ -418,10 +418,14 @@ class TestKappaScore:
         for weights in ("quadratic", "linear", None):
             got = kappa_score(y1, y2, labels=scale, weights=weights)
             assert close(got, as_float(naive_kappa(y1, y2, labels=scale, weights=weights)))
-            # labels None: sorted order is meant (DESIGN.md "Semantics").
-            got_sorted = kappa_score(y1, y2, weights=weights)
-            expected = naive_kappa(y1, y2, labels=sorted(scale), weights=weights)
-            assert close(got_sorted, as_float(expected))
+            if weights is None:  # unweighted kappa needs no order: any order is the same
+                got_sorted = kappa_score(y1, y2, weights=weights)
+                expected = naive_kappa(y1, y2, labels=sorted(scale), weights=weights)
+                assert close(got_sorted, as_float(expected))
+            else:  # weighted kappa of text with no declared order has no meaning: refused
+                with pytest.raises(qwkit.QwkitError, match="no declared order") as err:
+                    kappa_score(y1, y2, weights=weights)
+                assert err.value.parameter == "labels"
         # numpy str arrays, pandas and polars string Series.
         import pandas as pd
         import polars as pl
@@ -1928,9 +1932,13 @@ class TestDeclaredOrder:
         with pytest.raises(ValueError, match="declare different category orders"):
             kappa_score(a, b)
 
-    def test_unordered_categorical_keeps_sorted_order(self):
+    def test_unordered_categorical_declares_no_order(self):
         a = pd.Categorical(self.y1, categories=self.cats, ordered=False)
-        assert kappa_score(a, self.y2) == kappa_score(self.y1, self.y2)
+        with pytest.raises(ValueError, match="no declared order"):
+            kappa_score(a, self.y2)
+        assert kappa_score(a, self.y2, weights="identity") == kappa_score(
+            self.y1, self.y2, weights="identity"
+        )
 
 
 class TestReviewedInputs:

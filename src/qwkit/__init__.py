@@ -17,33 +17,33 @@ from qwkit._costs import (
 from qwkit._datasets import WineQuality, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._economics import EconomicsResult, EconomicsRow, simulate_economics
-from qwkit._inference import (
-    ConfidenceInterval,
-    KappaTestResult,
-    kappa_test,
-    kappa_test_from_confusion,
-)
-from qwkit._kappa import (
-    confusion_matrix,
-    kappa_from_confusion,
-    kappa_score,
-    soft_kappa_score,
-    weight_matrix,
-)
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
+from qwkit._kappa import confusion_matrix, kappa_from_confusion, kappa_score, soft_kappa_score
 from qwkit._regression import (
     KappaRegressionResult,
     KappaRescaleResult,
     kappa_regression,
     kappa_rescale,
 )
-from qwkit._thresholds import ThresholdResult, apply_thresholds, optimize_thresholds
-from qwkit._warnings import ConvergenceWarning, UndefinedKappaWarning
+from qwkit._resampling import ConfidenceInterval
+from qwkit._results import public_module
+from qwkit._thresholds import (
+    DinkelbachCertificate,
+    ThresholdResult,
+    apply_thresholds,
+    optimize_thresholds,
+)
+from qwkit._warnings import ConvergenceWarning, DegenerateIntervalWarning, UndefinedKappaWarning
+from qwkit._weights import weight_matrix
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ConfidenceInterval",
     "ConvergenceWarning",
+    "DegenerateIntervalWarning",
+    "DinkelbachCertificate",
     "EconomicsResult",
     "EconomicsRow",
     "KappaAccumulator",
@@ -51,6 +51,8 @@ __all__ = [
     "KappaRegressionResult",
     "KappaRescaleResult",
     "KappaTestResult",
+    "QwkitError",
+    "QwkitTypeError",
     "RiskClassModel",
     "ThresholdResult",
     "UndefinedKappaWarning",
@@ -78,3 +80,24 @@ __all__ = [
     "soft_kappa_score",
     "weight_matrix",
 ]
+
+public_module(
+    ConfidenceInterval,
+    ConvergenceWarning,
+    DegenerateIntervalWarning,
+    DinkelbachCertificate,
+    EconomicsResult,
+    EconomicsRow,
+    KappaAccumulator,
+    KappaComparisonResult,
+    KappaRegressionResult,
+    KappaRescaleResult,
+    KappaTestResult,
+    QwkitError,
+    QwkitTypeError,
+    RiskClassModel,
+    ThresholdResult,
+    UndefinedKappaWarning,
+    WineQuality,
+)
+del public_module

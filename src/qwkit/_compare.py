@@ -13,30 +13,21 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
-from qwkit import _kappa
-from qwkit import _validation as _v
-from qwkit._inference import (
-    _cells,
-    _compress,
-    _drop_zero_weight,
-    _kind_name,
-    _make_sample,
-    _positions,
-    _scale_text,
-    _weights_on,
-)
-from qwkit._resampling import (
-    Resampled,
-    _Estimator,
-    _Kappa,
-    _pvalue,
-    _zero_se_pvalue,
-    check_alternative,
-)
+from qwkit import _sufficient
+from qwkit._cells import CellKappa, tabulate
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._numerics import unit_scale
+from qwkit._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
+from qwkit._results import labels_dict, result_dict
+from qwkit._scale import measure_scale, prepare_ratings, scale_values
+from qwkit._validation import as_1d, check_alternative, item_weights
+from qwkit._weights import WeightsLike, check_weights, kind_name
 
 __all__ = ["KappaComparisonResult", "compare_kappa_test", "mean_kappa"]
 
@@ -60,7 +51,10 @@ class KappaComparisonResult(Resampled):
     pvalue : float
         p-value of the z-test of κ_a = κ_b, z = statistic / standard_error.
     n_samples : int
-        Number of items (with positive weight).
+        Number of items (with positive weight; with ``counts``, their sum).
+    labels : ndarray of shape (K,)
+        The rating scale shared by the three vectors (for an integer scale wider than
+        10,000 categories, a ``range``).
     """
 
     statistic: float
@@ -71,7 +65,8 @@ class KappaComparisonResult(Resampled):
     n_samples: int
     alternative: str = field(repr=False)
     weights_kind: str = field(repr=False)
-    _estimator: _Estimator = field(repr=False)
+    labels: np.ndarray | range = field(repr=False)
+    _estimator: Estimator = field(repr=False)
 
     def summary(self) -> str:
         """Text block: both kappas, the difference, its SE, 95% limits and the z-test."""
@@ -97,6 +92,23 @@ class KappaComparisonResult(Resampled):
         ]
         return "\n".join(lines) + "\n"
 
+    def to_dict(self) -> dict:
+        """The result as a dict of plain Python values (floats, ints, str, lists)."""
+        return result_dict(
+            self,
+            (
+                "statistic",
+                "kappa_a",
+                "kappa_b",
+                "standard_error",
+                "pvalue",
+                "n_samples",
+                "alternative",
+            ),
+            weights=self.weights_kind,
+            **labels_dict(self.labels),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class _Difference:
@@ -109,24 +121,16 @@ class _Difference:
         return self.f(*args) - self.g(*args)
 
 
-def _common_labels(arrays, labels):
-    """Text ratings without ``labels``: one sorted scale over all three vectors."""
-    if labels is not None:
-        return labels
-    if all(a.dtype.kind == "U" for a in arrays):
-        return np.union1d(np.union1d(arrays[0], arrays[1]), arrays[2])
-    return None
-
-
 def compare_kappa_test(
-    y_true,
-    y_pred_a,
-    y_pred_b,
+    y_true: ArrayLike,
+    y_pred_a: ArrayLike,
+    y_pred_b: ArrayLike,
     *,
-    weights="quadratic",
-    labels=None,
-    sample_weight=None,
-    alternative="two-sided",
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    counts: ArrayLike | None = None,
+    alternative: Literal["two-sided", "greater", "less"] = "two-sided",
 ) -> KappaComparisonResult:
     """Paired test of whether two models' kappas on the same items differ.
 
@@ -144,8 +148,11 @@ default="quadratic"
         ratings are integers, every integer from the smallest to the largest rating of
         all three.
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weight of each item (items are the sampling units, as in
-        :func:`kappa_test`).
+        Non-negative survey weight of each item (the rows are the sampling units, as
+        in :func:`kappa_test`).
+    counts : array-like of shape (n_samples,), default=None
+        Whole numbers: how many identical items each row stands for (exclusive with
+        ``sample_weight``); the result equals that of the repeated rows.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"`` tests κ_a > κ_b.
 
@@ -159,12 +166,12 @@ default="quadratic"
     -----
     UndefinedKappaWarning
         When either kappa is 0/0: every number is nan.
-    RuntimeWarning
+    DegenerateIntervalWarning
         When the standard error is zero (e.g. identical predictions): p-value nan.
 
     Raises
     ------
-    ValueError, TypeError
+    QwkitError, QwkitTypeError
         As :func:`kappa_score` for each pair, and for an unknown ``alternative``.
 
     See Also
@@ -193,32 +200,21 @@ default="quadratic"
     (0.083447, 0.009261)
     """
     alternative = check_alternative(alternative)
-    kind = _v.check_weights(weights)
+    kind = check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
-    if labels is None:
-        labels = _v.declared_order((y_true, y_pred_a, y_pred_b), names)
-    arrays = [
-        _v.as_1d(y, name) for y, name in zip((y_true, y_pred_a, y_pred_b), names, strict=False)
-    ]
-    labels = _common_labels(arrays, labels)
-    ra = _v.prepare_ratings(arrays[0], arrays[1], labels, names=names[:2])
-    rb = _v.prepare_ratings(arrays[0], arrays[2], labels, names=(names[0], names[2]))
-    sw = _v.check_sample_weight(sample_weight, ra.n_samples)
-    positions, k = _positions([ra, rb], [names[:2], (names[0], names[2])])
-    positions, sw = _drop_zero_weight(positions, sw)
-    codes, used = _compress(positions, k)
-    wmat = _weights_on(kind, used, k, _scale_text(ra))
-    ku = used.shape[0]
-    ct, ca, cb = (c.astype(np.int64) for c in codes)
-    present, counts, counts_sq, item_cell = _cells((ct * ku + ca) * ku + cb, ku**3, sw)
-    t = (present // (ku * ku)).astype(np.intp)
-    model_a = _Kappa(rows=t, cols=((present // ku) % ku).astype(np.intp), wmat=wmat)
-    model_b = _Kappa(rows=t, cols=(present % ku).astype(np.intp), wmat=wmat)
-    sample = _make_sample(counts, counts_sq, item_cell, sw, int(ct.shape[0]))
+    ordered = not (isinstance(kind, str) and kind == "identity")
+    r = prepare_ratings((y_true, y_pred_a, y_pred_b), labels, names=names, ordered=ordered)
+    iw = item_weights(sample_weight, counts, r.n_samples)
 
+    offset, k = measure_scale(r)
+    cells = tabulate(r, iw, kind, hint=_sufficient.scale_hint(r, offset, k))
+    truth, pred_a, pred_b = cells.digits
+    model_a = CellKappa(rows=truth, cols=pred_a, wmat=cells.wmat)
+    model_b = CellKappa(rows=truth, cols=pred_b, wmat=cells.wmat)
+    sample = cells.sample
     w = sample.counts
     sa, sb = model_a.parts(w)[-1], model_b.parts(w)[-1]
-    estimator = _Estimator(
+    estimator = Estimator(
         sample=sample,
         batch=_Difference(
             functools.partial(model_a.batch, full_s=sa), functools.partial(model_b.batch, full_s=sb)
@@ -227,46 +223,42 @@ default="quadratic"
             functools.partial(model_a.leave_one_out, w), functools.partial(model_b.leave_one_out, w)
         ),
     )
-    kind_name = _kind_name(kind)
-    ka, kb = model_a.value(w), model_b.value(w)
-    if math.isnan(ka) or math.isnan(kb):
-        _kappa._undefined(math.nan, stacklevel=3)
+    # each kappa is the value kappa_score returns (exact for integer ratings)
+    ka, kb = (_sufficient.kappa(_sufficient.Pair(r.pair(0, j), kind, iw), math.nan) for j in (1, 2))
+    scale = scale_values(r, offset, k)
+    result = functools.partial(
+        KappaComparisonResult,
+        n_samples=sample.n_items,
+        alternative=alternative,
+        weights_kind=kind_name(kind),
+        labels=scale,
+        _estimator=estimator,
+    )
+    if math.isnan(ka) or math.isnan(kb):  # already warned
         nan = math.nan
-        return KappaComparisonResult(
-            nan, ka, kb, nan, nan, sample.n_items, alternative, kind_name, estimator
-        )
+        return result(nan, ka, kb, nan, nan)
     g = model_a.influence(w, ka) - model_b.influence(w, kb)  # (eq. 10)
     total = float(w.sum())
     gbar = float(np.dot(w, g)) / total
     se = math.sqrt(float(np.dot(sample.counts_sq, (g - gbar) ** 2))) / total  # (eq. 10)
     diff = ka - kb
-    pvalue = (
-        _pvalue(diff / se, alternative)
+    p = (
+        pvalue(diff / se, alternative)
         if se > 0
-        else _zero_se_pvalue("standard error of the difference")
+        else zero_se_pvalue("standard error of the difference")
     )
-    return KappaComparisonResult(
-        float(diff),
-        float(ka),
-        float(kb),
-        se,
-        pvalue,
-        sample.n_items,
-        alternative,
-        kind_name,
-        estimator,
-    )
+    return result(float(diff), float(ka), float(kb), se, p)
 
 
-def mean_kappa(kappas, weights=None) -> float:
+def mean_kappa(kappas: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:
     """Fisher-z average of several kappas (the ASAP competitions' mean QWK).
 
     Parameters
     ----------
     kappas : array-like of shape (n_kappas,)
         Kappas to combine (e.g. one per essay prompt), each at most 1.
-    weights : array-like of shape (n_kappas,), default=None
-        Non-negative weight of each kappa (equal when None).
+    sample_weight : array-like of shape (n_kappas,), default=None
+        Non-negative weight of each kappa, e.g. its number of items (equal when None).
 
     Returns
     -------
@@ -276,10 +268,10 @@ def mean_kappa(kappas, weights=None) -> float:
 
     Raises
     ------
-    ValueError
+    QwkitError
         Empty, non-finite or > 1 kappas; weights of the wrong length, negative,
         non-finite or summing to zero.
-    TypeError
+    QwkitTypeError
         Non-numeric input.
 
     Notes
@@ -297,36 +289,25 @@ def mean_kappa(kappas, weights=None) -> float:
     >>> import qwkit
     >>> round(qwkit.mean_kappa([0.8, 0.6, 0.7]), 6)
     0.709588
-    >>> round(qwkit.mean_kappa([1.0, 0.5], weights=[1, 3]), 6)
+    >>> round(qwkit.mean_kappa([1.0, 0.5], sample_weight=[1, 3]), 6)
     0.876863
     """
-    k = _v.as_1d(kappas, "kappas")
+    k = as_1d(kappas, "kappas")
     if k.dtype.kind not in "biuf":
-        raise TypeError(f"`kappas` must be numeric; got dtype {k.dtype}.")
+        raise QwkitTypeError(f"`kappas` must be numeric; got dtype {k.dtype}.", parameter="kappas")
     k = k.astype(np.float64)
     if k.size == 0:
-        raise ValueError("`kappas` is empty; nothing to average.")
+        raise QwkitError("`kappas` is empty; nothing to average.", parameter="kappas")
     bad = ~np.isfinite(k) | (k > 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`kappas` must be finite and at most 1; got {k[i]} at index {i}.")
-    if weights is None:
-        w = np.ones_like(k)
-    else:
-        w = _v.as_1d(weights, "weights")
-        if w.dtype.kind not in "biuf":
-            raise TypeError(f"`weights` must be numeric; got dtype {w.dtype}.")
-        if w.shape[0] != k.shape[0]:
-            raise ValueError(
-                f"`weights` must have one weight per kappa ({k.shape[0]}); got {w.shape[0]}."
-            )
-        w = w.astype(np.float64)
-        wbad = ~np.isfinite(w) | (w < 0)
-        if wbad.any():
-            i = int(np.flatnonzero(wbad)[0])
-            raise ValueError(f"`weights` must be finite and non-negative; got {w[i]} at index {i}.")
-        if not np.any(w > 0):
-            raise ValueError("`weights` must not sum to zero.")
-        w = _kappa._unit_scale(w)  # a power of two: sums cannot overflow or underflow
+        raise QwkitError(
+            f"`kappas` must be finite and at most 1; got {k[i]} at index {i}.",
+            parameter="kappas",
+            row=i,
+        )
+    w = item_weights(sample_weight, None, k.shape[0]).as_float()
+    # a power of two: sums cannot overflow or underflow
+    w = np.ones_like(k) if w is None else unit_scale(w.copy())
     z = np.arctanh(np.clip(k, -_FISHER_CAP, _FISHER_CAP))  # (eq. 11)
     return float(np.tanh(np.dot(w, z) / w.sum()))

@@ -1,6 +1,6 @@
 """Costs of ordinal decisions: expected cost of a confusion matrix and three cost models.
 
-Seed 003 (Steele, *Economic efficiency and the weighted kappa loss function*) argues that
+Steele (2016, *Economic efficiency and the weighted kappa loss function*) argues that
 a business should judge a rating model by what its mistakes cost, not by kappa. The
 derivations are in ``docs/economics.md``; the labels in the comments are used there.
 
@@ -12,9 +12,9 @@ n = Σ O the mean cost per rated item is
     C(O) = Σᵢⱼ O[i, j]·cost[i, j] / n                                          (eq. C1)
 
 Kappa is a ratio of two such costs: κ = 1 − C(O) / C(E) with E the chance table and
-cost = the disagreement weights (seed 003, eq. 1).
+cost = the disagreement weights (Steele 2016, eq. 1).
 
-Insurance pricing (seed 003, §4.2). Classes are numbered 1..K. An item whose true risk
+Insurance pricing (Steele 2016, §4.2). Classes are numbered 1..K. An item whose true risk
 class is i has an expected claim cost ``cost_per_class·i``; a rating j sets the premium
 ``price_per_class·j``. The customer buys if and only if the premium is *strictly below*
 ``price_per_class·i + tolerance`` (the fair premium of the true class plus what the
@@ -26,7 +26,7 @@ customer tolerates above it). The insurer's profit is
 and the loss matrix is cost = −profit (eq. C3), so that ``expected_cost`` gives minus
 the mean profit per item and ``bayes_decision`` maximizes expected profit.
 
-Risk across the distribution (seed 003, §4.3). Latent risk R ~ N(μ, σ²) is cut into K
+Risk across the distribution (Steele 2016, §4.3). Latent risk R ~ N(μ, σ²) is cut into K
 classes of equal mass at the quantiles μ + σ·Φ⁻¹(k/K); every class is priced at its
 mean mⱼ = E[R | class j] (the fair premium), and an item whose risk is R, rated j,
 is mispriced by |R − mⱼ| (or (R − mⱼ)²). The class-level loss is the expectation over
@@ -46,9 +46,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from qwkit import _kappa
-from qwkit import _validation as _v
+from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._results import freeze_arrays, reduce_dataclass
+from qwkit._validation import as_real_array, check_confusion, check_integer, check_real
+from qwkit._weights import named_weights, weight_matrix
 
 __all__ = [
     "RiskClassModel",
@@ -65,40 +66,29 @@ _RISK_LOSSES = ("absolute", "squared")
 # ---------------------------------------------------------------------------- validation
 
 
-def check_cost(cost, k: int | None = None, *, name: str = "cost") -> np.ndarray:
-    """A (K, K) float64 matrix of finite costs (any sign); K must equal ``k`` if given."""
+def check_cost(cost, k: int | None = None, *, what: str = "`confusion`", name: str = "cost"):
+    """A (K, K) float64 matrix of finite costs (any sign); K must equal ``k`` if given
+    (``what`` names what fixes K)."""
     if cost is None or isinstance(cost, (str, bytes)):
-        raise TypeError(f"`{name}` must be a (K, K) numeric array; got {cost!r}.")
-    arr = _v.as_real_array(cost, name)
+        raise QwkitTypeError(
+            f"`{name}` must be a (K, K) numeric array; got {cost!r}.", parameter=name
+        )
+    arr = as_real_array(cost, name)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
-        raise ValueError(f"`{name}` must be a square (K, K) matrix; got shape {arr.shape}.")
+        raise QwkitError(
+            f"`{name}` must be a square (K, K) matrix; got shape {arr.shape}.", parameter=name
+        )
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` must be finite; got a matrix containing NaN or inf.")
+        raise QwkitError(
+            f"`{name}` must be finite; got a matrix containing NaN or inf.", parameter=name
+        )
     if k is not None and arr.shape[0] != k:
-        raise ValueError(
-            f"`{name}` has shape {arr.shape} but `confusion` has shape ({k}, {k}); both "
-            "must index the same K classes."
+        raise QwkitError(
+            f"`{name}` must have shape ({k}, {k}) to match the {k} classes of {what}; got "
+            f"shape {arr.shape}.",
+            parameter=name,
         )
     return arr
-
-
-def _check_n_classes(n_classes, minimum: int) -> int:
-    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)):
-        raise TypeError(f"`n_classes` must be an integer; got {n_classes!r}.")
-    if n_classes < minimum:
-        raise ValueError(f"`n_classes` must be at least {minimum}; got {int(n_classes)}.")
-    return int(n_classes)
-
-
-def _check_real(value, name: str, *, positive: bool = False) -> float:
-    """A finite real number, non-negative (or positive)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number; got {value!r}.")
-    out = float(value)
-    if not np.isfinite(out) or out < 0 or (positive and out == 0):
-        need = "positive" if positive else "non-negative"
-        raise ValueError(f"`{name}` must be finite and {need}; got {value!r}.")
-    return out
 
 
 # ---------------------------------------------------------------------------- API
@@ -132,7 +122,7 @@ def expected_cost(confusion, cost) -> float:
     See Also
     --------
     cost_matrix : Named cost matrices (quadratic, linear, absolute, 0-1).
-    insurance_loss_matrix : Seed 003's insurance pricing model.
+    insurance_loss_matrix : Steele's (2016) insurance pricing model.
     bayes_decision : The decisions that minimize the expected cost.
 
     Notes
@@ -145,7 +135,7 @@ def expected_cost(confusion, cost) -> float:
 
     Examples
     --------
-    Seed 003, §3.2, second table: 93% accuracy, average error 0.09.
+    Steele (2016), §3.2, second table: 93% accuracy, average error 0.09.
 
     >>> import qwkit
     >>> table = [[95, 3, 2, 0], [3, 92, 3, 2], [2, 3, 90, 3], [0, 2, 5, 95]]
@@ -154,7 +144,7 @@ def expected_cost(confusion, cost) -> float:
     >>> round(qwkit.expected_cost(table, qwkit.cost_matrix(4, "absolute")), 6)
     0.09
     """
-    table = _v.check_confusion(confusion)
+    table = check_confusion(confusion)
     mat = check_cost(cost, table.shape[0])
     # Both scaled by powers of two (exact) to a largest entry below 1, so that no sum
     # or product overflows or underflows; the mean cost is then at most 1 in size.
@@ -174,10 +164,10 @@ def cost_matrix(n_classes, kind="quadratic") -> np.ndarray:
         Number of classes K (K ≥ 1).
     kind : {"quadratic", "linear", "absolute", "0-1"}, default="quadratic"
         ``"quadratic"``: (i − j)² / (K − 1)², kappa's weights normalized to a maximum
-        of 1 (seed 003, eq. 2). ``"linear"``: |i − j| / (K − 1), also normalized to a
+        of 1 (Steele 2016, eq. 2). ``"linear"``: |i − j| / (K − 1), also normalized to a
         maximum of 1. ``"absolute"``: |i − j|, the *raw* number of classes between the
         decision and the truth, so that :func:`expected_cost` is the mean absolute
-        error in classes (seed 003's "average error"). ``"0-1"``: 1 off the diagonal,
+        error in classes (Steele's "average error"). ``"0-1"``: 1 off the diagonal,
         0 on it, so that :func:`expected_cost` is the error rate.
 
     Returns
@@ -216,19 +206,20 @@ def cost_matrix(n_classes, kind="quadratic") -> np.ndarray:
            [1. , 0.5, 0. ]])
     """
     if not isinstance(kind, str) or kind not in _COST_KINDS:
-        raise ValueError(
-            f"`kind` must be 'quadratic', 'linear', 'absolute' or '0-1'; got {kind!r}."
+        raise QwkitError(
+            f"`kind` must be 'quadratic', 'linear', 'absolute' or '0-1'; got {kind!r}.",
+            parameter="kind",
         )
-    k = _check_n_classes(n_classes, 1)
+    k = check_integer(n_classes, "n_classes", 1)
     if kind == "absolute":
-        return _kappa._named_weights(k, "linear")  # raw |i − j|
-    return _kappa.weight_matrix(k, "identity" if kind == "0-1" else kind)
+        return named_weights(k, "linear")  # raw |i − j|
+    return weight_matrix(k, "identity" if kind == "0-1" else kind)
 
 
 def insurance_loss_matrix(
     n_classes, *, price_per_class=10, cost_per_class=9, tolerance=5
 ) -> np.ndarray:
-    """Seed 003's insurance pricing model (§4.2) as a loss (= −profit) matrix.
+    """Steele's (2016) insurance pricing model (§4.2) as a loss (= −profit) matrix.
 
     Parameters
     ----------
@@ -269,11 +260,11 @@ def insurance_loss_matrix(
 
     Notes
     -----
-    The seed's worked example (true class 4, price 10 × class, cost 9 × class, buys
+    Steele's worked example (true class 4, price 10 × class, cost 9 × class, buys
     below $45): rated 4, the insurer gains 40 − 36 = $4 (``-loss[3, 3]``); rated 5 or
     more, the customer walks away and the insurer makes $0 — $4 less than when rated
-    right, which is the seed's "loses $4"; rated 3, 2, 1 the premium falls to 30, 20,
-    10 against a cost of 36, i.e. $10, $20, $30 less than when rated right. The seed's
+    right, which is Steele's "loses $4"; rated 3, 2, 1 the premium falls to 30, 20,
+    10 against a cost of 36, i.e. $10, $20, $30 less than when rated right. Steele's
     losses are thus *regrets*, ``loss[i, j] − loss[i, i]``; the matrix returned here is
     the ledger itself. The two differ by a constant per true class, so they give the
     same Bayes decisions and the same differences in expected cost between any two
@@ -285,19 +276,20 @@ def insurance_loss_matrix(
     >>> loss = qwkit.insurance_loss_matrix(8)
     >>> loss[3]  # true class 4, rated 1..8
     array([26., 16.,  6., -4.,  0.,  0.,  0.,  0.])
-    >>> loss[3] - loss[3, 3]  # the seed's losses relative to the right rating
+    >>> loss[3] - loss[3, 3]  # Steele's losses relative to the right rating
     array([30., 20., 10.,  0.,  4.,  4.,  4.,  4.])
     """
-    k = _check_n_classes(n_classes, 1)
-    price = _check_real(price_per_class, "price_per_class", positive=True)
-    unit_cost = _check_real(cost_per_class, "cost_per_class")
-    tol = _check_real(tolerance, "tolerance")
+    k = check_integer(n_classes, "n_classes", 1)
+    price = check_real(price_per_class, "price_per_class", positive=True)
+    unit_cost = check_real(cost_per_class, "cost_per_class")
+    tol = check_real(tolerance, "tolerance")
     cls = np.arange(1, k + 1, dtype=np.float64)
     for value, name in ((price, "price_per_class"), (unit_cost, "cost_per_class")):
         if not np.isfinite(value * k):
-            raise ValueError(
+            raise QwkitError(
                 f"`{name}` times the number of classes ({k}) exceeds the float64 range; "
-                f"got {value!r}. Express the money in larger units."
+                f"got {value!r}. Express the money in larger units.",
+                parameter=name,
             )
     premium = price * cls[None, :]  # price of rating j
     claims = unit_cost * cls[:, None]  # expected cost of true class i
@@ -363,7 +355,7 @@ def _absolute_deviation(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarr
 
 
 def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskClassModel:
-    """Seed 003's §4.3 model: normal risk in equal-mass classes, losses that depend on where.
+    """Steele's (2016) §4.3 model: normal risk in equal-mass classes, losses that depend on where.
 
     Parameters
     ----------
@@ -393,7 +385,7 @@ def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskCla
 
     See Also
     --------
-    insurance_loss_matrix : Asymmetric losses of mispricing (seed 003, §4.2).
+    insurance_loss_matrix : Asymmetric losses of mispricing (Steele 2016, §4.2).
     apply_thresholds : Put latent risks in their classes with ``edges``.
 
     Notes
@@ -422,15 +414,15 @@ def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskCla
     >>> round(float(cost[4, 3]), 6), round(float(cost[4, 3] - cost[4, 4]), 6)  # 5 rated 4
     (0.315953, 0.236468)
     """
-    k = _check_n_classes(n_classes, 2)
+    k = check_integer(n_classes, "n_classes", 2)
     if isinstance(mean, bool) or not isinstance(mean, numbers.Real):
-        raise TypeError(f"`mean` must be a real number; got {mean!r}.")
+        raise QwkitTypeError(f"`mean` must be a real number; got {mean!r}.", parameter="mean")
     mu = float(mean)
     if not np.isfinite(mu):
-        raise ValueError(f"`mean` must be finite; got {mean!r}.")
-    sigma = _check_real(sd, "sd", positive=True)
+        raise QwkitError(f"`mean` must be finite; got {mean!r}.", parameter="mean")
+    sigma = check_real(sd, "sd", positive=True)
     if not isinstance(loss, str) or loss not in _RISK_LOSSES:
-        raise ValueError(f"`loss` must be 'absolute' or 'squared'; got {loss!r}.")
+        raise QwkitError(f"`loss` must be 'absolute' or 'squared'; got {loss!r}.", parameter="loss")
 
     cuts = special.ndtri(np.arange(1, k) / k)  # standard-normal quantiles
     lo = np.concatenate(([-np.inf], cuts))
@@ -446,13 +438,16 @@ def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskCla
         edges, class_means = mu + sigma * cuts, mu + sigma * u_mean
         cost = sigma * (sigma * unit_cost) if loss == "squared" else sigma * unit_cost
     if not (np.all(np.isfinite(edges)) and np.all(np.isfinite(class_means))):
-        raise ValueError(
+        raise QwkitError(
             f"`mean` ({mean!r}) and `sd` ({sd!r}) put class edges or means beyond the "
-            "float64 range; model the risk in smaller units."
+            "float64 range; model the risk in smaller units.",
+            parameter="sd",
+            also=("mean",),
         )
     if not np.all(np.isfinite(cost)):
-        raise ValueError(
+        raise QwkitError(
             f"`sd` ({sd!r}) is too large: the {loss} costs exceed the float64 range; "
-            "model the risk in smaller units."
+            "model the risk in smaller units.",
+            parameter="sd",
         )
     return RiskClassModel(edges=edges, class_means=class_means, cost=cost, loss=loss)

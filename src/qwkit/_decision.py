@@ -1,4 +1,5 @@
-"""Decisions from class probabilities: minimum expected cost and maximum expected kappa.
+"""Decisions from class probabilities: minimum expected cost, and the maximum kappa of the
+expected confusion table.
 
 Notation (docs/thresholds.md, part 2): P is the n×K matrix of posterior class
 probabilities pᵢₜ = Pr(yᵢ = t | data), a decision gives item i the class jᵢ, and X is its
@@ -14,18 +15,18 @@ so the kappa of the expected table is 1 − N/D with per-item sums
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
+from numpy.typing import ArrayLike
 
-from qwkit import _costs, _kappa
-from qwkit import _validation as _v
-from qwkit._warnings import ConvergenceWarning
+from qwkit._costs import check_cost
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._fractional import minimize_ratio
+from qwkit._validation import as_real_array
+from qwkit._weights import WeightsLike, check_weights, resolve
 
 __all__ = ["bayes_decision", "kappa_decision"]
 
 _ROW_SUM_TOL = 1e-6
-_MAX_ITER = 200
 
 
 def _check_proba(proba) -> np.ndarray:
@@ -34,43 +35,40 @@ def _check_proba(proba) -> np.ndarray:
     Data frames of nullable dtypes are accepted; a missing value is a ValueError.
     """
     if proba is None or isinstance(proba, (str, bytes)):
-        raise TypeError(f"`proba` must be a 2-D array of probabilities; got {proba!r}.")
-    arr = _v.as_real_array(proba, "proba")
+        raise QwkitTypeError(
+            f"`proba` must be a 2-D array of probabilities; got {proba!r}.", parameter="proba"
+        )
+    arr = as_real_array(proba, "proba")
     if arr.ndim != 2:
-        raise ValueError(
-            f"`proba` must be 2-D of shape (n_samples, n_classes); got shape {arr.shape}."
+        raise QwkitError(
+            f"`proba` must be 2-D of shape (n_samples, n_classes); got shape {arr.shape}.",
+            parameter="proba",
         )
     if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"`proba` must not be empty; got shape {arr.shape}.")
+        raise QwkitError(f"`proba` must not be empty; got shape {arr.shape}.", parameter="proba")
     bad = ~np.isfinite(arr) | (arr < 0)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(
+        raise QwkitError(
             f"`proba` must hold finite, non-negative probabilities; got {arr[i, j]} at "
-            f"row {i}, column {j}."
+            f"row {i}, column {j}.",
+            parameter="proba",
+            row=i,
         )
     sums = arr.sum(axis=1)
     off = np.flatnonzero(np.abs(sums - 1.0) > _ROW_SUM_TOL)
     if off.size:
         i = int(off[0])
-        raise ValueError(
+        raise QwkitError(
             f"Every row of `proba` must sum to 1 (within {_ROW_SUM_TOL}); row {i} sums to "
-            f"{float(sums[i])!r}."
+            f"{float(sums[i])!r}.",
+            parameter="proba",
+            row=i,
         )
     return arr / sums[:, None]
 
 
-def _check_cost(cost, k: int) -> np.ndarray:
-    mat = _costs.check_cost(cost)
-    if mat.shape != (k, k):
-        raise ValueError(
-            f"`cost` must have shape ({k}, {k}) to match the {k} columns of `proba`; got "
-            f"shape {mat.shape}."
-        )
-    return mat
-
-
-def bayes_decision(proba, cost) -> np.ndarray:
+def bayes_decision(proba: ArrayLike, cost: ArrayLike) -> np.ndarray:
     """The minimum expected cost class of every row of class probabilities.
 
     Parameters
@@ -95,7 +93,7 @@ def bayes_decision(proba, cost) -> np.ndarray:
 
     See Also
     --------
-    kappa_decision : The decision that maximizes expected kappa instead.
+    kappa_decision : The decisions that maximize the kappa of the expected table instead.
 
     Examples
     --------
@@ -107,7 +105,7 @@ def bayes_decision(proba, cost) -> np.ndarray:
     array([1, 0])
     """
     p = _check_proba(proba)
-    c = _check_cost(cost, p.shape[1])
+    c = check_cost(cost, p.shape[1], what="the columns of `proba`")
     return np.argmin(p @ c, axis=1)  # expected cost of every decision   (eq. D1)
 
 
@@ -120,7 +118,7 @@ def _expected_table(p: np.ndarray, decision: np.ndarray) -> np.ndarray:
     return table
 
 
-def kappa_decision(proba, *, weights="quadratic") -> np.ndarray:
+def kappa_decision(proba: ArrayLike, *, weights: WeightsLike = "quadratic") -> np.ndarray:
     """The label-free decisions that maximize the kappa of the expected confusion matrix.
 
     Parameters
@@ -139,7 +137,7 @@ default="quadratic"
 
     Raises
     ------
-    ValueError
+    QwkitError
         Bad ``proba`` (as :func:`bayes_decision`), fewer than two classes with positive
         probability overall (kappa is undefined or 0 for every decision), ``weights``
         that do not match K or give zero chance disagreement everywhere.
@@ -170,7 +168,7 @@ default="quadratic"
         jᵢ = clip(round(μ̄ + (μᵢ − μ̄) / κ*), 0, K − 1),
 
     with μᵢ the posterior mean of the class index, μ̄ their average and κ* > 0 the
-    optimal expected kappa itself: stretch the posterior means away from their mean
+    optimal kappa of the expected table itself: stretch the posterior means away from their mean
     by 1/κ*, then round. See ``docs/thresholds.md``.
 
     Examples
@@ -184,31 +182,28 @@ default="quadratic"
     >>> decision = qwkit.kappa_decision(proba)
     >>> decision
     array([2, 2, 0, 2])
-    >>> def expected_kappa(j):
+    >>> def kappa_of_expected_table(j):
     ...     return qwkit.kappa_from_confusion(proba.T @ np.eye(3)[j])
-    >>> round(expected_kappa(decision), 6), round(expected_kappa(proba.argmax(axis=1)), 6)
+    >>> kappa_of = kappa_of_expected_table
+    >>> round(kappa_of(decision), 6), round(kappa_of(proba.argmax(axis=1)), 6)
     (0.365385, 0.292308)
     """
     p = _check_proba(proba)
     n, k = p.shape
-    kind = _v.check_weights(weights)
-    if isinstance(kind, str):
-        wmat = _kappa._named_weights(k, kind)
-    elif kind.shape[0] != k:
-        raise ValueError(f"`weights` has shape {kind.shape} but `proba` has {k} columns (classes).")
-    else:
-        wmat = kind
+    wmat = resolve(check_weights(weights), k, scale="the columns of `proba`")
     q = p.sum(axis=0)  # expected true margin   (eq. D2)
     if np.count_nonzero(q > 0) < 2:
-        raise ValueError(
+        raise QwkitError(
             "`proba` puts all probability on one class; kappa is undefined or 0 for every "
-            "decision, so there is nothing to maximize."
+            "decision, so there is nothing to maximize.",
+            parameter="proba",
         )
     chance = q @ wmat / n  # δ[j]   (eq. D3)
     if not np.any(chance > 0):
-        raise ValueError(
+        raise QwkitError(
             "`weights` give zero chance-expected disagreement for every class; kappa is "
-            "undefined for every decision."
+            "undefined for every decision.",
+            parameter="weights",
         )
     per_item = p @ wmat  # (P·W)ᵢⱼ: expected disagreement of deciding j for item i
 
@@ -218,30 +213,13 @@ default="quadratic"
         den = float(np.bincount(decision, minlength=k) @ chance) / n  # D / n   (eq. D3)
         return num, den
 
+    def solve(lam):
+        return np.argmin(per_item - lam * chance, axis=1)  # (eq. D4)
+
     mean = p @ np.arange(k)
     starts = (
         np.argmin(per_item, axis=1),  # Bayes under W
         np.clip(np.rint(mean), 0, k - 1).astype(np.intp),  # round(E[y])
         np.full(n, int(np.argmax(chance)), dtype=np.intp),  # a constant with δ > 0
     )
-    best = None
-    for decision in starts:
-        num, den = ratio(decision)
-        if den > 0 and (best is None or num / den < best[0]):
-            best = (num / den, decision)
-    lam, decision = best
-    for _ in range(_MAX_ITER):  # Dinkelbach   (eq. T4)
-        new = np.argmin(per_item - lam * chance, axis=1)  # (eq. D4)
-        num, den = ratio(new)
-        if den > 0 and num / den < lam:
-            lam, decision = num / den, new
-            continue
-        break
-    else:
-        warnings.warn(
-            f"Dinkelbach's method did not converge in {_MAX_ITER} steps; the decisions are "
-            "feasible but not certified optimal.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return decision
+    return minimize_ratio(starts, ratio, solve, what="decisions").solution

@@ -1,20 +1,14 @@
 """Inference for weighted kappa: standard errors, tests and confidence intervals.
 
-Everything here works on the *present cells* of a contingency table: the m ≤ K² cells
-(i, j) that hold at least one item, with Σw (the table entry) and Σw² per cell. Notation
-as in ``docs/inference.md``, whose equation numbers the code cites:
-
-    N = Σ Tᵢⱼ,  rᵢ = Σⱼ Tᵢⱼ,  cⱼ = Σᵢ Tᵢⱼ,  O = Σ dᵢⱼ Tᵢⱼ,  S = rᵀ D c,
-    κ = 1 − O·N / S                                                      (eq. 1)
-
-(the chance-expected disagreement is E = S / N). The asymptotic variance is the
-Fleiss–Cohen–Everitt (1969) formula written as the variance of the influence function
+Notation as in ``docs/inference.md``, whose equation numbers the code cites. The
+asymptotic variance is the Fleiss–Cohen–Everitt (1969) formula written as the variance
+of the influence function
 
     gᵢⱼ = −[dᵢⱼ − (1 − κ)(d̄ᵢ· + d̄·ⱼ)] / Eₚ,  d̄ᵢ· = (Dc)ᵢ/N,  d̄·ⱼ = (rᵀD)ⱼ/N    (eq. 3)
 
 so that Var κ̂ = Σ T²ᵢⱼ (gᵢⱼ − ḡ)² / N² (eq. 5; T² is Σw², = T for counts, which gives
-FCE's eq. 2). The bootstrap draws whole tables (eq. 6) and evaluates eq. 1 on each; the
-jackknife uses the closed-form leave-one-out kappa of eq. 8.
+FCE's eq. 2). Kappa itself is computed exactly as by ``kappa_score``; the present cells
+(``_cells``) carry the variance, the bootstrap (eq. 6) and the jackknife (eq. 8).
 """
 
 from __future__ import annotations
@@ -22,22 +16,27 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
-from qwkit import _kappa
-from qwkit import _validation as _v
+from qwkit import _sufficient
+from qwkit._cells import CellKappa, Sample, table_cells, tabulate
+from qwkit._errors import QwkitError
 from qwkit._resampling import (
+    MIN_ITEMS,
     ConfidenceInterval,
+    Estimator,
     Resampled,
-    _Estimator,
-    _Kappa,
-    _pvalue,
-    _Sample,
-    _zero_se_pvalue,
-    check_alternative,
+    pvalue,
+    zero_se_pvalue,
 )
+from qwkit._results import labels_dict, result_dict
+from qwkit._scale import measure_scale, scale_values
+from qwkit._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
+from qwkit._weights import WeightsLike, check_weights, kind_name, resolve
 
 __all__ = [
     "ConfidenceInterval",
@@ -46,129 +45,7 @@ __all__ = [
     "kappa_test_from_confusion",
 ]
 
-
-# ---------------------------------------------------------------------------- inputs → cells
-
-
-def _positions(ratings: list[_v.Ratings], names) -> tuple[list[np.ndarray], int]:
-    """Integer scale positions (0..K−1) of every rating vector, on one common scale."""
-    first = ratings[0]
-    if first.n_classes is not None:
-        k = first.n_classes
-        out = []
-        for r, (na, nb) in zip(ratings, names, strict=False):
-            pa = np.asarray(r.a, dtype=np.int64) - np.int64(r.offset)
-            pb = np.asarray(r.b, dtype=np.int64) - np.int64(r.offset)
-            if not r.checked:
-                bad_a = np.flatnonzero((pa < 0) | (pa >= k))
-                bad_b = np.flatnonzero((pb < 0) | (pb >= k))
-                if bad_a.size or bad_b.size:
-                    raise _v.out_of_scale_error(
-                        r,
-                        int(bad_a[0]) if bad_a.size else -1,
-                        -1 if bad_a.size else int(bad_b[0]),
-                        names=(na, nb),
-                    )
-            out += [pa, pb]
-        return _dedupe(out, len(ratings)), k
-    lo = min(min(int(r.a.min()), int(r.b.min())) for r in ratings)
-    hi = max(max(int(r.a.max()), int(r.b.max())) for r in ratings)
-    out = []
-    for r in ratings:
-        for x in (r.a, r.b):
-            # Wrapping int64 subtraction read as unsigned is exact for any int64 range.
-            out.append((np.asarray(x, dtype=np.int64) - np.int64(lo)).view(np.uint64))
-    return _dedupe(out, len(ratings)), hi - lo + 1
-
-
-def _dedupe(arrays: list[np.ndarray], n_pairs: int) -> list[np.ndarray]:
-    """Drop the repeated first vector of every pair after the first (compare: y_true)."""
-    return arrays if n_pairs == 1 else [arrays[0], arrays[1], *arrays[3::2]]
-
-
-def _compress(positions: list[np.ndarray], k: int):
-    """Codes 0..Ku−1 over the categories any rater used, and those categories' positions."""
-    if k <= 4 * sum(p.shape[0] for p in positions) + 1024:
-        present = np.zeros(k, dtype=bool)
-        for p in positions:
-            present[p.astype(np.intp, copy=False)] = True
-        used = np.flatnonzero(present)
-        lookup = np.cumsum(present) - 1
-        codes = [lookup[p.astype(np.intp, copy=False)] for p in positions]
-        return codes, used
-    used = np.unique(np.concatenate(positions))
-    return [np.searchsorted(used, p) for p in positions], used
-
-
-def _weights_on(kind, used: np.ndarray, k: int, scale_text: str) -> np.ndarray:
-    if isinstance(kind, str):
-        return _kappa._named_weights_at(used.astype(np.float64), kind)
-    if kind.shape[0] != k:
-        raise ValueError(
-            f"`weights` has shape {kind.shape} but the rating scale has {k} categories"
-            f"{scale_text}; pass `labels` to fix the scale."
-        )
-    idx = used.astype(np.intp)
-    return np.ascontiguousarray(kind[np.ix_(idx, idx)])
-
-
-def _cells(cell_code: np.ndarray, n_codes: int, sample_weight: np.ndarray | None):
-    """Present cells of integer cell codes: (codes, counts, counts², item → cell or None)."""
-    small = n_codes <= max(1 << 20, 2 * cell_code.shape[0])
-    if sample_weight is None:
-        if small:
-            counts = np.bincount(cell_code, minlength=n_codes)
-            present = np.flatnonzero(counts)
-            c = counts[present].astype(np.float64)
-        else:
-            present, counts = np.unique(cell_code, return_counts=True)
-            c = counts.astype(np.float64)
-        return present, c, c, None
-    if small:
-        hit = np.bincount(cell_code, minlength=n_codes)
-        present = np.flatnonzero(hit)
-        lookup = np.full(n_codes, -1, dtype=np.intp)
-        lookup[present] = np.arange(present.shape[0])
-        item_cell = lookup[cell_code]
-    else:
-        present, item_cell = np.unique(cell_code, return_inverse=True)
-    m = present.shape[0]
-    w = np.bincount(item_cell, weights=sample_weight, minlength=m)
-    w2 = np.bincount(item_cell, weights=sample_weight * sample_weight, minlength=m)
-    return present, w, w2, item_cell
-
-
-def _make_sample(counts, counts_sq, item_cell, sample_weight, n_items) -> _Sample:
-    if item_cell is None:
-        return _Sample(counts=counts, counts_sq=counts_sq, n_items=n_items)
-    if np.all(sample_weight == sample_weight[0]):
-        # Equal weights: kappa and every SE are scale-free, so this is the unit case.
-        unit = np.bincount(item_cell, minlength=counts.shape[0]).astype(np.float64)
-        return _Sample(counts=unit, counts_sq=unit, n_items=n_items)
-    return _Sample(counts, counts_sq, n_items, item_cell, sample_weight)
-
-
-def _drop_zero_weight(arrays: list[np.ndarray], sample_weight):
-    """Items of zero weight are dropped: identical to never passing them. The other
-    weights are scaled by a power of two (kappa and its standard errors do not change)
-    so that sums of their squares can neither underflow nor overflow."""
-    if sample_weight is None:
-        return arrays, None
-    keep = sample_weight > 0
-    if not keep.all():
-        arrays, sample_weight = [a[keep] for a in arrays], sample_weight[keep]
-    return arrays, _kappa._unit_scale(sample_weight.copy())
-
-
-def _scale_text(ratings: _v.Ratings) -> str:
-    return "" if ratings.labels is not None else " (the integer range of the ratings)"
-
-
-def _kind_name(kind) -> str:
-    return kind if isinstance(kind, str) else "custom"
-
-
-# ---------------------------------------------------------------------------- result
+Alternative = Literal["two-sided", "greater", "less"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -189,7 +66,10 @@ class KappaTestResult(Resampled):
         p-value of the z-test of κ = 0, z = statistic / standard_error_null, against
         the ``alternative``.
     n_samples : int
-        Number of rated items (with positive weight).
+        Number of rated items (with positive weight; with ``counts``, their sum).
+    labels : ndarray of shape (K,)
+        The rating scale the table was built on (for an integer scale wider than
+        10,000 categories, a ``range``).
     """
 
     statistic: float
@@ -199,7 +79,8 @@ class KappaTestResult(Resampled):
     n_samples: int
     alternative: str = field(repr=False)
     weights_kind: str = field(repr=False)
-    _estimator: _Estimator = field(repr=False)
+    labels: np.ndarray | range = field(repr=False)
+    _estimator: Estimator = field(repr=False)
     _upper_bound = 1.0  # the largest value the statistic can take
 
     def summary(self) -> str:
@@ -231,51 +112,73 @@ class KappaTestResult(Resampled):
             "",
             f"{'Number of items':<26}{self.n_samples:>10d}",
         ]
+        if self.n_samples < MIN_ITEMS or self.standard_error == 0.0:
+            lines += ["", "Warning: too few items or a zero standard error; the limits above"]
+            lines += ["are not trustworthy (see DegenerateIntervalWarning)."]
         return "\n".join(lines) + "\n"
 
+    def to_dict(self) -> dict:
+        """The result as a dict of plain Python values (floats, ints, str, lists)."""
+        return result_dict(
+            self,
+            (
+                "statistic",
+                "standard_error",
+                "standard_error_null",
+                "pvalue",
+                "n_samples",
+                "alternative",
+            ),
+            weights=self.weights_kind,
+            **labels_dict(self.labels),
+        )
 
-def _test_result(model: _Kappa, sample: _Sample, alternative: str, kind_name: str):
+
+def _test_result(
+    model: CellKappa, sample: Sample, statistic: float, alternative: str, kind: str, labels
+) -> KappaTestResult:
+    """Wrap: standard errors (eqs. 4–5) and the z-test around the exact kappa."""
     w = sample.counts
-    kappa = model.value(w)
     full_s = model.parts(w)[-1]
-    estimator = _Estimator(
+    estimator = Estimator(
         sample=sample,
         batch=functools.partial(model.batch, full_s=full_s),
         leave_one_out=functools.partial(model.leave_one_out, w),
     )
-    if math.isnan(kappa):
-        _kappa._undefined(math.nan, stacklevel=4)
+    n = sample.n_items
+    if math.isnan(statistic):  # already warned by the computation of kappa
         nan = math.nan
-        return KappaTestResult(
-            nan, nan, nan, nan, sample.n_items, alternative, kind_name, estimator
-        )
-    g = model.influence(w, kappa)
+        return KappaTestResult(nan, nan, nan, nan, n, alternative, kind, labels, estimator)
+    g = model.influence(w, statistic)
     total = float(w.sum())
     gbar = float(np.dot(w, g)) / total
     var = float(np.dot(sample.counts_sq, (g - gbar) ** 2)) / (total * total)  # (eq. 5)
     var0 = model.null_variance(w, sample.n_eff)  # (eq. 4)
     se, se0 = math.sqrt(var), math.sqrt(var0)
-    pvalue = (
-        _pvalue(kappa / se0, alternative)
+    p = (
+        pvalue(statistic / se0, alternative)
         if se0 > 0
-        else _zero_se_pvalue("standard error under the null")
+        else zero_se_pvalue("standard error under the null")
     )
-    return KappaTestResult(
-        float(kappa), se, se0, pvalue, sample.n_items, alternative, kind_name, estimator
-    )
+    return KappaTestResult(float(statistic), se, se0, p, n, alternative, kind, labels, estimator)
 
 
-# ---------------------------------------------------------------------------- public
+def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, kind: str, labels):
+    """Test result from a K×K table of whole-number counts."""
+    rows, cols, sample = table_cells(table)
+    statistic = _sufficient.kappa_from_table(table, wmat, math.nan)
+    return _test_result(CellKappa(rows, cols, wmat), sample, statistic, alternative, kind, labels)
 
 
 def kappa_test(
-    y1,
-    y2,
+    y1: ArrayLike,
+    y2: ArrayLike,
     *,
-    weights="quadratic",
-    labels=None,
-    sample_weight=None,
-    alternative="two-sided",
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    counts: ArrayLike | None = None,
+    alternative: Alternative = "two-sided",
 ) -> KappaTestResult:
     """Weighted kappa with its standard errors, z-test and confidence intervals.
 
@@ -290,11 +193,14 @@ default="quadratic"
     labels : array-like of shape (K,), default=None
         The ordered rating scale (see :func:`kappa_score`).
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weight of each item. Items are the sampling units: the variance
-        is the sandwich form of eq. 5 and the bootstrap resamples items with their
-        weights. For frequency weights (each weight a count of identical items), pass
-        ``confusion_matrix(y1, y2, sample_weight=w)`` to
-        :func:`kappa_test_from_confusion` instead.
+        Non-negative survey weight of each item. The rows are the sampling units: the
+        variance is the sandwich form of eq. 5 and the bootstrap resamples rows with
+        their weights. For frequencies — a table in long format, one row per cell with
+        how many items fall in it — use ``counts`` instead.
+    counts : array-like of shape (n_samples,), default=None
+        Non-negative whole numbers: each row stands for that many identical items.
+        Exclusive with ``sample_weight``. Every number, intervals included, equals
+        that of the repeated rows (n = Σ counts), computed without repeating them.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         Alternative hypothesis of the z-test of κ = 0 (and sidedness of intervals).
 
@@ -308,12 +214,12 @@ default="quadratic"
     -----
     UndefinedKappaWarning
         When kappa is 0/0 (both raters constant on one category): every number is nan.
-    RuntimeWarning
+    DegenerateIntervalWarning
         When the null standard error is zero (one rater constant): the p-value is nan.
 
     Raises
     ------
-    ValueError, TypeError
+    QwkitError, QwkitTypeError
         As :func:`kappa_score`, and for an unknown ``alternative``.
 
     See Also
@@ -355,45 +261,29 @@ default="quadratic"
     (-0.010962, 0.604492)
     """
     alternative = check_alternative(alternative)
-    kind = _v.check_weights(weights)
-    r = _v.prepare_ratings(y1, y2, labels)
-    sw = _v.check_sample_weight(sample_weight, r.n_samples)
-    unit = sw is None or (sw[0] > 0 and bool(np.all(sw == sw[0])))
-    offset, k = _kappa._scale(r)
-    if unit and k <= _kappa._TABLE_CLASSES:
+    pair = _sufficient.prepare_pair(
+        y1, y2, weights=weights, labels=labels, sample_weight=sample_weight, counts=counts
+    )
+    r, kind, iw = pair.ratings, pair.kind, pair.item_weights
+    offset, k = measure_scale(r)
+    scale = scale_values(r, offset, k)
+    hint = _sufficient.scale_hint(r, offset, k)
+    if (iw.counts or iw.uniform) and k <= _sufficient.TABLE_CLASSES:
         # One counting pass (numba) into the K×K table; equal weights change nothing.
-        table = _kappa._table(r, None, offset, k)
-        wmat = _weights_on(kind, np.arange(k), k, _scale_text(r))
-        return _from_table(table, wmat, alternative, _kind_name(kind))
-    positions, k = _positions([r], [("y1", "y2")])
-    positions, sw = _drop_zero_weight(positions, sw)
-    codes, used = _compress(positions, k)
-    wmat = _weights_on(kind, used, k, _scale_text(r))
-    ku = used.shape[0]
-    cell_code = codes[0].astype(np.int64) * ku + codes[1]
-    present, counts, counts_sq, item_cell = _cells(cell_code, ku * ku, sw)
-    model = _Kappa(
-        rows=(present // ku).astype(np.intp), cols=(present % ku).astype(np.intp), wmat=wmat
-    )
-    sample = _make_sample(counts, counts_sq, item_cell, sw, int(codes[0].shape[0]))
-    return _test_result(model, sample, alternative, _kind_name(kind))
-
-
-def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, kind_name: str):
-    """Test result from a K×K table of whole-number counts."""
-    k = table.shape[0]
-    flat = table.ravel()
-    present = np.flatnonzero(flat)
-    counts = flat[present].astype(np.float64)
-    model = _Kappa(
-        rows=(present // k).astype(np.intp), cols=(present % k).astype(np.intp), wmat=wmat
-    )
-    sample = _Sample(counts=counts, counts_sq=counts, n_items=int(counts.sum()))
-    return _test_result(model, sample, alternative, kind_name)
+        table = _sufficient.count_table(r, iw.as_float() if iw.counts else None, offset, k)
+        table = table.astype(np.int64)  # counts: whole numbers (their total is < 2**53)
+        return _from_table(table, resolve(kind, k, hint=hint), alternative, kind_name(kind), scale)
+    cells = tabulate(r, iw, kind, hint=hint)
+    model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
+    statistic = _sufficient.kappa(pair, math.nan)  # the value kappa_score returns
+    return _test_result(model, cells.sample, statistic, alternative, kind_name(kind), scale)
 
 
 def kappa_test_from_confusion(
-    confusion, *, weights="quadratic", alternative="two-sided"
+    confusion: ArrayLike,
+    *,
+    weights: WeightsLike = "quadratic",
+    alternative: Alternative = "two-sided",
 ) -> KappaTestResult:
     """Weighted kappa with standard errors, test and intervals from a table of counts.
 
@@ -461,28 +351,26 @@ default="quadratic"
     ...
     """
     alternative = check_alternative(alternative)
-    table = _v.check_confusion(confusion)
-    k = table.shape[0]
-    kind = _v.check_weights(weights)
+    table = check_confusion(confusion)
+    kind = check_weights(weights)
     if table.dtype.kind == "f":
         frac = table != np.floor(table)
         if frac.any():
             i, j = (int(x) for x in np.argwhere(frac)[0])
-            raise ValueError(
+            raise QwkitError(
                 "`confusion` must hold whole-number counts for inference (the standard "
                 f"error depends on the number of items); got {table[i, j]} at [{i}, {j}]. "
-                "For weighted items use `kappa_test(y1, y2, sample_weight=...)`."
+                "For weighted items use `kappa_test(y1, y2, sample_weight=...)`.",
+                parameter="confusion",
+                row=i,
             )
     with np.errstate(over="ignore"):  # an overflowing float sum is inf: also too many
         total = table.astype(np.float64).sum()
-    if not total < 2.0**53:
-        raise ValueError("`confusion` totals 2**53 or more items; counts are not exact.")
-    if isinstance(kind, str):
-        wmat = _kappa._named_weights(k, kind)
-    elif kind.shape[0] != k:
-        raise ValueError(
-            f"`weights` has shape {kind.shape} but `confusion` has shape {table.shape}."
+    if not total < MAX_TOTAL_COUNT:
+        raise QwkitError(
+            "`confusion` totals 2**53 or more items; counts are not exact.",
+            parameter="confusion",
         )
-    else:
-        wmat = kind
-    return _from_table(table, wmat, alternative, _kind_name(kind))
+    k = table.shape[0]
+    wmat = resolve(kind, k, scale=f"`confusion` of shape {table.shape}")
+    return _from_table(table.astype(np.int64), wmat, alternative, kind_name(kind), np.arange(k))

@@ -1,32 +1,44 @@
-"""Resampling and interval machinery shared by the kappa tests.
+"""Confidence intervals and tests of a statistic of cell weights.
 
-Weighted kappa as a function of the cell weights of a contingency table (``_Kappa``),
-the bootstrap as a multinomial redraw of the table (eq. 6 of ``docs/inference.md``),
-the exact jackknife (eq. 8), BCa (eq. 7), Wald intervals (eq. 2a) and z-test p-values.
-``qwkit._inference`` and ``qwkit._compare`` build their results on these pieces.
+The bootstrap as a redraw of the table (eq. 6 of ``docs/inference.md``), the exact
+jackknife (eq. 8), BCa (eq. 7), Wald intervals (eq. 2a) and z-test p-values, for any
+statistic of the present cells (``_cells``): one kappa, a difference of two kappas,
+an agreement coefficient. :class:`Resampled` gives a result class its
+``confidence_interval`` and ``bootstrap_distribution``.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
-from scipy import sparse, special
+from scipy import special
 
-from qwkit._warnings import UndefinedKappaWarning
+from qwkit._cells import Sample
+from qwkit._validation import (
+    check_confidence_level,
+    check_method,
+    check_n_resamples,
+    check_rng,
+)
+from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 
-_ALTERNATIVES = ("two-sided", "greater", "less")
-_METHODS = ("asymptotic", "bootstrap", "percentile", "jackknife")
-#: Bootstrap work is done in chunks of about this many float64 entries (16 MiB).
-_CHUNK_ENTRIES = 1 << 21
-#: A resampled chance-expected disagreement this small relative to the full sample's
-#: is zero up to rounding: kappa is undefined there.
-_REL_ZERO = 1e-12
+__all__ = [
+    "MIN_ITEMS",
+    "ConfidenceInterval",
+    "Estimator",
+    "Resampled",
+    "pvalue",
+    "zero_se_pvalue",
+]
+
+#: Fewer items than this make every interval method untrustworthy: a warning says so.
+MIN_ITEMS = 10
+
+Method = Literal["asymptotic", "bootstrap", "percentile", "jackknife"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -36,234 +48,23 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-# ---------------------------------------------------------------------------- options
-
-
-def check_alternative(alternative) -> str:
-    if not isinstance(alternative, str) or alternative not in _ALTERNATIVES:
-        raise ValueError(
-            f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}."
-        )
-    return alternative
-
-
-def check_confidence_level(confidence_level) -> float:
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
-        raise TypeError(
-            f"`confidence_level` must be a real number in (0, 1); got {confidence_level!r}."
-        )
-    level = float(confidence_level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"`confidence_level` must be strictly between 0 and 1; got {level}.")
-    return level
-
-
-def check_method(method) -> str:
-    if not isinstance(method, str) or method not in _METHODS:
-        raise ValueError(
-            "`method` must be 'asymptotic', 'bootstrap' (BCa), 'percentile' or "
-            f"'jackknife'; got {method!r}."
-        )
-    return method
-
-
-def check_n_resamples(n_resamples) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
-        raise TypeError(f"`n_resamples` must be an integer; got {n_resamples!r}.")
-    if n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be at least 1; got {n_resamples}.")
-    return int(n_resamples)
-
-
-def check_rng(rng) -> np.random.Generator:
-    if isinstance(rng, bool):
-        raise TypeError(f"`rng` must be None, an integer seed or a numpy Generator; got {rng!r}.")
-    try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`rng` must be None, an integer seed or a numpy Generator; got {rng!r}."
-        ) from exc
-
-
-# ---------------------------------------------------------------------------- the table
-
-
 @dataclass(frozen=True, slots=True)
-class _Kappa:
-    """Weighted kappa as a function of the weights of m present cells.
-
-    ``rows[c]``, ``cols[c]`` are the categories of cell c on a K-category scale and
-    ``wmat`` the (K, K) disagreement weights. Every method takes cell weights (one
-    vector, or a batch of them) and evaluates eq. 1 and its derivatives.
-    """
-
-    rows: np.ndarray
-    cols: np.ndarray
-    wmat: np.ndarray
-
-    @property
-    def k(self) -> int:
-        return int(self.wmat.shape[0])
-
-    def parts(self, w: np.ndarray):
-        """N, O, r, c, Dc, rᵀD, S for one vector of cell weights."""
-        k = self.k
-        r = np.bincount(self.rows, weights=w, minlength=k)
-        c = np.bincount(self.cols, weights=w, minlength=k)
-        total = float(w.sum())
-        observed = float(np.dot(w, self.wmat[self.rows, self.cols]))  # O = Σ dᵢⱼ Tᵢⱼ
-        dc = self.wmat @ c
-        rd = r @ self.wmat
-        s = float(np.dot(r, dc))  # S = rᵀ D c
-        return total, observed, r, c, dc, rd, s
-
-    def degenerate(self, w: np.ndarray) -> bool:
-        """True when one rater is constant: every cell of positive weight shares a row,
-        or every one shares a column. Then κ = 0 exactly for every table of that support
-        (⟨U, W⟩ = ⟨V, W⟩), and so do its resamples: its standard errors are exactly 0."""
-        used = w > 0
-        rows, cols = self.rows[used], self.cols[used]
-        return bool(np.all(rows == rows[0]) or np.all(cols == cols[0]))
-
-    def value(self, w: np.ndarray) -> float:
-        total, observed, *_, s = self.parts(w)
-        if s <= 0.0:
-            return math.nan
-        if self.degenerate(w):
-            return 0.0  # exactly, not 1 − O·N/S with rounding noise
-        return 1.0 - observed * total / s  # (eq. 1)
-
-    def influence(self, w: np.ndarray, kappa: float) -> np.ndarray:
-        """gᵢⱼ of eq. 3 at every present cell (the derivative of κ by pᵢⱼ)."""
-        if self.degenerate(w):
-            return np.zeros(self.rows.shape[0])
-        total, _, _, _, dc, rd, s = self.parts(w)
-        e_p = s / (total * total)  # Eₚ: expected disagreement in proportions
-        d = self.wmat[self.rows, self.cols]
-        h = d - (1.0 - kappa) * (dc[self.rows] + rd[self.cols]) / total
-        return -h / e_p  # (eq. 3)
-
-    def null_variance(self, w: np.ndarray, n_eff: float) -> float:
-        """Var κ̂ under independence with the observed margins (eq. 4)."""
-        if self.degenerate(w):
-            return 0.0
-        total, _, r, c, dc, rd, s = self.parts(w)
-        rp, cp = r / total, c / total
-        e_p = s / (total * total)
-        g0 = self.wmat - dc[:, None] / total - rd[None, :] / total + e_p  # (eq. 4)
-        return float(rp @ (g0 * g0) @ cp) / (e_p * e_p * n_eff)
-
-    def batch(self, x: np.ndarray, full_s: float) -> np.ndarray:
-        """Eq. 1 for each row of x (B, m): B resampled tables at once, O(B·m·K)."""
-        k = self.k
-        m = self.rows.shape[0]
-        ones, cells = np.ones(m), np.arange(m)
-        # Margins of every resampled table: sparse (m × K) indicator products, O(B·m).
-        hot_r = sparse.csr_array((ones, (cells, self.rows)), shape=(m, k))
-        hot_c = sparse.csr_array((ones, (cells, self.cols)), shape=(m, k))
-        total = x.sum(axis=1)
-        observed = x @ self.wmat[self.rows, self.cols]
-        r = (hot_r.T @ x.T).T
-        c = (hot_c.T @ x.T).T
-        s = np.einsum("bi,bi->b", r @ self.wmat, c)
-        out = _finish(total, observed, s, full_s)
-        # A resample in which one rater is constant has kappa 0 exactly (see degenerate).
-        constant = (np.count_nonzero(r, axis=1) == 1) | (np.count_nonzero(c, axis=1) == 1)
-        out[constant & np.isfinite(out)] = 0.0
-        return out
-
-    def leave_one_out(self, w: np.ndarray, cell: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """κ after removing weight u[t] from cell[t], for every t, in O(1) each (eq. 8)."""
-        total, observed, _, _, dc, rd, s = self.parts(w)
-        i = self.rows[cell]
-        j = self.cols[cell]
-        d = self.wmat[i, j]
-        total_ = total - u
-        observed_ = observed - u * d
-        s_ = s - u * dc[i] - u * rd[j] + u * u * d  # (eq. 8)
-        out = _finish(total_, observed_, s_, s)
-        if self.degenerate(w):  # one rater constant: so in every leave-one-out table
-            out[np.isfinite(out)] = 0.0
-        return out
-
-
-def _finish(total, observed, s, full_s: float) -> np.ndarray:
-    """1 − O·N/S elementwise, nan where S is zero up to rounding (undefined kappa)."""
-    ok = s > _REL_ZERO * full_s
-    out = np.full(np.shape(s), np.nan)
-    np.divide(observed * total, s, out=out, where=ok)
-    np.subtract(1.0, out, out=out, where=ok)
-    return out
-
-
-# ---------------------------------------------------------------------------- resampling
-
-
-@dataclass(frozen=True, slots=True)
-class _Sample:
-    """What the bootstrap and jackknife need to know about the items.
-
-    With unit weights (or none) the items are fully described by the integer count of
-    every present cell: a bootstrap resample is one multinomial draw of the table
-    (eq. 6). With unequal sample weights each item keeps its own cell and weight and
-    the items themselves are resampled.
-    """
-
-    counts: np.ndarray  # float64 (m,): Σw per present cell
-    counts_sq: np.ndarray  # float64 (m,): Σw² per present cell
-    n_items: int
-    item_cell: np.ndarray | None = None  # intp (n,): cell of each item (weighted only)
-    item_weight: np.ndarray | None = None  # float64 (n,)
-
-    @property
-    def unit(self) -> bool:
-        return self.item_cell is None
-
-    @property
-    def n_eff(self) -> float:
-        """Kish's effective sample size (Σw)² / Σw² (= n for unit weights)."""
-        return float(self.counts.sum() ** 2 / self.counts_sq.sum())
-
-    def draws(self, n_resamples: int, rng: np.random.Generator):
-        """Yield (b, m) float arrays of resampled cell weights, b rows at a time."""
-        m = self.counts.shape[0]
-        if self.unit:
-            n = self.n_items
-            pvals = self.counts / n
-            step = max(1, _CHUNK_ENTRIES // m)
-            for start in range(0, n_resamples, step):
-                b = min(step, n_resamples - start)
-                yield rng.multinomial(n, pvals, size=b).astype(np.float64)  # (eq. 6)
-            return
-        n = self.item_cell.shape[0]
-        step = max(1, _CHUNK_ENTRIES // max(n, m))
-        for start in range(0, n_resamples, step):
-            b = min(step, n_resamples - start)
-            idx = rng.integers(0, n, size=(b, n))
-            flat = (self.item_cell[idx] + (np.arange(b) * m)[:, None]).ravel()
-            x = np.bincount(flat, weights=self.item_weight[idx].ravel(), minlength=b * m)
-            yield x.reshape(b, m)
-
-    def removals(self):
-        """(cell, weight removed, multiplicity) of every distinct leave-one-out sample."""
-        if self.unit:
-            cell = np.arange(self.counts.shape[0])
-            return cell, np.ones(cell.shape[0]), self.counts
-        n = self.item_cell.shape[0]
-        return self.item_cell, self.item_weight, np.ones(n)
-
-
-@dataclass(frozen=True, slots=True)
-class _Estimator:
+class Estimator:
     """A statistic of the cell weights, with its resampling machinery."""
 
-    sample: _Sample
+    sample: Sample
     batch: Callable[[np.ndarray], np.ndarray]  # (b, m) -> (b,)
     leave_one_out: Callable[[np.ndarray, np.ndarray], np.ndarray]  # cell, u -> values
 
-    def bootstrap(self, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-        return np.concatenate([self.batch(x) for x in self.sample.draws(n_resamples, rng)])
+    def bootstrap(self, n_resamples: int, rng: np.random.Generator, progress=None):
+        out = np.empty(n_resamples)
+        done = 0
+        for x in self.sample.draws(n_resamples, rng):
+            out[done : done + x.shape[0]] = self.batch(x)
+            done += x.shape[0]
+            if progress is not None:
+                progress(done, n_resamples)
+        return out
 
     def jackknife(self):
         """Leave-one-out values and their multiplicities (they sum to n)."""
@@ -282,8 +83,8 @@ def _jackknife_moments(values: np.ndarray, mult: np.ndarray):
     return se, accel
 
 
-def _degenerate(message: str, category=RuntimeWarning) -> ConfidenceInterval:
-    warnings.warn(message, category, stacklevel=4)
+def _undefined_interval(message: str, category=DegenerateIntervalWarning) -> ConfidenceInterval:
+    warn(message, category)
     return ConfidenceInterval(math.nan, math.nan)
 
 
@@ -296,17 +97,39 @@ def _tail_levels(level: float, alternative: str):
     return None, level
 
 
-def _interval(
+def _zero_width(interval: ConfidenceInterval, what: str) -> ConfidenceInterval:
+    low, high = interval
+    warn(
+        f"The interval [{low:.6g}, {high:.6g}] has zero width: {what}. That is not "
+        "certainty: these data hold too little information for an interval (too few "
+        "items, perfect agreement on a handful of items, or a constant rater).",
+        DegenerateIntervalWarning,
+    )
+    return interval
+
+
+def _too_few(n_items: int, method: str) -> None:
+    if n_items < MIN_ITEMS:
+        warn(
+            f"Only {n_items} item{'s' if n_items != 1 else ''}: too few for a trustworthy "
+            f"{method} interval (qwkit warns below {MIN_ITEMS} items).",
+            DegenerateIntervalWarning,
+        )
+
+
+def interval(
     estimate: float,
     standard_error: float,
-    estimator: _Estimator,
+    estimator: Estimator,
     *,
+    n_items: int,
     confidence_level,
     method,
     n_resamples,
     rng,
     alternative: str,
     upper_bound: float,
+    progress=None,
 ) -> ConfidenceInterval:
     """The confidence interval of ``estimate`` by any of the four methods."""
     level = check_confidence_level(confidence_level)
@@ -315,16 +138,17 @@ def _interval(
     gen = check_rng(rng)
     lo_p, hi_p = _tail_levels(level, alternative)
     if math.isnan(estimate):
-        return _degenerate(
+        return _undefined_interval(
             "The estimate is undefined (nan); so is its confidence interval.",
             UndefinedKappaWarning,
         )
+    _too_few(n_items, method)
 
     if method in ("asymptotic", "jackknife"):
         if method == "jackknife":
             values, mult = estimator.jackknife()
             if not np.all(np.isfinite(values)):
-                return _degenerate(
+                return _undefined_interval(
                     "A leave-one-out sample has an undefined kappa (too few items); the "
                     "jackknife interval is undefined. Use method='asymptotic' or "
                     "'percentile'."
@@ -333,17 +157,19 @@ def _interval(
         low = estimate + special.ndtri(lo_p) * standard_error if lo_p is not None else -math.inf
         high = estimate + special.ndtri(hi_p) * standard_error if hi_p is not None else upper_bound
         # (eq. 2a) Wald interval; kappa never exceeds 1, so neither does the upper limit.
-        return ConfidenceInterval(float(low), float(min(high, upper_bound)))
+        out = ConfidenceInterval(float(low), float(min(high, upper_bound)))
+        if standard_error == 0.0:
+            return _zero_width(out, f"the {method} standard error is exactly 0")
+        return out
 
-    theta = estimator.bootstrap(n_resamples, gen)
+    theta = estimator.bootstrap(n_resamples, gen, progress)
     finite = np.isfinite(theta)
     if not finite.all():
         dropped = int((~finite).sum())
-        warnings.warn(
+        warn(
             f"{dropped} of {n_resamples} bootstrap resamples have an undefined kappa (both "
             "raters constant on one category) and were left out of the interval.",
             UndefinedKappaWarning,
-            stacklevel=3,
         )
         theta = theta[finite]
         if theta.size == 0:
@@ -352,7 +178,7 @@ def _interval(
     if method == "bootstrap":  # BCa (eq. 7)
         values, mult = estimator.jackknife()
         if not np.all(np.isfinite(values)):
-            return _degenerate(
+            return _undefined_interval(
                 "A leave-one-out sample has an undefined kappa (too few items), so the BCa "
                 "acceleration is undefined. Use method='percentile'."
             )
@@ -360,7 +186,7 @@ def _interval(
         below = float(np.count_nonzero(theta < estimate) + np.count_nonzero(theta <= estimate))
         z0 = special.ndtri(below / (2.0 * theta.size))  # (eq. 7a), ties count half
         if not math.isfinite(z0):
-            return _degenerate(
+            return _undefined_interval(
                 "Every bootstrap kappa lies on one side of the estimate, so the BCa "
                 "bias correction is infinite. Use method='percentile'."
             )
@@ -375,10 +201,14 @@ def _interval(
 
     low = float(np.quantile(theta, lo_p)) if lo_p is not None else -math.inf
     high = float(np.quantile(theta, hi_p)) if hi_p is not None else upper_bound
-    return ConfidenceInterval(low, high)
+    out = ConfidenceInterval(low, high)
+    if theta.min() == theta.max():
+        return _zero_width(out, "every bootstrap resample gives the same value")
+    return out
 
 
-def _pvalue(z: float, alternative: str) -> float:
+def pvalue(z: float, alternative: str) -> float:
+    """p-value of a z statistic against the alternative."""
     if alternative == "two-sided":
         return float(2.0 * special.ndtr(-abs(z)))
     if alternative == "greater":
@@ -386,35 +216,40 @@ def _pvalue(z: float, alternative: str) -> float:
     return float(special.ndtr(z))
 
 
-def _zero_se_pvalue(what: str) -> float:
-    warnings.warn(
+def zero_se_pvalue(what: str) -> float:
+    """Warn that the z-test is undefined (its standard error is 0) and return nan."""
+    warn(
         f"The {what} is zero (e.g. a rater used a single category), so the z-test is "
         "undefined; the p-value is nan.",
-        RuntimeWarning,
-        stacklevel=4,
+        DegenerateIntervalWarning,
     )
     return math.nan
 
 
 class Resampled:
     """Confidence intervals and bootstrap draws of a test result (shared by
-    ``KappaTestResult`` and ``KappaComparisonResult``).
+    ``KappaTestResult``, ``KappaComparisonResult`` and the agreement results).
 
     Subclasses are frozen dataclasses with ``statistic``, ``standard_error``,
-    ``alternative`` and ``_estimator`` fields, and set ``_upper_bound`` (the largest
-    value the statistic can take).
+    ``alternative`` and ``_estimator`` fields and a ``_n_units`` property (the number of
+    sampling units), and set ``_upper_bound`` (the largest value the statistic can take).
     """
 
     __slots__ = ()
     _upper_bound = math.inf
 
+    @property
+    def _n_units(self) -> int:
+        return self.n_samples
+
     def confidence_interval(
         self,
-        confidence_level=0.95,
+        confidence_level: float = 0.95,
         *,
-        method="asymptotic",
-        n_resamples=9999,
-        rng=None,
+        method: Method = "asymptotic",
+        n_resamples: int = 9999,
+        rng: int | np.random.Generator | None = None,
+        progress: Callable[[int, int], object] | None = None,
     ) -> ConfidenceInterval:
         """Confidence interval for the statistic.
 
@@ -433,6 +268,9 @@ default="asymptotic"
             Bootstrap resamples (``"bootstrap"`` and ``"percentile"`` only).
         rng : None, int or numpy.random.Generator, default=None
             Source of randomness for the bootstrap; an integer seeds a new Generator.
+        progress : callable, default=None
+            ``progress(done, total)`` is called as bootstrap resamples are completed
+            (e.g. to drive a progress bar); not called for the other methods.
 
         Returns
         -------
@@ -446,29 +284,40 @@ default="asymptotic"
         UndefinedKappaWarning
             When the statistic is undefined (the interval is nan), or when some
             bootstrap resamples are undefined (they are left out).
-        RuntimeWarning
-            When BCa or the jackknife is undefined for these data (nan interval).
+        DegenerateIntervalWarning
+            When the interval has zero width (a standard error of exactly 0, or every
+            bootstrap resample giving one value) — it does not mean certainty — or is
+            undefined (BCa or the jackknife with too few items: nan), and when there
+            are fewer than 10 items, too few for any of these methods.
 
         Notes
         -----
-        With unit sample weights a bootstrap resample of the items *is* a multinomial
-        draw of the contingency table (eq. 6): the work is O(B·cells), whatever the
-        number of items. With unequal sample weights the items themselves are
-        resampled, O(B·n). Pairs of predictions of the same item stay together.
+        Without sample weights (or with ``counts``) a bootstrap resample of the items
+        *is* a multinomial draw of the contingency table (eq. 6): the work is
+        O(B·cells), whatever the number of items. With unequal sample weights the items
+        themselves are resampled, O(B·n). Pairs of predictions of the same item stay together.
         """
-        return _interval(
+        return interval(
             self.statistic,
             self.standard_error,
             self._estimator,
+            n_items=self._n_units,
             confidence_level=confidence_level,
             method=method,
             n_resamples=n_resamples,
             rng=rng,
             alternative=self.alternative,
             upper_bound=self._upper_bound,
+            progress=progress,
         )
 
-    def bootstrap_distribution(self, n_resamples=9999, *, rng=None) -> np.ndarray:
+    def bootstrap_distribution(
+        self,
+        n_resamples: int = 9999,
+        *,
+        rng: int | np.random.Generator | None = None,
+        progress: Callable[[int, int], object] | None = None,
+    ) -> np.ndarray:
         """The statistic on each bootstrap resample: what the bootstrap intervals are
         made of (nan where a resample's statistic is undefined).
 
@@ -479,6 +328,8 @@ default="asymptotic"
         rng : None, int or numpy.random.Generator, default=None
             Source of randomness; with the same seed the draws are those of
             :meth:`confidence_interval` with ``method="bootstrap"`` or ``"percentile"``.
+        progress : callable, default=None
+            ``progress(done, total)`` is called as resamples are completed.
 
         Returns
         -------
@@ -492,4 +343,4 @@ default="asymptotic"
         >>> draws.shape, bool(abs(draws.mean() - res.statistic) < 0.05)
         ((2000,), True)
         """
-        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng))
+        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng), progress)

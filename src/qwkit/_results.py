@@ -6,7 +6,18 @@ from dataclasses import fields
 
 import numpy as np
 
-__all__ = ["freeze_arrays", "reduce_dataclass"]
+__all__ = [
+    "MAX_LISTED_LABELS",
+    "freeze_arrays",
+    "labels_dict",
+    "plain",
+    "public_module",
+    "reduce_dataclass",
+    "result_dict",
+]
+
+#: A scale wider than this is described by its size only in ``to_dict()``.
+MAX_LISTED_LABELS = 10_000
 
 
 def freeze_arrays(obj) -> None:
@@ -27,3 +38,37 @@ def freeze_arrays(obj) -> None:
 def reduce_dataclass(obj):
     """``__reduce__`` of a frozen result dataclass: rebuilt through ``__init__``."""
     return (type(obj), tuple(getattr(obj, f.name) for f in fields(obj)))
+
+
+def plain(value):
+    """numpy scalars and arrays → Python scalars and lists (recursively); nan stays nan."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def labels_dict(labels) -> dict:
+    """``labels`` and ``n_labels`` for ``to_dict()``: the scale as a list (None when it
+    is wider than ``MAX_LISTED_LABELS``)."""
+    n = len(labels)
+    listed = plain(np.asarray(labels)) if n <= MAX_LISTED_LABELS else None
+    return {"labels": listed, "n_labels": n}
+
+
+def result_dict(obj, names, **extra) -> dict:
+    """``{name: getattr(obj, name)}`` for ``names``, then ``extra``, as plain values."""
+    out = {name: getattr(obj, name) for name in names}
+    out.update(extra)
+    return plain(out)
+
+
+def public_module(*classes):
+    """Report ``qwkit`` as the module of public classes (as ``qwkit.KappaTestResult``)."""
+    for cls in classes:
+        cls.__module__ = "qwkit"

@@ -13,16 +13,26 @@ each step an O(m·K) dynamic program (eq. T5) over the m distinct scores.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from qwkit import _kappa
-from qwkit import _validation as _v
-from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
-from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._warnings import ConvergenceWarning
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._fractional import minimize_ratio
+from qwkit._kernels import aggregate_pairs, assignment_table, monotone_dp
+from qwkit._numerics import to_unit_max
+from qwkit._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
+from qwkit._scale import positions_on_scale, prepare_labels
+from qwkit._sufficient import kappa_from_table
+from qwkit._validation import (
+    as_1d,
+    check_same_length,
+    item_weights,
+    real_vector,
+    show,
+)
+from qwkit._weights import WeightsLike, check_weights, resolve
 
 __all__ = [
     "DinkelbachCertificate",
@@ -30,10 +40,6 @@ __all__ = [
     "apply_thresholds",
     "optimize_thresholds",
 ]
-
-#: Dinkelbach's iterations are finite (the assignment set is finite) and in practice
-#: a handful; this cap only guards against an unforeseen floating-point cycle.
-_MAX_ITER = 200
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -89,31 +95,75 @@ class ThresholdResult:
     def __reduce__(self):
         return reduce_dataclass(self)
 
-    def predict(self, y_score) -> np.ndarray:
+    def predict(self, y_score: ArrayLike) -> np.ndarray:
         """Classes (values of ``labels``) of new scores; see :func:`apply_thresholds`."""
         return apply_thresholds(y_score, self.thresholds, labels=self.labels)
+
+    def to_dict(self) -> dict:
+        """The result as a dict of plain Python values (±inf cut points stay floats)."""
+        return result_dict(
+            self,
+            ("thresholds", "statistic"),
+            n_iterations=self.certificate.n_iterations,
+            gap=self.certificate.gap,
+            **labels_dict(self.labels),
+        )
 
 
 # ---------------------------------------------------------------------------- validation
 
 
-def codes_on_scale(y, labels, name: str):
-    """Ratings → (positions 0..K−1 as int64, the scale as an array), K ≤ 10,000 (the
-    dynamic program stores int16 class pointers)."""
-    return _kappa._positions_on_scale(y, labels, name)
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    """Validated inputs of the threshold search: items of positive weight only."""
+
+    codes: np.ndarray  # int64 positions of the true ratings
+    scores: np.ndarray  # float64
+    weights: np.ndarray  # float64, positive
+    scale: np.ndarray  # the K labels
+    wmat: np.ndarray  # (K, K) disagreement weights
+    h: np.ndarray  # weighted margin of the truth
+    chance: np.ndarray  # δ[c] (eq. T1)
 
 
-def weight_table(weights, k: int, name: str = "y_true") -> np.ndarray:
-    """The (K, K) disagreement weights for a scale of K classes (`name`: the ratings)."""
-    kind = _v.check_weights(weights)
-    if isinstance(kind, str):
-        return _kappa._named_weights(k, kind)  # integer-valued: exact sums of counts
-    if kind.shape[0] != k:
-        raise ValueError(
-            f"`weights` has shape {kind.shape} but the rating scale of `{name}` has {k} "
-            "categories; pass `labels` to fix the scale."
+def _prepare(y_true, y_score, labels, weights, sample_weight, counts) -> _Problem:
+    kind = check_weights(weights)
+    codes, scale = positions_on_scale(y_true, labels, "y_true")
+    scores = real_vector(y_score, "y_score")
+    check_same_length(codes, scores, ("y_true", "y_score"))
+    iw = item_weights(sample_weight, counts, codes.shape[0])
+    k = int(scale.shape[0])
+    wmat = np.ascontiguousarray(
+        resolve(
+            kind, k, scale="the rating scale of `y_true`", hint="; pass `labels` to fix the scale"
+        ),
+        dtype=np.float64,
+    )
+    w = iw.as_float()
+    if w is None:
+        w = np.ones(codes.shape[0])
+    else:  # zero weight = dropped row, also for where the cut points land
+        kept = w > 0
+        codes, scores, w = codes[kept], scores[kept], w[kept]
+        if not iw.counts:
+            # A power of two (exact) puts the largest weight in [1, 2): sums of huge
+            # weights cannot overflow nor subnormal ones vanish; kappa is unchanged.
+            w = to_unit_max(w)[0]
+    h = np.bincount(codes, weights=w, minlength=k)
+    if np.count_nonzero(h) < 2:
+        raise QwkitError(
+            "`y_true` must contain at least two distinct ratings (of positive weight); got "
+            f"only {show(scale[h > 0])}. Kappa is undefined or 0 for every rounding.",
+            parameter="y_true",
         )
-    return kind
+    chance = h @ wmat / float(h.sum())  # δ[c]   (eq. T1)
+    if not np.any(chance > 0):
+        raise QwkitError(
+            "`weights` give zero chance-expected disagreement for every class, so kappa is "
+            "undefined for every rounding of `y_score`.",
+            parameter="weights",
+        )
+    return _Problem(codes, scores, w, scale, wmat, h, chance)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -177,7 +227,13 @@ def _cut_points(values: np.ndarray, cls: np.ndarray, k: int) -> np.ndarray:
 
 
 def optimize_thresholds(
-    y_true, y_score, *, labels=None, weights="quadratic", sample_weight=None
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    weights: WeightsLike = "quadratic",
+    sample_weight: ArrayLike | None = None,
+    counts: ArrayLike | None = None,
 ) -> ThresholdResult:
     """Cut points that maximize the weighted kappa of rounded scores — the global optimum.
 
@@ -189,15 +245,19 @@ def optimize_thresholds(
         Real-valued scores (e.g. a regressor's predictions), finite; larger means a
         higher class.
     labels : array-like of shape (K,), default=None
-        The ordered rating scale of ``y_true``. When None and the ratings are
-        integers, every integer from the smallest to the largest true rating
-        (the rule of :func:`kappa_score`).
+        The ordered rating scale of ``y_true``. When None: a declared order (ordered
+        Categorical / Enum), else, for integer ratings, every integer from the
+        smallest to the largest true rating (the rule of :func:`kappa_score`). Text
+        ratings need ``labels``: cut points need the order of the classes.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights, indexed ``[true class, predicted class]``; any
         non-negative matrix, asymmetric ones included.
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weight of each item.
+    counts : array-like of shape (n_samples,), default=None
+        Whole numbers: how many identical items each row stands for (exclusive with
+        ``sample_weight``); the result equals that of the repeated rows.
 
     Returns
     -------
@@ -207,12 +267,12 @@ default="quadratic"
 
     Raises
     ------
-    ValueError
+    QwkitError
         Scores that are NaN or infinite, mismatched lengths, fewer than two distinct
         true ratings (of positive weight), a weight matrix that does not match the scale
-        or under which kappa is undefined for every assignment, bad ``sample_weight``,
-        more than 10,000 classes.
-    TypeError
+        or under which kappa is undefined for every assignment, bad ``sample_weight``
+        or ``counts``, text ratings without ``labels``, more than 10,000 classes.
+    QwkitTypeError
         Non-numeric scores or unsupported rating types.
 
     Warns
@@ -262,79 +322,56 @@ default="quadratic"
     >>> round(qwkit.kappa_score(y, res.predict(score)), 6)
     0.909091
     """
-    codes, scale = codes_on_scale(y_true, labels, "y_true")
-    n = codes.shape[0]
-    scores = _kappa._real_vector(y_score, "y_score")
-    _v.check_same_length(codes, scores, ("y_true", "y_score"))
-    sw = _v.check_sample_weight(sample_weight, n)
-    k = int(scale.shape[0])
-    wmat = np.ascontiguousarray(weight_table(weights, k), dtype=np.float64)
-    if sw is None:
-        w = np.ones(n)
-    else:  # zero weight = dropped row, also for where the cut points land
-        # A power of two (exact) puts the largest weight in [1, 2): sums of huge weights
-        # cannot overflow nor subnormal ones vanish; kappa is a ratio, unchanged.
-        sw = np.ldexp(sw, 1 - int(np.frexp(sw.max())[1]))
-        kept = sw > 0
-        codes, scores, w = codes[kept], scores[kept], sw[kept]
-    h = np.bincount(codes, weights=w, minlength=k)
-    if np.count_nonzero(h) < 2:
-        present = scale[h > 0]
-        raise ValueError(
-            "`y_true` must contain at least two distinct ratings (of positive weight); got "
-            f"only {_v._show(present)}. Kappa is undefined or 0 for every rounding."
-        )
-    total = float(h.sum())
-    chance = h @ wmat / total  # δ[c]   (eq. T1)
-    if not np.any(chance > 0):
-        raise ValueError(
-            "`weights` give zero chance-expected disagreement for every class, so kappa is "
-            "undefined for every rounding of `y_score`."
-        )
-
-    values, pair_code, pair_weight, group_start, group_weight = _groups(scores, codes, w, k)
-
-    # λ₀: the best feasible start (D > 0); a constant class with δ > 0 always is one.
-    best = None
-    candidates = _initial_assignments(values, group_weight, h, scale)
-    candidates.append(np.full(values.shape[0], int(np.argmax(chance)), dtype=np.int64))
-    for cls in candidates:
-        table = assignment_table(pair_code, pair_weight, group_start, cls, k)
-        num, den = _ratio_parts(table, wmat, chance, total)
-        if den > 0 and (best is None or num / den < best[0]):
-            best = (num / den, cls, table)
-    lam, cls, table = best
-
-    gap = np.nan
-    n_steps = 0
-    while n_steps < _MAX_ITER:  # Dinkelbach   (eq. T4)
-        n_steps += 1
-        new_cls, _ = monotone_dp(pair_code, pair_weight, group_start, wmat, chance, lam)
-        new_table = assignment_table(pair_code, pair_weight, group_start, new_cls, k)
-        num, den = _ratio_parts(new_table, wmat, chance, total)
-        if den > 0 and num / den < lam:
-            lam, cls, table = num / den, new_cls, new_table
-            continue
-        gap = max(0.0, lam * den - num)  # −min_x N − λ*D = 0 certifies optimality (eq. T7)
-        break
-    else:
-        warnings.warn(
-            f"Dinkelbach's method did not converge in {_MAX_ITER} steps; the thresholds are "
-            "feasible but not certified optimal.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-
-    statistic = _kappa._kappa_from_table(table, wmat, np.nan)
+    problem = _prepare(y_true, y_score, labels, weights, sample_weight, counts)
+    values, cls, fit = _search(problem)
+    k = problem.scale.shape[0]
     return ThresholdResult(
         thresholds=_cut_points(values, cls, k),
-        statistic=float(statistic),
-        labels=scale,
-        certificate=DinkelbachCertificate(ratio=float(lam), n_iterations=n_steps, gap=float(gap)),
+        statistic=float(fit.statistic),
+        labels=problem.scale,
+        certificate=DinkelbachCertificate(
+            ratio=fit.ratio, n_iterations=fit.n_iterations, gap=float(fit.gap)
+        ),
     )
 
 
-def apply_thresholds(y_score, thresholds, *, labels=None) -> np.ndarray:
+@dataclass(frozen=True, slots=True)
+class _Fit:
+    statistic: float
+    ratio: float
+    n_iterations: int
+    gap: float
+
+
+def _search(p: _Problem):
+    """The exact search: distinct scores, then Dinkelbach (eq. T4) over monotone
+    assignments with the dynamic program (eq. T5) as the exact subproblem solver."""
+    k = p.scale.shape[0]
+    total = float(p.h.sum())
+    values, pair_code, pair_weight, group_start, group_weight = _groups(
+        p.scores, p.codes, p.weights, k
+    )
+
+    def table(cls):
+        return assignment_table(pair_code, pair_weight, group_start, cls, k)
+
+    def ratio(cls):
+        return _ratio_parts(table(cls), p.wmat, p.chance, total)
+
+    def solve(lam):
+        return monotone_dp(pair_code, pair_weight, group_start, p.wmat, p.chance, lam)[0]
+
+    # λ₀: the best feasible start (D > 0); a constant class with δ > 0 always is one.
+    starts = _initial_assignments(values, group_weight, p.h, p.scale)
+    starts.append(np.full(values.shape[0], int(np.argmax(p.chance)), dtype=np.int64))
+    res = minimize_ratio(starts, ratio, solve, what="thresholds")
+    statistic = kappa_from_table(table(res.solution), p.wmat, np.nan)
+    return values, res.solution, _Fit(statistic, res.ratio, res.n_iterations, res.gap)
+
+
+def apply_thresholds(
+    y_score: ArrayLike, thresholds: ArrayLike, *, labels: ArrayLike | None = None
+) -> np.ndarray:
     """Round real-valued scores to classes with cut points.
 
     Parameters
@@ -376,28 +413,33 @@ def apply_thresholds(y_score, thresholds, *, labels=None) -> np.ndarray:
     >>> qwkit.apply_thresholds([0.2, 0.7, 2.0], [0.5, 1.5], labels=["low", "mid", "high"])
     array(['low', 'mid', 'high'], dtype='<U4')
     """
-    scores = _kappa._real_vector(y_score, "y_score")
-    cuts = _v.as_1d(thresholds, "thresholds")
+    scores = real_vector(y_score, "y_score")
+    cuts = as_1d(thresholds, "thresholds")
     if cuts.dtype.kind not in "biuf":
-        raise TypeError(f"`thresholds` must be numeric; got dtype {cuts.dtype}.")
+        raise QwkitTypeError(
+            f"`thresholds` must be numeric; got dtype {cuts.dtype}.", parameter="thresholds"
+        )
     cuts = cuts.astype(np.float64)
     if np.isnan(cuts).any():
         i = int(np.flatnonzero(np.isnan(cuts))[0])
-        raise ValueError(f"`thresholds` contains nan at index {i}.")
+        raise QwkitError(f"`thresholds` contains nan at index {i}.", parameter="thresholds", row=i)
     down = np.flatnonzero(cuts[1:] < cuts[:-1])  # no diff: inf − inf is nan
     if down.size:
         i = int(down[0])
-        raise ValueError(
+        raise QwkitError(
             "`thresholds` must be non-decreasing; got "
-            f"{cuts[i]} then {cuts[i + 1]} at indices {i} and {i + 1}."
+            f"{cuts[i]} then {cuts[i + 1]} at indices {i} and {i + 1}.",
+            parameter="thresholds",
+            row=i + 1,
         )
     if labels is None:
         scale = np.arange(cuts.shape[0] + 1)
     else:
-        scale = _v.prepare_labels(labels).values
+        scale = prepare_labels(labels).values
         if scale.shape[0] != cuts.shape[0] + 1:
-            raise ValueError(
+            raise QwkitError(
                 f"`labels` must have one more entry than `thresholds` ({cuts.shape[0] + 1});"
-                f" got {scale.shape[0]}."
+                f" got {scale.shape[0]}.",
+                parameter="labels",
             )
     return scale[np.searchsorted(cuts, scores, side="left")]

@@ -1,11 +1,17 @@
-"""Input validation: turn what users pass into arrays the kernels can trust.
+"""Input validation: turn what users pass into arrays and values the computations trust.
 
-Every error names the parameter in backticks, says what is allowed and shows what
-was received (STYLE.md, "Errors and warnings"). Nothing here computes kappa.
+One home for every check of an argument that is not about the rating scale (that is
+``_scale``) or the disagreement weights (``_weights``): array-likes of any container,
+item weights (``sample_weight`` and ``counts``), and the scalar options shared by the
+public functions. Every error is a :class:`~qwkit.QwkitError` (or
+:class:`~qwkit.QwkitTypeError`) that names the parameter in backticks, says what is
+allowed, shows what was received, and carries the parameter and item position as
+attributes. Nothing here computes a statistic.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import sys
 from collections.abc import KeysView, ValuesView
@@ -14,51 +20,62 @@ from dataclasses import dataclass
 import numpy as np
 
 from qwkit import _kernels
+from qwkit._errors import QwkitError, QwkitTypeError, at_index
 
 __all__ = [
-    "MAX_DENSE_CLASSES",
-    "Ratings",
+    "ItemWeights",
+    "as_1d",
     "as_real_array",
+    "check_alternative",
+    "check_confidence_level",
     "check_confusion",
+    "check_finite",
+    "check_integer",
+    "check_method",
+    "check_n_resamples",
+    "check_real",
     "check_replace_undefined_by",
+    "check_rng",
     "check_same_length",
-    "check_sample_weight",
-    "check_weights",
-    "declared_order",
-    "prepare_labels",
-    "prepare_ratings",
+    "feature_matrix",
+    "integral_or_none",
+    "item_weights",
+    "real_vector",
+    "scalar",
+    "show",
 ]
 
-#: The largest scale for which a dense K×K table is allocated. Larger scales are
-#: handled without a table where the mathematics allows (named weights), and are
-#: refused with a clear error where a table is the requested output.
-MAX_DENSE_CLASSES = 10_000
-
-_NAMED_WEIGHTS = ("quadratic", "linear", "identity")
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
+#: Largest total of ``counts`` (and of a table of counts): beyond 2**53 float64 sums of
+#: counts are no longer exact.
+MAX_TOTAL_COUNT = 2**53
 
 
-def _show(values, limit: int = 10) -> str:
+# ---------------------------------------------------------------------------- messages
+
+
+def show(values, limit: int = 10) -> str:
     """Short printable form of a sequence of labels for error messages."""
-    items = [_scalar(v) for v in values[:limit]]
+    items = [scalar(v) for v in values[:limit]]
     text = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in items)
     return f"[{text}{', ...' if len(values) > limit else ''}]"
 
 
-def _scalar(value):
+def scalar(value):
     """Numpy scalar → Python scalar, for messages."""
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _describe(value) -> str:
-    if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape}"
-    text = repr(value)
-    return text if len(text) <= 60 else f"a {type(value).__name__}"
+def _is_missing(item) -> bool:
+    """None, NaN, or pandas' NA / NaT (checked only when pandas is already imported)."""
+    if item is None or (isinstance(item, float) and item != item):
+        return True
+    pd = sys.modules.get("pandas")
+    return pd is not None and (item is pd.NA or item is pd.NaT)
 
 
-# ---------------------------------------------------------------------------- arrays
+# ---------------------------------------------------------------------------- 1-D arrays
 
 
 def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
@@ -67,20 +84,28 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
     kinds = set()
     for i, item in enumerate(items):
         if _is_missing(item):
-            raise ValueError(f"`{name}` contains a missing value ({item!r}) at index {i}.")
+            raise QwkitError(
+                f"`{name}` contains a missing value ({item!r}) at {at_index(i)}.",
+                parameter=name,
+                row=i,
+            )
         if isinstance(item, str):
             kinds.add("str")
         elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(item, complex):
             kinds.add("number")
         else:
-            raise TypeError(
+            raise QwkitTypeError(
                 f"`{name}` must hold numbers or strings; got {type(item).__name__} "
-                f"{item!r} at index {i}."
+                f"{item!r} at {at_index(i)}.",
+                parameter=name,
+                row=i,
             )
         if len(kinds) > 1:
-            raise TypeError(
-                f"`{name}` mixes strings and numbers (index {i} holds {item!r}); "
-                "use one type for every rating."
+            raise QwkitTypeError(
+                f"`{name}` mixes strings and numbers ({at_index(i)} holds {item!r}); "
+                "use one type for every rating.",
+                parameter=name,
+                row=i,
             )
     if kinds == {"str"}:
         return np.asarray(items, dtype=str)
@@ -89,25 +114,30 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
     except OverflowError:  # pragma: no cover - numpy raises for huge ints on some versions
         out = np.asarray(items, dtype=object)
     if out.dtype == object:
-        raise ValueError(
+        raise QwkitError(
             f"`{name}` holds numbers that are neither int64 nor float64 (for example "
-            "integers beyond ±2**63 or Fractions); convert them first."
+            "integers beyond ±2**63 or Fractions); convert them first.",
+            parameter=name,
         )
     return out
 
 
 def as_1d(values, name: str) -> np.ndarray:
-    """Any array-like (list, ndarray, pandas/polars Series) → a 1-D numpy array."""
+    """Any array-like (list, ndarray, pandas/polars Series) → a 1-D numpy array of
+    numbers (native byte order) or of str."""
     if values is None:
-        raise TypeError(f"`{name}` must be array-like; got None.")
+        raise QwkitTypeError(f"`{name}` must be array-like; got None.", parameter=name)
     if isinstance(values, (str, bytes)):
-        raise TypeError(f"`{name}` must be array-like; got the string {values!r}.")
+        raise QwkitTypeError(
+            f"`{name}` must be array-like; got the string {values!r}.", parameter=name
+        )
     if isinstance(values, (KeysView, ValuesView)):  # ordered in Python: take them as listed
         values = list(values)
     if isinstance(values, (set, frozenset, dict)) or hasattr(values, "__next__"):
-        raise TypeError(
+        raise QwkitTypeError(
             f"`{name}` must be an ordered sequence or array (list, ndarray, Series); got a "
-            f"{type(values).__name__}."
+            f"{type(values).__name__}.",
+            parameter=name,
         )
     if isinstance(values, (list, tuple)):
         try:
@@ -124,14 +154,18 @@ def as_1d(values, name: str) -> np.ndarray:
         arr = np.asarray(values)
     if arr.ndim != 1:
         what = "a scalar" if arr.ndim == 0 else f"an array of shape {arr.shape}"
-        raise ValueError(f"`{name}` must be 1-D; got {what}.")
+        raise QwkitError(f"`{name}` must be 1-D; got {what}.", parameter=name)
     if arr.dtype == object:
         arr = _classify_objects(arr, name)
     kind = arr.dtype.kind
     if kind == "c":
-        raise TypeError(f"`{name}` must be real; got complex dtype {arr.dtype}.")
+        raise QwkitTypeError(
+            f"`{name}` must be real; got complex dtype {arr.dtype}.", parameter=name
+        )
     if kind not in "biufUS":
-        raise TypeError(f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.")
+        raise QwkitTypeError(
+            f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.", parameter=name
+        )
     if kind == "S":
         arr = arr.astype(str)
     elif not arr.dtype.isnative:  # big-endian data: the kernels read native order only
@@ -139,15 +173,30 @@ def as_1d(values, name: str) -> np.ndarray:
     return arr
 
 
-def _check_finite(arr: np.ndarray, name: str) -> None:
+def check_finite(arr: np.ndarray, name: str) -> None:
+    """No NaN or infinity in a numeric array (the first one found is reported)."""
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"`{name}` contains {arr[i]} at index {i}; values must be finite.")
+            raise QwkitError(
+                f"`{name}` contains {arr[i]} at {at_index(i)}; values must be finite.",
+                parameter=name,
+                row=i,
+            )
 
 
-def _integral_or_none(arr: np.ndarray) -> np.ndarray | None:
+def real_vector(values, name: str) -> np.ndarray:
+    """A 1-D array-like of finite real numbers → float64 (strings refused)."""
+    arr = as_1d(values, name)
+    if arr.dtype.kind == "U":
+        raise QwkitTypeError(f"`{name}` must be numeric; got strings.", parameter=name)
+    arr = arr.astype(np.float64)
+    check_finite(arr, name)
+    return arr
+
+
+def integral_or_none(arr: np.ndarray) -> np.ndarray | None:
     """Integer-valued numeric array as an integer array (no copy when possible)."""
     kind = arr.dtype.kind
     if kind == "b":
@@ -168,323 +217,18 @@ def _integral_or_none(arr: np.ndarray) -> np.ndarray | None:
     return None
 
 
-# ---------------------------------------------------------------------------- labels
-
-
-@dataclass(frozen=True)
-class Labels:
-    """A validated, explicit rating scale."""
-
-    values: np.ndarray  # the scale in its given order
-    is_text: bool
-    offset: int | None  # labels are offset, offset+1, ..., offset+K-1 (ints) -> fast path
-
-    @property
-    def n_classes(self) -> int:
-        return int(self.values.shape[0])
-
-
-def prepare_labels(labels) -> Labels:
-    """Validate ``labels``: 1-D, non-empty, finite, no duplicates, one type."""
-    arr = as_1d(labels, "labels")
-    if arr.size == 0:
-        raise ValueError("`labels` must contain at least one label; got an empty sequence.")
-    _check_finite(arr, "labels")
-    is_text = arr.dtype.kind == "U"
-    uniq, counts = np.unique(arr, return_counts=True)
-    if uniq.size != arr.size:
-        dup = uniq[counts > 1]
-        raise ValueError(f"`labels` must not repeat a label; got duplicates {_show(dup)}.")
-    offset = None
-    if not is_text:
-        ints = _integral_or_none(arr)
-        if ints is not None:
-            ints = ints.astype(np.int64)
-            if np.all(np.diff(ints) == 1):
-                offset = int(ints[0])
-    return Labels(values=arr, is_text=is_text, offset=offset)
-
-
-# ---------------------------------------------------------------------------- ratings
-
-
-@dataclass(frozen=True)
-class Ratings:
-    """Two validated rating vectors as integer positions on a scale.
-
-    ``a`` and ``b`` are integer arrays (any integer dtype, possibly the caller's own
-    memory); the position of a rating on the scale is ``value - offset``. When
-    ``n_classes`` is None the scale is the integer range spanned by the data, still
-    to be measured; otherwise every position lies in ``[0, n_classes)`` once checked
-    by a kernel (``checked`` says whether that is already known).
-    """
-
-    a: np.ndarray
-    b: np.ndarray
-    offset: int | None
-    n_classes: int | None
-    labels: Labels | None
-    checked: bool
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.a.shape[0])
-
-
-def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
-    """Position of every rating in ``labels``; error on the first unknown rating."""
-    scale = labels.values
-    if labels.is_text:
-        order = np.argsort(scale, kind="stable")
-        ref = scale[order]
-    else:
-        order = np.argsort(scale, kind="stable")
-        ref = scale[order]
-        common = _common_dtype(ref, arr)
-        ref = ref.astype(common)
-        arr = arr.astype(common, copy=False)
-    idx = np.searchsorted(ref, arr)
-    idx_clipped = np.minimum(idx, ref.size - 1)
-    bad = (idx >= ref.size) | (ref[idx_clipped] != arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"`{name}` contains {_scalar(arr[i])!r}, which is not in `labels` "
-            f"{_show(scale)} (index {i})."
-        )
-    return order[idx_clipped].astype(np.intp, copy=False)
-
-
-def _order_of(values):
-    """The category order that a pandas ordered Categorical or a polars Enum declares."""
-    dtype = getattr(values, "dtype", None)
-    pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
-        return np.asarray(dtype.categories)
-    pl = sys.modules.get("polars")
-    if pl is not None and isinstance(dtype, pl.Enum):
-        return np.asarray(dtype.categories.to_list())
-    return None
-
-
-def declared_order(values, names):
-    """Default scale from ordered categorical data: the declared order, not sorted order.
-
-    ``values`` are the rating vectors of one call (``names`` theirs); every declared
-    order must be the same. None when no vector declares one.
-    """
-    found = None
-    for y, name in zip(values, names, strict=True):
-        order = _order_of(y)
-        if order is None:
-            continue
-        if found is not None and not (
-            found[0].shape == order.shape and bool(np.all(found[0] == order))
-        ):
-            raise ValueError(
-                f"`{found[1]}` and `{name}` declare different category orders "
-                f"{_show(found[0])} and {_show(order)}; pass `labels`."
-            )
-        found = found or (order, name)
-    return None if found is None else found[0]
-
-
-def _common_dtype(ref: np.ndarray, arr: np.ndarray) -> np.dtype:
-    """A dtype in which labels and ratings compare exactly.
-
-    numpy promotes int64 with uint64 to float64, where 2**62 + 1 == 2**62 + 2; integers
-    are kept integers here (int64, or uint64 when both are non-negative, or Python
-    integers as a last resort).
-    """
-    if ref.dtype.kind not in "biu" or arr.dtype.kind not in "biu":
-        return np.result_type(ref.dtype, arr.dtype, np.float64)
-    big = [x for x in (ref, arr) if x.dtype.kind == "u" and x.size and int(x.max()) > _INT64_MAX]
-    if not big:
-        return np.dtype(np.int64)
-    if all(x.dtype.kind in "bu" or x.size == 0 or int(x.min()) >= 0 for x in (ref, arr)):
-        return np.dtype(np.uint64)
-    return np.dtype(object)
-
-
-def _text_kind(arr: np.ndarray) -> bool:
-    return arr.dtype.kind == "U"
-
-
-def prepare_ratings(y1, y2, labels, *, names=("y1", "y2"), allow_empty=False) -> Ratings:
-    """Validate two rating vectors against an optional explicit scale.
-
-    ``allow_empty`` lets a streaming update accept an empty batch (explicit labels only).
-    """
-    n1, n2 = names
-    if labels is None:
-        labels = declared_order((y1, y2), names)
-    a = as_1d(y1, n1)
-    b = as_1d(y2, n2)
-    check_same_length(a, b, names)
-    if a.shape[0] == 0 and allow_empty and labels is not None:
-        lab = prepare_labels(labels)
-        empty = np.empty(0, dtype=np.intp)
-        return Ratings(empty, empty, 0, lab.n_classes, lab, True)
-    if a.shape[0] == 0:
-        raise ValueError(f"`{n1}` and `{n2}` are empty; kappa needs at least one rated item.")
-    if _text_kind(a) != _text_kind(b):
-        text, num = (n1, n2) if _text_kind(a) else (n2, n1)
-        raise TypeError(
-            f"`{text}` holds strings but `{num}` holds numbers; both raters must use one scale."
-        )
-    _check_finite(a, n1)
-    _check_finite(b, n2)
-    lab = None if labels is None else prepare_labels(labels)
-
-    if _text_kind(a):
-        if lab is None:
-            lab = prepare_labels(np.union1d(a, b))
-        elif not lab.is_text:
-            raise TypeError(f"`{n1}` holds strings but `labels` holds numbers {_show(lab.values)}.")
-        return Ratings(_codes(a, lab, n1), _codes(b, lab, n2), 0, lab.n_classes, lab, True)
-
-    if lab is not None and lab.is_text:
-        raise TypeError(f"`{n1}` holds numbers but `labels` holds strings {_show(lab.values)}.")
-
-    ia, ib = _integral_or_none(a), _integral_or_none(b)
-    if lab is None:
-        for arr, ints, name in ((a, ia, n1), (b, ib, n2)):
-            if ints is None and arr.dtype.kind == "u":
-                raise ValueError(
-                    f"`{name}` holds values above 2**63 - 1 ({arr.max()}); pass `labels` "
-                    "to rate on an explicit scale."
-                )
-            if ints is None and arr.dtype.kind == "f" and np.all(arr == np.floor(arr)):
-                raise ValueError(
-                    f"`{name}` holds integral values outside the int64 range (largest "
-                    f"magnitude {np.abs(arr).max()}); pass `labels` to rate on an explicit scale."
-                )
-            if ints is None:
-                bad = np.flatnonzero(arr != np.floor(arr)) if arr.dtype.kind == "f" else []
-                where = f" (index {int(bad[0])} holds {arr[bad[0]]})" if len(bad) else ""
-                raise ValueError(
-                    f"`{name}` must hold integer ratings{where}. For real-valued scores "
-                    "use `soft_kappa_score`, or round them first with `optimize_thresholds`"
-                    " / `apply_thresholds`; for a non-integer scale pass `labels`."
-                )
-        return Ratings(ia, ib, None, None, None, False)
-
-    if lab.offset is not None and ia is not None and ib is not None:
-        return Ratings(ia, ib, lab.offset, lab.n_classes, lab, False)
-    return Ratings(_codes(a, lab, n1), _codes(b, lab, n2), 0, lab.n_classes, lab, True)
-
-
 def check_same_length(a: np.ndarray, b: np.ndarray, names) -> None:
     """Two arrays with one entry (or row) per item must have as many items."""
     if a.shape[0] != b.shape[0]:
-        raise ValueError(
+        raise QwkitError(
             f"`{names[0]}` and `{names[1]}` must have the same length; got "
-            f"{a.shape[0]} and {b.shape[0]}."
+            f"{a.shape[0]} and {b.shape[0]}.",
+            parameter=names[1],
+            also=(names[0],),
         )
 
 
-def out_of_scale_error(ratings: Ratings, bad_a: int, bad_b: int, names=("y1", "y2")):
-    """The error for a rating that a counting kernel found outside the scale."""
-    name, arr, i = (names[0], ratings.a, bad_a) if bad_a >= 0 else (names[1], ratings.b, bad_b)
-    return ValueError(
-        f"`{name}` contains {_scalar(arr[i])!r}, which is not in `labels` "
-        f"{_show(ratings.labels.values)} (index {i})."
-    )
-
-
-# ---------------------------------------------------------------------------- options
-
-
-def check_weights(weights):
-    """``weights`` → one of the named kinds, or a validated float64 (K, K) matrix."""
-    if weights is None:
-        return "identity"
-    if isinstance(weights, str):
-        if weights in _NAMED_WEIGHTS:
-            return weights
-        raise ValueError(
-            "`weights` must be 'quadratic', 'linear', 'identity', None or a (K, K) array; "
-            f"got {weights!r}."
-        )
-    if isinstance(weights, (numbers.Number, bool)):
-        raise TypeError(
-            "`weights` must be 'quadratic', 'linear', 'identity', None or a (K, K) array; "
-            f"got {weights!r}."
-        )
-    mat = as_real_array(weights, "weights")  # frames, nullable dtypes; not text/sparse
-    if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] == 0:
-        raise ValueError(f"`weights` must be a square (K, K) matrix; got shape {mat.shape}.")
-    if not np.all(np.isfinite(mat)):
-        raise ValueError("`weights` must be finite; got a matrix containing NaN or inf.")
-    if np.any(mat < 0):
-        raise ValueError(
-            "`weights` are disagreement weights and must be non-negative; got "
-            f"{mat.min()} in the matrix."
-        )
-    return mat
-
-
-def check_sample_weight(
-    sample_weight, n_samples: int, *, allow_zero_total: bool = False
-) -> np.ndarray | None:
-    """``sample_weight`` → float64 array of length n, finite, non-negative, positive sum.
-
-    ``allow_zero_total`` accepts all-zero weights (a streaming batch that adds nothing).
-    """
-    if sample_weight is None:
-        return None
-    arr = as_1d(sample_weight, "sample_weight")
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`sample_weight` must be numeric; got dtype {arr.dtype}.")
-    if arr.shape[0] != n_samples:
-        raise ValueError(
-            f"`sample_weight` must have one weight per item ({n_samples}); got {arr.shape[0]}."
-        )
-    arr = arr.astype(np.float64, copy=False)
-    bad, positive = _kernels.scan_weights(arr)
-    if bad >= 0:
-        raise ValueError(
-            f"`sample_weight` must be finite and non-negative; got {arr[bad]} at index {bad}."
-        )
-    if not positive and not allow_zero_total:
-        raise ValueError("`sample_weight` must not sum to zero; every item would be dropped.")
-    return arr
-
-
-def check_replace_undefined_by(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`replace_undefined_by` must be a real number; got {value!r}.")
-    return float(value)
-
-
-def check_confusion(confusion) -> np.ndarray:
-    """A (K, K) table of non-negative finite counts or weights."""
-    if confusion is None or isinstance(confusion, (str, bytes)):
-        raise TypeError(f"`confusion` must be a (K, K) array; got {confusion!r}.")
-    if hasattr(confusion, "to_numpy") and not isinstance(confusion, np.ndarray):
-        confusion = confusion.to_numpy()
-    try:
-        arr = np.asarray(confusion)
-    except ValueError:  # ragged nesting
-        arr = None
-    if arr is None or arr.dtype.kind not in "biuf":  # frames of nullable dtypes, sparse, ...
-        arr = as_real_array(confusion, "confusion")
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
-        raise ValueError(f"`confusion` must be a square (K, K) table; got shape {arr.shape}.")
-    if arr.dtype.kind == "f":
-        arr = arr.astype(np.float64, copy=False)
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("`confusion` must be finite; got NaN or inf.")
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-    if np.any(arr < 0):
-        raise ValueError(f"`confusion` must be non-negative; got {_scalar(arr.min())}.")
-    if not np.any(arr > 0):
-        raise ValueError("`confusion` is all zeros; kappa needs at least one rated item.")
-    return arr
-
-
-# ---------------------------------------------------------------------------- matrices
+# ---------------------------------------------------------------------------- n-D arrays
 
 
 def _position(index: int, shape: tuple[int, ...]) -> str:
@@ -494,66 +238,368 @@ def _position(index: int, shape: tuple[int, ...]) -> str:
     return f"index {tuple(int(i) for i in where)}"
 
 
-def _is_missing(item) -> bool:
-    """None, NaN, or pandas' NA / NaT (checked only when pandas is already imported)."""
-    if item is None or (isinstance(item, float) and item != item):
-        return True
-    pd = sys.modules.get("pandas")
-    return pd is not None and (item is pd.NA or item is pd.NaT)
-
-
 def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
     """Object array (e.g. a data frame of nullable dtypes) → float64, or a clear error."""
     items = arr.ravel().tolist()
     numeric = (numbers.Real, np.bool_)
     if not all(issubclass(t, numeric) for t in set(map(type, items))):
         for i, item in enumerate(items):
+            row = int(np.unravel_index(i, arr.shape)[0])
             if _is_missing(item):
-                raise ValueError(
+                raise QwkitError(
                     f"`{name}` has a missing value ({item!r}) at {_position(i, arr.shape)}; "
-                    "fill or drop it first."
+                    "fill or drop it first.",
+                    parameter=name,
+                    row=row,
                 )
             if not isinstance(item, numeric):
-                raise TypeError(
+                raise QwkitTypeError(
                     f"`{name}` must be numeric; got {type(item).__name__} {item!r} at "
-                    f"{_position(i, arr.shape)}."
+                    f"{_position(i, arr.shape)}.",
+                    parameter=name,
+                    row=row,
                 )
     try:
         return np.array(items, dtype=np.float64).reshape(arr.shape)
     except OverflowError as exc:
-        raise ValueError(f"`{name}` holds a number beyond the float64 range.") from exc
+        raise QwkitError(
+            f"`{name}` holds a number beyond the float64 range.", parameter=name
+        ) from exc
 
 
 def as_real_array(values, name: str) -> np.ndarray:
     """An array-like of real numbers → float64 ndarray (any shape), or a clear error.
 
     Accepts ndarrays, nested sequences and data frames (pandas nullable dtypes
-    included: a missing value is a ValueError naming its row and column). Sparse
+    included: a missing value is an error naming its row and column). Sparse
     matrices, ragged nesting, and non-numeric dtypes (strings, even numeric-looking
     ones; datetimes; complex) are refused.
     """
     if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"`{name}` must be an array-like of numbers; got {values!r}.")
+        raise QwkitTypeError(
+            f"`{name}` must be an array-like of numbers; got {values!r}.", parameter=name
+        )
     if hasattr(values, "tocsr") or type(values).__module__.startswith("scipy.sparse"):
-        raise TypeError(
+        raise QwkitTypeError(
             f"`{name}` must be a dense array; got a sparse {type(values).__name__}, which is "
-            f"not supported. Convert it with `{name}.toarray()`."
+            f"not supported. Convert it with `{name}.toarray()`.",
+            parameter=name,
         )
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         values = values.to_numpy()
     try:
         arr = np.asarray(values)
     except ValueError as exc:  # ragged nesting
-        raise ValueError(
-            f"`{name}` must be a rectangular array; got nested sequences of different lengths."
+        raise QwkitError(
+            f"`{name}` must be a rectangular array; got nested sequences of different lengths.",
+            parameter=name,
         ) from exc
     except TypeError as exc:  # pragma: no cover - exotic objects
-        raise TypeError(f"`{name}` must be an array-like of numbers; got {exc}.") from exc
+        raise QwkitTypeError(
+            f"`{name}` must be an array-like of numbers; got {exc}.", parameter=name
+        ) from exc
     kind = arr.dtype.kind
     if kind == "O":
         return _objects_to_float(arr, name)
     if kind == "c":
-        raise TypeError(f"`{name}` must be real; got complex dtype {arr.dtype}.")
+        raise QwkitTypeError(
+            f"`{name}` must be real; got complex dtype {arr.dtype}.", parameter=name
+        )
     if kind not in "biuf":
-        raise TypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.")
+        raise QwkitTypeError(f"`{name}` must be numeric; got dtype {arr.dtype}.", parameter=name)
     return np.asarray(arr, dtype=np.float64)
+
+
+def feature_matrix(X, name: str = "X") -> np.ndarray:
+    """A 2-D, finite, real feature matrix as float64 (scikit-learn's rule: 2-D only)."""
+    if X is None or isinstance(X, (str, bytes)):
+        raise QwkitTypeError(
+            f"`{name}` must be a 2-D array-like of numbers; got {X!r}.", parameter=name
+        )
+    arr = as_real_array(X, name)
+    if arr.ndim != 2:
+        what = "a scalar" if arr.ndim == 0 else f"an array of shape {arr.shape}"
+        hint = (
+            f" For a single feature pass `{name}.reshape(-1, 1)`; for the scores of one "
+            "model use `kappa_rescale`."
+            if arr.ndim == 1
+            else ""
+        )
+        raise QwkitError(
+            f"`{name}` must be 2-D (n_samples, n_features); got {what}.{hint}", parameter=name
+        )
+    if arr.shape[1] == 0:
+        raise QwkitError(
+            f"`{name}` must have at least one feature; got shape {arr.shape}.", parameter=name
+        )
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i, j = (int(k) for k in np.argwhere(bad)[0])
+        raise QwkitError(
+            f"`{name}` contains {arr[i, j]} at row {i}, column {j}; features must be finite.",
+            parameter=name,
+            row=i,
+        )
+    return arr
+
+
+def check_confusion(confusion, name: str = "confusion") -> np.ndarray:
+    """A (K, K) table of non-negative finite counts or weights, not all zero."""
+    if confusion is None or isinstance(confusion, (str, bytes)):
+        raise QwkitTypeError(f"`{name}` must be a (K, K) array; got {confusion!r}.", parameter=name)
+    if hasattr(confusion, "to_numpy") and not isinstance(confusion, np.ndarray):
+        confusion = confusion.to_numpy()
+    try:
+        arr = np.asarray(confusion)
+    except ValueError:  # ragged nesting
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":  # frames of nullable dtypes, sparse, ...
+        arr = as_real_array(confusion, name)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise QwkitError(
+            f"`{name}` must be a square (K, K) table; got shape {arr.shape}.", parameter=name
+        )
+    if arr.dtype.kind == "f":
+        arr = arr.astype(np.float64, copy=False)
+        if not np.all(np.isfinite(arr)):
+            raise QwkitError(f"`{name}` must be finite; got NaN or inf.", parameter=name)
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > _INT64_MAX:
+        arr = arr.astype(np.float64)
+    if np.any(arr < 0):
+        raise QwkitError(f"`{name}` must be non-negative; got {scalar(arr.min())}.", parameter=name)
+    if not np.any(arr > 0):
+        raise QwkitError(
+            f"`{name}` is all zeros; kappa needs at least one rated item.", parameter=name
+        )
+    return arr
+
+
+# ---------------------------------------------------------------------------- item weights
+
+
+@dataclass(frozen=True, slots=True)
+class ItemWeights:
+    """The validated weight of every item: ``sample_weight`` or ``counts``, or neither.
+
+    ``values`` is None (every item counts once), float64 survey weights (``kind ==
+    "survey"``: the rows are the sampling units) or int64 multiplicities (``kind ==
+    "counts"``: each row stands for that many identical items).
+    """
+
+    values: np.ndarray | None
+    kind: str | None  # None, "survey" or "counts"
+
+    @property
+    def counts(self) -> bool:
+        return self.kind == "counts"
+
+    @property
+    def uniform(self) -> bool:
+        """No weights, or every weight equal (kappa and its standard errors are then
+        those of unweighted items)."""
+        v = self.values
+        return v is None or bool(v.shape[0] == 0 or np.all(v == v[0]))
+
+    def as_float(self) -> np.ndarray | None:
+        """The weights as float64 (counts included), or None."""
+        return None if self.values is None else self.values.astype(np.float64, copy=False)
+
+
+def _sample_weight(sample_weight, n_samples: int, allow_zero_total: bool) -> np.ndarray:
+    arr = as_1d(sample_weight, "sample_weight")
+    if arr.dtype.kind not in "biuf":
+        raise QwkitTypeError(
+            f"`sample_weight` must be numeric; got dtype {arr.dtype}.", parameter="sample_weight"
+        )
+    if arr.shape[0] != n_samples:
+        raise QwkitError(
+            f"`sample_weight` must have one weight per item ({n_samples}); got {arr.shape[0]}.",
+            parameter="sample_weight",
+        )
+    arr = arr.astype(np.float64, copy=False)
+    bad, positive = _kernels.scan_weights(arr)
+    if bad >= 0:
+        raise QwkitError(
+            f"`sample_weight` must be finite and non-negative; got {arr[bad]} at {at_index(bad)}.",
+            parameter="sample_weight",
+            row=bad,
+        )
+    if not positive and not allow_zero_total:
+        raise QwkitError(
+            "`sample_weight` must not sum to zero; every item would be dropped.",
+            parameter="sample_weight",
+        )
+    return arr
+
+
+def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
+    arr = as_1d(counts, "counts")
+    if arr.dtype.kind not in "biuf":
+        raise QwkitTypeError(
+            f"`counts` must hold whole numbers; got dtype {arr.dtype}.", parameter="counts"
+        )
+    if arr.shape[0] != n_samples:
+        raise QwkitError(
+            f"`counts` must have one count per row ({n_samples}); got {arr.shape[0]}.",
+            parameter="counts",
+        )
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0)
+    else:
+        bad = arr < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise QwkitError(
+            "`counts` must be non-negative whole numbers (how many items each row stands "
+            f"for); got {scalar(arr[i])} at {at_index(i)}. For survey weights use "
+            "`sample_weight`.",
+            parameter="counts",
+            row=i,
+        )
+    with np.errstate(over="ignore"):
+        total = float(np.sum(arr, dtype=np.float64))
+    if not total < MAX_TOTAL_COUNT:
+        raise QwkitError(
+            f"`counts` total {total:.3g} items; at most 2**53 are supported (beyond that "
+            "sums of counts are not exact).",
+            parameter="counts",
+        )
+    if total == 0 and not allow_zero_total:
+        raise QwkitError(
+            "`counts` must not sum to zero; every row would be dropped.", parameter="counts"
+        )
+    return arr.astype(np.int64)
+
+
+def item_weights(
+    sample_weight, counts, n_samples: int, *, allow_zero_total: bool = False
+) -> ItemWeights:
+    """``sample_weight`` / ``counts`` → :class:`ItemWeights` (at most one may be given).
+
+    ``allow_zero_total`` accepts all-zero weights (a streaming batch that adds nothing).
+    """
+    if sample_weight is not None and counts is not None:
+        raise QwkitError(
+            "`sample_weight` and `counts` are exclusive: pass `counts` when each row stands "
+            "for that many identical items (a table in long format), `sample_weight` when "
+            "the rows are the sampled units and the weights are survey weights.",
+            parameter="counts",
+            also=("sample_weight",),
+        )
+    if counts is not None:
+        return ItemWeights(_counts(counts, n_samples, allow_zero_total), "counts")
+    if sample_weight is not None:
+        return ItemWeights(_sample_weight(sample_weight, n_samples, allow_zero_total), "survey")
+    return ItemWeights(None, None)
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def check_replace_undefined_by(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`replace_undefined_by` must be a real number; got {value!r}.",
+            parameter="replace_undefined_by",
+        )
+    return float(value)
+
+
+def check_real(value, name: str, *, positive: bool = False) -> float:
+    """A finite real number, non-negative (or positive)."""
+    need = "positive" if positive else "non-negative"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`{name}` must be a {need} real number; got {value!r}.", parameter=name
+        )
+    out = float(value)
+    if not math.isfinite(out) or out < 0 or (positive and out == 0):
+        raise QwkitError(f"`{name}` must be finite and {need}; got {value!r}.", parameter=name)
+    return out
+
+
+def check_integer(value, name: str, minimum: int) -> int:
+    """An integer (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise QwkitTypeError(f"`{name}` must be an integer; got {value!r}.", parameter=name)
+    if value < minimum:
+        raise QwkitError(f"`{name}` must be at least {minimum}; got {int(value)}.", parameter=name)
+    return int(value)
+
+
+_ALTERNATIVES = ("two-sided", "greater", "less")
+_METHODS = ("asymptotic", "bootstrap", "percentile", "jackknife")
+#: A bootstrap keeps one float64 per resample (its distribution, for the quantiles):
+#: requests beyond this many bytes are refused up front.
+MAX_BOOTSTRAP_BYTES = 2**30
+
+
+def check_alternative(alternative) -> str:
+    if not isinstance(alternative, str) or alternative not in _ALTERNATIVES:
+        raise QwkitError(
+            f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}.",
+            parameter="alternative",
+        )
+    return alternative
+
+
+def check_confidence_level(confidence_level) -> float:
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
+        raise QwkitTypeError(
+            f"`confidence_level` must be a real number in (0, 1); got {confidence_level!r}.",
+            parameter="confidence_level",
+        )
+    level = float(confidence_level)
+    if not 0.0 < level < 1.0:
+        raise QwkitError(
+            f"`confidence_level` must be strictly between 0 and 1; got {level}.",
+            parameter="confidence_level",
+        )
+    return level
+
+
+def check_method(method, methods=_METHODS) -> str:
+    if not isinstance(method, str) or method not in methods:
+        shown = ", ".join(repr(m) for m in methods[:-1]) + f" or {methods[-1]!r}"
+        raise QwkitError(f"`method` must be {shown}; got {method!r}.", parameter="method")
+    return method
+
+
+def check_n_resamples(n_resamples, *, bytes_per_resample: int = 8) -> int:
+    """A positive number of resamples whose results fit in the stated memory limit."""
+    n = check_integer(n_resamples, "n_resamples", 1)
+    need = n * bytes_per_resample
+    if need > MAX_BOOTSTRAP_BYTES:
+        limit = MAX_BOOTSTRAP_BYTES // bytes_per_resample
+        raise QwkitError(
+            f"`n_resamples`={n:,} would need {_bytes(need)} to hold the bootstrap "
+            f"distribution; the limit is {_bytes(MAX_BOOTSTRAP_BYTES)} ({limit:,} "
+            "resamples). A few thousand resamples are plenty for a 95% interval.",
+            parameter="n_resamples",
+        )
+    return n
+
+
+def _bytes(n: float) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n} bytes"  # pragma: no cover
+
+
+def check_rng(rng) -> np.random.Generator:
+    if isinstance(rng, bool):
+        raise QwkitTypeError(
+            f"`rng` must be None, an integer seed or a numpy Generator; got {rng!r}.",
+            parameter="rng",
+        )
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise QwkitTypeError(
+            f"`rng` must be None, an integer seed or a numpy Generator; got {rng!r}.",
+            parameter="rng",
+        ) from exc

@@ -37,10 +37,17 @@ from sklearn.utils import assert_all_finite, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from qwkit import _validation as _v
-from qwkit._kappa import kappa_score, soft_kappa_score
-from qwkit._regression import _centered_predict, kappa_regression
-from qwkit._thresholds import apply_thresholds, codes_on_scale, optimize_thresholds, weight_table
+from qwkit import (
+    apply_thresholds,
+    kappa_regression,
+    kappa_score,
+    optimize_thresholds,
+    soft_kappa_score,
+)
+from qwkit._errors import QwkitError
+from qwkit._scale import declared_order, positions_on_scale
+from qwkit._validation import item_weights, show
+from qwkit._weights import check_weights, resolve
 
 __all__ = ["KappaRegressor", "OptimalRounder", "kappa_scorer", "soft_kappa_scorer"]
 
@@ -151,7 +158,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         self.intercept_ = result.intercept
         self.statistic_ = result.statistic
         self.rank_ = result.rank
-        self._means = (result._x_mean, result._y_mean)  # for predict, as the result's
+        self._result = result  # predicts with the fit's weighted means (full precision)
         return self
 
     def predict(self, X):
@@ -167,7 +174,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return _centered_predict(X, self.coef_, *self._means)
+        return self._result.predict(X)
 
     def score(self, X, y, sample_weight=None):
         """Soft quadratic weighted kappa of ``predict(X)`` against `y` (not R²).
@@ -194,7 +201,8 @@ def _ratings_scale(y, labels):
     """Ratings → (regression target, the ordered scale): the ratings themselves when
     are increasing numbers, their positions 0..K−1 on the scale otherwise (strings, or
     a declared order that is not increasing)."""
-    codes, scale = codes_on_scale(y, labels, "y")
+    # text classes without `labels` are taken in sorted order (scikit-learn's `classes_`)
+    codes, scale = positions_on_scale(y, labels, "y", ordered=False)
     numeric = scale.dtype.kind in "biuf" and bool(np.all(scale[1:] > scale[:-1]))
     target = scale[codes].astype(np.float64) if numeric else codes.astype(np.float64)
     return target, codes, scale
@@ -349,14 +357,14 @@ default="quadratic"
         self : OptimalRounder
         """
         # an ordered pandas Categorical / polars Enum: its declared order is the scale
-        labels = self.labels if self.labels is not None else _v.declared_order((y,), ("y",))
+        labels = self.labels if self.labels is not None else declared_order((y,), ("y",))
         X, y = validate_data(self, X, y, skip_check_array=True)
         y = column_or_1d(y, warn=True)
         assert_all_finite(y, input_name="y")  # before type_of_target casts NaN to int
         if labels is None:
             check_classification_targets(y)
         base = self._base_estimator()
-        weights = _v.check_weights(self.weights)  # fail before any fitting
+        weights = check_weights(self.weights)  # fail before any fitting
         if isinstance(self.cv, str):
             raise ValueError(
                 "`cv` must be an int, a cross-validation splitter, an iterable of splits or "
@@ -364,14 +372,15 @@ default="quadratic"
                 "sklearn.frozen.FrozenEstimator and pass cv=None."
             )
         target, codes, scale = _ratings_scale(y, labels)
-        if not isinstance(weights, str):  # a matrix must match the scale, before any fit
-            weight_table(weights, scale.shape[0], "y")
-        sw = _v.check_sample_weight(sample_weight, y.shape[0])
+        # a matrix must match the scale, before any fit
+        resolve(weights, scale.shape[0], scale="the rating scale of `y`")
+        sw = item_weights(sample_weight, None, y.shape[0]).as_float()
         present = np.bincount(codes, weights=sw, minlength=scale.shape[0]) > 0
         if np.count_nonzero(present) < 2:
-            raise ValueError(
+            raise QwkitError(
                 "`y` must contain at least two classes (of positive `sample_weight`); got "
-                f"one class: {_v._show(scale[present])}."
+                f"one class: {show(scale[present])}.",
+                parameter="y",
             )
         fit_params = {}
         if sw is not None:

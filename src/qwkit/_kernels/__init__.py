@@ -1,11 +1,30 @@
 """Numba kernels: validated, fixed-dtype arrays in; arrays or scalars out.
 
 No defaults, no ``None``, no user-facing errors live here: the API layer validates
-first. Every kernel is compiled lazily on first call (so ``import qwkit`` stays fast)
-and cached on disk. No ``fastmath``: every path here is meant to be exact.
+first (a kernel reports a bad position as an index, and the caller raises). Numba
+options are set once, in ``_jit``.
+
+Who may import what (the floors of the package, bottom up):
+
+1. ``_kernels`` (numba only), ``_errors``, ``_warnings``, ``_numerics``.
+2. ``_validation`` (arrays, item weights, options) → ``_scale`` (labels, ratings on a
+   scale, for any number of raters) → ``_weights`` (the one resolver of ``weights``).
+3. Shared machinery: ``_sufficient`` (five sums, tables, kappa from them; two-rater
+   inputs), ``_cells`` (present cells, kappa of cells, resampling units),
+   ``_resampling`` (intervals, tests), ``_fractional`` (Dinkelbach), ``_linalg``
+   (least squares), ``_results`` (result helpers), ``_files`` (atomic writing).
+4. Features — ``_kappa``, ``_accumulator``, ``_inference``, ``_compare``,
+   ``_thresholds``, ``_decision``, ``_regression``, ``_costs``, and the newer ones —
+   import floors 1–3, never each other's private names (a public function of another
+   feature may be called).
+5. ``qwkit/__init__.py`` (the flat public API); integrations (``qwkit.sklearn``,
+   ``qwkit.economics``, ``qwkit.lightgbm``, ``qwkit.xgboost``, ``qwkit.torch``,
+   ``qwkit.dask``) and ``qwkit.cli`` import the public API (and floors 1–3 where they
+   need shared validation), never a feature's private names.
 """
 
 from qwkit._kernels._counts import (
+    LIMB_BITS,
     confusion_counts,
     confusion_weighted,
     five_sums,
@@ -13,11 +32,14 @@ from qwkit._kernels._counts import (
     five_sums_limbs,
     five_sums_shifted,
     minmax2,
-    read_floor,
     scan_weights,
 )
+from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
 
 __all__ = [
+    "LIMB_BITS",
+    "aggregate_pairs",
+    "assignment_table",
     "confusion_counts",
     "confusion_weighted",
     "five_sums",
@@ -25,6 +47,6 @@ __all__ = [
     "five_sums_limbs",
     "five_sums_shifted",
     "minmax2",
-    "read_floor",
+    "monotone_dp",
     "scan_weights",
 ]

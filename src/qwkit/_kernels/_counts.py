@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_JIT = {"cache": True, "nogil": True}
+from qwkit._kernels._jit import JIT as _JIT
 
 # Limb decomposition for the overflow-proof path: a shifted value u < 2**64 is
 # u = l0 + l1 * 2**22 + l2 * 2**44 with every limb < 2**22, so a product of two limbs
@@ -252,18 +252,6 @@ def _first_out_of_range(a, b, lo, uk):
         if np.uint64(np.int64(b[i]) - lo) >= uk:
             return -1, i
     return -1, -1
-
-
-@njit(**_JIT)
-def read_floor(a, b):
-    """Read both arrays once and do nothing else worth the name: the memory floor.
-
-    Used only by the benchmarks, as the speed any one-pass kernel cannot beat.
-    """
-    s = np.int64(0)
-    for i in range(a.shape[0]):
-        s += np.int64(a[i]) + np.int64(b[i])
-    return s
 
 
 @njit(**_JIT)

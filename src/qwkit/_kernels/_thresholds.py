@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_JIT = {"cache": True, "nogil": True}
+from qwkit._kernels._jit import JIT as _JIT
 
 
 @njit(**_JIT)

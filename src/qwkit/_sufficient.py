@@ -1,0 +1,311 @@
+"""Sufficient statistics of two raters, and kappa from them.
+
+Notation (Vaughn & Justice 2015, §1.1): two raters give n items ratings a, b on a scale
+of K ordered categories; U is the observed K×K table, h = U·e and g = Uᵀ·e its margins,
+and W a disagreement weight matrix. Kappa is
+
+    κ = 1 − ⟨U, W⟩ / ⟨V, W⟩,   V = h ⊗ g / n                                (eq. 1)
+
+Any positive scaling of W cancels. Three sufficient statistics compute it:
+
+- the K×K table U (any weights, item weights), counted in one pass;
+- for quadratic weights on an integer scale, five sums over the items (the alternate
+  form of Vaughn & Justice, §1.2), with every sum an exact integer,
+
+      κ = 2·(n·Σab − Σa·Σb) / (n·(Σa² + Σb²) − 2·Σa·Σb)                     (eq. Q)
+
+  — one pass, no table;
+- for scales too wide for a table, sums over the distinct values of each margin
+  (``docs/kappa.md`` §5).
+
+With integer counts and integer-valued weights (every named kind) eq. 1 is evaluated in
+exact integer arithmetic, κ = (S − O·N)/S with O = ⟨U, W⟩, N = n and S = hᵀ·W·g, and
+rounded once: every entry point returns the same correctly rounded value as eq. Q.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from qwkit import _kernels
+from qwkit._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
+from qwkit._scale import (
+    MAX_DENSE_CLASSES,
+    Ratings,
+    check_in_scale,
+    check_whole_scale,
+    measure_scale,
+    out_of_scale_error,
+    prepare_ratings,
+)
+from qwkit._validation import ItemWeights, item_weights
+from qwkit._warnings import warn_undefined
+from qwkit._weights import check_weights, resolve, zero_disagreement_reason
+
+__all__ = [
+    "GUESS_CLASSES",
+    "TABLE_CLASSES",
+    "Pair",
+    "count_table",
+    "kappa",
+    "kappa_from_sums",
+    "kappa_from_table",
+    "kappa_tablefree",
+    "prepare_pair",
+    "quadratic_sums",
+    "scale_hint",
+    "scaled_table",
+]
+
+_INT64_LIMIT = 2**63
+#: Named-weight scales up to this size are counted in a dense K×K table; larger ones
+#: (huge integer ranges) use the table-free path.
+TABLE_CLASSES = 1024
+#: Ratings that all lie in [0, 32) — most rating scales — are counted in one pass into a
+#: 32×32 table that is then trimmed to the occurring range, instead of measuring the
+#: range in a pass of its own first.
+GUESS_CLASSES = 32
+_BOTH_CONSTANT = "both raters use a single, identical rating"
+
+
+# ---------------------------------------------------------------------------- five sums
+
+
+def quadratic_sums(r: Ratings) -> tuple[int, int, int, int, int]:
+    """The five sums of eq. Q for unweighted quadratic kappa, exact for any int64 data.
+
+    The common case (small non-negative ratings, no explicit labels) takes one pass of
+    the fastest kernel. Otherwise one pass returns the sums and the extremes (which also
+    check explicit labels); if the extremes show that the int64 sums could have
+    overflowed, a shifted pass (values minus the minimum) or, for ranges whose squares
+    exceed int64, the limb-split pass recomputes them.
+    """
+    n = r.n_samples
+    if r.n_classes is None:
+        sa, sb, saa, sbb, sab, or_all = _kernels.five_sums(r.a, r.b)
+        if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
+            return int(sa), int(sb), int(saa), int(sbb), int(sab)
+    sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(r.a, r.b)
+    check_in_scale(r, [(amin, amax), (bmin, bmax)])
+    big = max(abs(int(amin)), abs(int(amax)), abs(int(bmin)), abs(int(bmax)))
+    if big < 2**31 and n * big * big < _INT64_LIMIT:  # products were formed in int32
+        return int(sa), int(sb), int(saa), int(sbb), int(sab)
+    lo = min(int(amin), int(bmin))
+    span = max(int(amax), int(bmax)) - lo
+    if n * span * span < _INT64_LIMIT:
+        return tuple(int(s) for s in _kernels.five_sums_shifted(r.a, r.b, np.int64(lo)))
+    parts = _kernels.five_sums_limbs(r.a, r.b, np.int64(lo))
+    col = [sum(int(x) for x in parts[:, j]) for j in range(parts.shape[1])]
+    base = 1 << _kernels.LIMB_BITS
+    powers = [base**p for p in range(5)]
+    sa = sum(col[j] * powers[j] for j in range(3))
+    sb = sum(col[3 + j] * powers[j] for j in range(3))
+    saa = sum(col[6 + j] * powers[j] for j in range(5))
+    sbb = sum(col[11 + j] * powers[j] for j in range(5))
+    sab = sum(col[16 + j] * powers[j] for j in range(5))
+    return sa, sb, saa, sbb, sab
+
+
+def kappa_from_sums(n: int, sa: int, sb: int, saa: int, sbb: int, sab: int, replace) -> float:
+    """Eq. Q with Python integers: exact up to one correctly rounded division."""
+    den = n * (saa + sbb) - 2 * sa * sb
+    if den == 0:
+        return warn_undefined(replace, _BOTH_CONSTANT)
+    return 2 * (n * sab - sa * sb) / den  # (eq. Q)
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int):
+    """One counting pass: (table, bad_a, bad_b, bit mask of positions < 64 that occur)."""
+    lo = np.int64(offset)
+    if weights is None:
+        table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
+        occurs = (table.sum(axis=0) + table.sum(axis=1)) > 0
+        mask = sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
+        return table, bad_a, bad_b, mask
+    table, bad_a, bad_b, mask = _kernels.confusion_weighted(r.a, r.b, weights, lo, k)
+    return table, bad_a, bad_b, int(mask)
+
+
+def count_table(r: Ratings, weights: np.ndarray | None, offset: int, k: int) -> np.ndarray:
+    """Dense K×K table of positions (value − offset); int64 counts or float64 weights."""
+    table, bad_a, bad_b, _ = _count(r, weights, offset, k)
+    if bad_a >= 0:
+        raise out_of_scale_error(r, 0, bad_a)
+    if bad_b >= 0:
+        raise out_of_scale_error(r, 1, bad_b)
+    return table
+
+
+def _guess_table(r: Ratings, weights, max_classes: int):
+    if r.n_classes is None:
+        table, bad_a, bad_b, mask = _count(r, weights, 0, GUESS_CLASSES)
+        if bad_a < 0 and bad_b < 0:
+            lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
+            return np.ascontiguousarray(table[lo : hi + 1, lo : hi + 1]), lo, hi - lo + 1
+    offset, k = measure_scale(r)
+    if r.n_classes is None and k > max_classes:
+        return None
+    return count_table(r, weights, offset, k), offset, k
+
+
+def scaled_table(r: Ratings, weights: np.ndarray | None, max_classes: int, *, counts=False):
+    """(table, offset, K) of the ratings on their scale; None if K > ``max_classes``
+    (integer ranges only: an explicit scale is always counted).
+
+    ``weights`` are float64 item weights (or None); with ``counts`` they are whole
+    numbers and the table is returned as exact int64 counts. Summed survey weights that
+    overflow are counted again scaled by a power of two (kappa does not change).
+    """
+    counted = _guess_table(r, weights, max_classes)
+    if counted is None or weights is None:
+        return counted
+    if counts:
+        return counted[0].astype(np.int64), counted[1], counted[2]
+    if not np.all(np.isfinite(counted[0])):  # rare: summed weights overflowed
+        counted = _guess_table(r, unit_scale(weights.copy()), max_classes)
+    return counted
+
+
+# ---------------------------------------------------------------------------- kappa
+
+
+def _margins_present(table: np.ndarray):
+    return np.flatnonzero(table.sum(axis=1)), np.flatnonzero(table.sum(axis=0))
+
+
+def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float) -> float | None:
+    """Eq. 1 in exact integer arithmetic; None when the table or weights are not whole
+    numbers."""
+    t = as_exact_integers(table)
+    w = as_exact_integers(wmat)
+    if t is None or w is None:
+        return None
+    rows, cols = t.sum(axis=1), t.sum(axis=0)
+    n = exact_sum(rows)
+    observed = exact_dot(t.ravel(), w.ravel())  # O = ⟨U, W⟩
+    s = exact_dot(rows, exact_dot(w, cols))  # S = hᵀ·W·g = n·⟨V, W⟩
+    if s == 0:
+        return warn_undefined(replace, zero_disagreement_reason(wmat, *_margins_present(t)))
+    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+
+
+def kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> float:
+    """Eq. 1 on a K×K table: exact for whole-number tables and weights, else float64."""
+    exact = _exact_kappa(table, wmat, replace)
+    if exact is not None:
+        return exact
+    t = unit_scale(table.astype(np.float64))
+    rows = t.sum(axis=1)
+    cols = t.sum(axis=0)
+    observed = float(np.sum(wmat * t))  # ⟨U, W⟩
+    expected = float(rows @ wmat @ cols) / float(t.sum())  # ⟨V, W⟩, V = h ⊗ g / n   (eq. 1)
+    if expected == 0.0:
+        return warn_undefined(replace, zero_disagreement_reason(wmat, *_margins_present(t)))
+    if np.count_nonzero(rows) == 1 or np.count_nonzero(cols) == 1:
+        return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says
+    return float(1.0 - observed / expected)
+
+
+def kappa_tablefree(r: Ratings, kind: str, weights, offset: int, replace: float) -> float:
+    """Named-weight kappa on a scale too large for a table (e.g. ratings 0 and 10¹²).
+
+    Numerator: the per-item sum Σ wₖ·d(aₖ, bₖ). Denominator: Σᵢⱼ hᵢ gⱼ d(xᵢ, xⱼ) / n over
+    the distinct values of each margin (docs/kappa.md §5), in O(m log m) memory and
+    time — never in proportion to the width of the scale. Equality is decided on exact
+    integer positions; distances are float64.
+    """
+    ua, ub = ((x.astype(np.int64) - np.int64(offset)).view(np.uint64) for x in (r.a, r.b))
+    w = np.ones(ua.shape[0]) if weights is None else unit_scale(weights.astype(np.float64))
+    total = float(w.sum())
+    va, inv_a = np.unique(ua, return_inverse=True)
+    vb, inv_b = np.unique(ub, return_inverse=True)
+    ha = np.bincount(inv_a, weights=w, minlength=va.size)
+    hb = np.bincount(inv_b, weights=w, minlength=vb.size)
+    if kind == "identity":
+        observed = float(w[ua != ub].sum())
+        _, ia, ib = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
+        expected = total * total - float(np.dot(ha[ia], hb[ib]))
+    else:
+        center = (np.dot(ha, va.astype(np.float64)) + np.dot(hb, vb.astype(np.float64))) / (
+            2 * total
+        )
+        xa, xb = va.astype(np.float64) - center, vb.astype(np.float64) - center
+        diff = xa[inv_a] - xb[inv_b]
+        if kind == "quadratic":
+            observed = float(np.dot(w, diff * diff))
+            ma, mb = np.dot(ha, xa), np.dot(hb, xb)
+            expected = total * (np.dot(ha, xa * xa) + np.dot(hb, xb * xb)) - 2 * ma * mb
+        else:
+            observed = float(np.dot(w, np.abs(diff)))
+            cum_w = np.concatenate(([0.0], np.cumsum(hb)))
+            cum_wx = np.concatenate(([0.0], np.cumsum(hb * xb)))
+            j = np.searchsorted(vb, va)  # rater-2 values below each rater-1 value: vb[:j]
+            below = xa * cum_w[j] - cum_wx[j]
+            above = (cum_wx[-1] - cum_wx[j]) - xa * (cum_w[-1] - cum_w[j])
+            expected = float(np.dot(ha, below + above))
+    expected = float(expected) / total
+    if expected <= 0.0:
+        return warn_undefined(replace, _BOTH_CONSTANT)
+    if np.count_nonzero(ha) == 1 or np.count_nonzero(hb) == 1:
+        return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says
+    return float(1.0 - observed / expected)
+
+
+# ---------------------------------------------------------------------------- validate, compute
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Validated inputs of a two-rater statistic: the ratings, the checked weights (a
+    named kind or a matrix) and the item weights."""
+
+    ratings: Ratings
+    kind: str | np.ndarray
+    item_weights: ItemWeights
+
+
+def prepare_pair(
+    y1, y2, *, weights, labels, sample_weight=None, counts=None, names=("y1", "y2")
+) -> Pair:
+    """The validation step of every two-rater function: weights, ratings (whose scale
+    must be ordered unless the weights are 'identity'), item weights."""
+    kind = check_weights(weights)
+    ordered = not (isinstance(kind, str) and kind == "identity")
+    r = prepare_ratings((y1, y2), labels, names=names, ordered=ordered)
+    return Pair(r, kind, item_weights(sample_weight, counts, r.n_samples))
+
+
+def scale_hint(r: Ratings, offset: int, k: int) -> str:
+    """How a weight matrix that does not fit the scale can be fixed."""
+    where = "" if r.labels is not None else f" ({offset}..{offset + k - 1})"
+    return f"{where}; pass `labels` to fix the scale"
+
+
+def kappa(pair: Pair, replace: float) -> float:
+    """Kappa of validated inputs: the one computation behind every entry point.
+
+    Unweighted quadratic kappa takes the five-sums pass (eq. Q); other weights, item
+    weights and counts a one-pass table (eq. 1); named weights on scales too wide for a
+    table the table-free path.
+    """
+    r, kind, iw = pair.ratings, pair.kind, pair.item_weights
+    named = isinstance(kind, str)
+    w = iw.as_float()
+    if named and kind == "quadratic" and w is None:
+        return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
+    if named and r.n_classes is not None and r.n_classes > TABLE_CLASSES:
+        check_whole_scale(r)  # explicit labels, too many for a table
+        return kappa_tablefree(r, kind, w, r.offset, replace)
+    counted = scaled_table(r, w, TABLE_CLASSES if named else MAX_DENSE_CLASSES, counts=iw.counts)
+    if counted is None:
+        offset, k = measure_scale(r)
+        if not named:
+            resolve(kind, k, hint=scale_hint(r, offset, k))  # raises: no matrix fits
+        return kappa_tablefree(r, kind, w, offset, replace)
+    table, offset, k = counted
+    return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r, offset, k)), replace)
