@@ -22,6 +22,7 @@ import numpy as np
 from qwkit import _kernels
 from qwkit._errors import QwkitError, QwkitTypeError, at_index
 from qwkit._validation import (
+    _is_missing,
     as_1d,
     check_finite,
     check_same_length,
@@ -33,6 +34,7 @@ from qwkit._validation import (
 __all__ = [
     "MAX_DENSE_CLASSES",
     "Labels",
+    "RatingMatrix",
     "Ratings",
     "declared_order",
     "measure_scale",
@@ -40,6 +42,7 @@ __all__ = [
     "positions_on_scale",
     "prepare_labels",
     "prepare_ratings",
+    "rating_matrix",
     "scale_values",
 ]
 
@@ -450,3 +453,143 @@ def positions_on_scale(
         )
     codes = r.a.astype(np.int64) - np.int64(offset)
     return codes, scale_values(r, offset, k)
+
+
+# ---------------------------------------------------------------------------- n raters, missing
+
+
+@dataclass(frozen=True)
+class RatingMatrix:
+    """Ratings of n items by r raters with missing entries, validated.
+
+    ``codes`` holds the position (0 … K − 1) of every rating on the scale ``labels`` and
+    −1 where a rating is missing; it is None for real-valued ratings without a scale,
+    whose ``values`` (float64, NaN where missing) are then the data. ``values`` is None
+    for text ratings.
+    """
+
+    codes: np.ndarray | None  # (n, r) int64, −1 = missing
+    labels: np.ndarray | None  # (K,) the scale
+    values: np.ndarray | None  # (n, r) float64, NaN = missing
+    raters: tuple[str, ...]
+
+    @property
+    def present(self) -> np.ndarray:
+        if self.codes is not None:
+            return self.codes >= 0
+        return ~np.isnan(self.values)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.present.shape
+
+
+def _columns_of(ratings, name: str):
+    """(list of 1-D columns, rater names) of an items × raters array-like."""
+    if ratings is None or isinstance(ratings, (str, bytes)):
+        raise QwkitTypeError(
+            f"`{name}` must be an items × raters array-like; got {ratings!r}.", parameter=name
+        )
+    columns = getattr(ratings, "columns", None)
+    if columns is not None and hasattr(ratings, "__getitem__"):  # pandas / polars frame
+        names = tuple(str(c) for c in columns)
+        return [ratings[c] for c in columns], names
+    try:
+        arr = np.asarray(ratings, dtype=object if isinstance(ratings, list) else None)
+    except ValueError as exc:
+        raise QwkitError(
+            f"`{name}` must be rectangular (items × raters); got rows of different lengths.",
+            parameter=name,
+        ) from exc
+    if arr.ndim != 2:
+        raise QwkitError(
+            f"`{name}` must be 2-D (items × raters); got an array of shape {arr.shape}.",
+            parameter=name,
+        )
+    return [arr[:, j] for j in range(arr.shape[1])], tuple(
+        f"rater {j}" for j in range(arr.shape[1])
+    )
+
+
+def _missing_mask(column) -> tuple[np.ndarray, np.ndarray]:
+    """(values as an object/numeric array, missing mask) of one column."""
+    if hasattr(column, "to_numpy") and not isinstance(column, np.ndarray):
+        column = column.to_numpy()
+    arr = np.asarray(column)
+    if arr.dtype.kind == "f":
+        return arr, np.isnan(arr)
+    if arr.dtype == object:
+        missing = np.fromiter((_is_missing(v) for v in arr), dtype=bool, count=arr.shape[0])
+        return arr, missing
+    return arr, np.zeros(arr.shape[0], dtype=bool)
+
+
+def rating_matrix(ratings, labels=None, *, name: str = "ratings", ordered: bool = True):
+    """Validate an items × raters matrix of ratings with missing entries (NaN, None).
+
+    Parameters
+    ----------
+    ratings : array-like of shape (n_items, n_raters)
+        numpy, nested lists, pandas or polars data frames (one column per rater).
+    labels : array-like or None
+        The scale; None: a declared order of the columns, else the integer range of
+        integer ratings, else (real values) no scale — ``codes`` is then None.
+    ordered : bool
+        Whether the order of the scale matters (text needs ``labels`` then).
+    """
+    columns, raters = _columns_of(ratings, name)
+    if not columns or len(columns[0]) == 0:
+        raise QwkitError(f"`{name}` is empty; agreement needs rated items.", parameter=name)
+    if labels is None:
+        labels = declared_order(columns, [name] * len(columns))
+    lab = None if labels is None else prepare_labels(labels)
+    arrays, masks = zip(*(_missing_mask(c) for c in columns), strict=True)
+    missing = np.column_stack(masks)
+    if missing.all():
+        raise QwkitError(f"`{name}` has no rating at all (every entry is missing).", parameter=name)
+    present_values = np.concatenate([a[~m] for a, m in zip(arrays, masks, strict=True)])
+    flat = as_1d(list(present_values) if present_values.dtype == object else present_values, name)
+    check_finite(flat, name)
+    n, r = missing.shape
+    if flat.dtype.kind == "U":
+        if lab is None:
+            if ordered:
+                raise _unordered_text_error(name, flat)
+            lab = prepare_labels(np.unique(flat))
+        elif not lab.is_text:
+            raise QwkitTypeError(
+                f"`{name}` holds strings but `labels` holds numbers {show(lab.values)}.",
+                parameter="labels",
+            )
+        values = None
+    else:
+        if lab is not None and lab.is_text:
+            raise QwkitTypeError(
+                f"`{name}` holds numbers but `labels` holds strings {show(lab.values)}.",
+                parameter="labels",
+            )
+        values = np.full((n, r), np.nan)
+        values[~missing] = _fill_order(flat.astype(np.float64), missing)
+    if lab is None:
+        ints = integral_or_none(flat)
+        if ints is None:  # real-valued ratings: no scale
+            return RatingMatrix(None, None, values, raters)
+        lo, hi = int(ints.min()), int(ints.max())
+        if hi - lo + 1 > MAX_DENSE_CLASSES:
+            raise QwkitError(
+                f"`{name}` spans {hi - lo + 1} integer categories ({lo}..{hi}); at most "
+                f"{MAX_DENSE_CLASSES} are supported. Pass `labels` with the ratings that occur.",
+                parameter=name,
+            )
+        lab = prepare_labels(np.arange(lo, hi + 1))
+    codes = np.full((n, r), -1, dtype=np.int64)
+    codes[~missing] = _fill_order(_codes(flat, lab, name).astype(np.int64), missing)
+    return RatingMatrix(codes, lab.values, values, raters)
+
+
+def _fill_order(flat_by_column: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """Values listed column by column → the order of ``matrix[~missing]`` (row-major)."""
+    n, r = missing.shape
+    out = np.empty((n, r), dtype=flat_by_column.dtype)
+    out.T[~missing.T] = flat_by_column
+    return out[~missing]
