@@ -61,7 +61,7 @@ def main():
         f"paper's last line of eq. 14, ||yhat_k||/||y|| (centered) = {np.linalg.norm(yk) / np.linalg.norm(yc):.12f}"
     )
 
-    print("\n## Table 2: centering and the intercept (seed 000 §1.2)")
+    print("\n## Table 2: centering and the intercept (Vaughn & Justice §1.2)")
     f = res.predict(X)
     print(f"kappa(y, f)                    {soft_kappa(y, f):.6f}")
     print(f"kappa(y - ybar, f)             {soft_kappa(yc, f):.6f}   (y shifted alone)")
