@@ -1,8 +1,8 @@
-"""Tests of simulate_economics and its result (seed 003, §5, the simulation "still to come").
+"""Tests of simulate_economics and its result (Steele 2016, §5, the simulation "still to come").
 
-Seed 003 (J. L. Steele, "Economic efficiency and the weighted kappa loss function", 2016,
-/work/shared/seeds/003_421f7b889bd0e56c.txt) announces at lines 144-148 a simulation of
-a regularized linear model under different loss functions and stops at "still to come".
+J. L. Steele, "Economic efficiency and the weighted kappa loss function" (2016), announces
+in §5 a simulation of a regularized linear model under different loss functions and stops
+at "still to come".
 Its tables (§3) and the §4.2 worked example are reproduced in tests/test_costs.py; here
 the simulation runs on tiny configurations (the full one is `qwkit economics`).
 """
@@ -171,7 +171,7 @@ class TestSimulateEconomics:
         assert row.qwk > 0.95
 
     def test_maximizing_kappa_costs_money_under_noise(self, tiny):
-        # seed 003, §5 (line 144): with lots of noise the loss function matters.
+        # Steele, §5: with lots of noise the loss function matters.
         noisy = {r.rule: r for r in tiny.rows if r.noise == 1.0}
         assert noisy["bayes_profit"].profit > noisy["kappa_thresholds"].profit + 1.0
         assert noisy["bayes_profit"].qwk < noisy["kappa_thresholds"].qwk

@@ -114,10 +114,10 @@ def integer_ratings(draw, *, lo=-6, hi=6, max_n=40):
 class TestKappaScore:
     # ------------------------------------------------------------------ published values
 
-    def test_seed004_step_by_step(self):
-        # Seed 004 (Kaggle reference page), "Example", In [23]-[27]: Out[27] prints
+    def test_kaggle_page_step_by_step(self):
+        # The Kaggle reference page on QWK, "Example", In [23]-[27]: Out[27] prints
         # 0.31818181818181823; the exact value is 7/22 = 0.3181818181818182 (sklearn
-        # and the seed's numba loop print the latter digits).
+        # and the page's numba loop print the latter digits).
         actuals = np.array([4, 4, 3, 4, 4, 0, 1, 1, 2, 1])
         preds = np.array([0, 4, 1, 0, 4, 0, 1, 1, 2, 1])
         result = kappa_score(actuals, preds)
@@ -125,8 +125,8 @@ class TestKappaScore:
         assert result == float(Fraction(7, 22))
         assert type(result) is float
 
-    def test_seed004_random_example(self):
-        # Seed 004, In [67]-[68]: np.random.seed(2020); actuals, preds =
+    def test_kaggle_page_random_example(self):
+        # Kaggle reference page, In [67]-[68]: np.random.seed(2020); actuals, preds =
         # randint(0, 4, 10000) twice; "qwk = 0.010146537647530596" (scikit-learn).
         # RandomState(2020) reproduces the legacy global draws without global seeding.
         rs = np.random.RandomState(2020)
@@ -137,9 +137,10 @@ class TestKappaScore:
         # ... and qwkit is exact: the correctly rounded value of the rational kappa.
         assert result == as_float(exact_quadratic_kappa(actuals, preds))
 
-    def test_seed002_notebook(self):
-        # Seed 002, In [3]-[6]: labels [1, 2, 3, 4, 5], "-0.09756097560975618" from both
-        # the double loop and cohen_kappa_score(y_pred, y_true, ...). Exact: -4/41.
+    def test_qwk_notebook(self):
+        # A public notebook, "Quadratic Weighted Kappa" (the QWK notebook), In [3]-[6]: labels
+        # [1, 2, 3, 4, 5], "-0.09756097560975618" from both the double loop and
+        # cohen_kappa_score(y_pred, y_true, ...). Exact: -4/41.
         y_true = [1, 1, 1, 1, 1, 2, 1, 2, 3, 5, 1, 2, 4]
         y_pred = [2, 1, 4, 3, 1, 1, 1, 2, 5, 1, 2, 2, 1]
         labels = [1, 2, 3, 4, 5]
@@ -174,7 +175,8 @@ class TestKappaScore:
         assert kappa_score(y1, y2) == pytest.approx(0.9541, abs=5e-5)
 
     def test_design_integer_range_vs_sklearn(self):
-        # DESIGN.md "Semantics": 0.758621 on the integer range 1..10 (2 never occurs)
+        # docs/kappa.md §2 (the README's "Semantics"): 0.758621 on the integer range 1..10
+        # (2 never occurs)
         # versus scikit-learn's 0.7632 on the observed values.
         from sklearn.metrics import cohen_kappa_score
 
@@ -418,7 +420,7 @@ class TestKappaScore:
         for weights in ("quadratic", "linear", None):
             got = kappa_score(y1, y2, labels=scale, weights=weights)
             assert close(got, as_float(naive_kappa(y1, y2, labels=scale, weights=weights)))
-            # labels None: sorted order is meant (DESIGN.md "Semantics").
+            # labels None: sorted order is meant (docs/kappa.md §2).
             got_sorted = kappa_score(y1, y2, weights=weights)
             expected = naive_kappa(y1, y2, labels=sorted(scale), weights=weights)
             assert close(got_sorted, as_float(expected))
@@ -800,14 +802,14 @@ class TestKappaScore:
 
 # ============================================================================ from confusion
 
-SEED003_TABLES = [
-    # Seed 003 (Steele 2016), §3.1 "Prediction 1": κ₁ = 0.9464.
+STEELE_TABLES = [
+    # Steele (2016), §3.1 "Prediction 1": κ₁ = 0.9464.
     ([[100, 0, 0, 0], [30, 70, 0, 0], [0, 0, 70, 30], [0, 0, 0, 100]], 0.9464, 4),
-    # Seed 003, §3.1 "Prediction 2": κ₂ = 0.9400.
+    # Steele, §3.1 "Prediction 2": κ₂ = 0.9400.
     ([[90, 10, 0, 0], [10, 80, 10, 0], [0, 10, 80, 10], [0, 0, 10, 90]], 0.9400, 4),
-    # Seed 003, §3.2 "Prediction 1": κ₁ = 0.960.
+    # Steele, §3.2 "Prediction 1": κ₁ = 0.960.
     ([[95, 5, 0, 0], [5, 85, 10, 0], [0, 10, 85, 5], [0, 0, 5, 95]], 0.960, 3),
-    # Seed 003, §3.2 "Prediction 2": κ₂ = 0.948. As printed: the last row sums to 102.
+    # Steele, §3.2 "Prediction 2": κ₂ = 0.948. As printed: the last row sums to 102.
     ([[95, 3, 2, 0], [3, 92, 3, 2], [2, 3, 90, 3], [0, 2, 5, 95]], 0.948, 3),
 ]
 
@@ -819,15 +821,16 @@ class TestKappaFromConfusion:
         table = np.array([[5.0, 2.0], [1.0, 6.0]])
         assert close(kappa_from_confusion(table * 1e-300), kappa_from_confusion(table))
 
-    @pytest.mark.parametrize(("table", "published", "digits"), SEED003_TABLES)
-    def test_seed003_tables(self, table, published, digits):
+    @pytest.mark.parametrize(("table", "published", "digits"), STEELE_TABLES)
+    def test_steele_tables(self, table, published, digits):
         got = kappa_from_confusion(table)
         assert round(got, digits) == published
         assert got == pytest.approx(float(naive_kappa_from_confusion(table)), rel=1e-13)
         assert type(got) is float
 
-    def test_seed004_matrix_o(self):
-        # Seed 004, Step 1 "Matrix O" (rows actuals, columns preds) → 0.318182 (Out[27]).
+    def test_kaggle_page_matrix_o(self):
+        # Kaggle reference page, Step 1 "Matrix O" (rows actuals, columns preds) → 0.318182
+        # (Out[27]).
         o = [[1, 0, 0, 0, 0], [0, 3, 0, 0, 0], [0, 0, 1, 0, 0], [0, 1, 0, 0, 0], [2, 0, 0, 0, 2]]
         assert kappa_from_confusion(o) == pytest.approx(0.31818181818181823, rel=1e-13)
 
@@ -962,7 +965,7 @@ class TestConfusionMatrix:
         )
 
     def test_integer_range_default(self):
-        # DESIGN.md: labels None → every integer from min to max, absent ones included.
+        # docs/kappa.md §2: labels None → every integer from min to max, absent ones included.
         got = confusion_matrix([1, 4, 4], [2, 4, 1])
         expected = np.zeros((4, 4), dtype=np.int64)
         expected[0, 1] = 1
@@ -1025,8 +1028,8 @@ class TestWeightMatrix:
     def test_default_is_quadratic(self):
         np.testing.assert_array_equal(weight_matrix(4), weight_matrix(4, "quadratic"))
 
-    def test_seed004_weights(self):
-        # Seed 004, Step 2 "weights matrix": w[i][j] = (i − j)²/16 for N = 5.
+    def test_kaggle_page_weights(self):
+        # Kaggle reference page, Step 2 "weights matrix": w[i][j] = (i − j)²/16 for N = 5.
         expected = np.array(
             [
                 [0.0, 0.0625, 0.25, 0.5625, 1.0],
@@ -1038,8 +1041,8 @@ class TestWeightMatrix:
         )
         np.testing.assert_array_equal(weight_matrix(5), expected)
 
-    def test_seed003_weights(self):
-        # Seed 003, §3.2, the four-category weight matrix printed to two decimals.
+    def test_steele_weights(self):
+        # Steele, §3.2, the four-category weight matrix printed to two decimals.
         printed = [
             [0, 0.11, 0.44, 1],
             [0.11, 0, 0.11, 0.44],
@@ -1201,8 +1204,8 @@ class TestKappaAccumulator:
         acc.update([1, 2, 3], [1, 2, 2])
         assert acc.score() == pytest.approx(kappa_score([1, 2, 3], [1, 2, 2]), rel=1e-14)
 
-    def test_seed004_in_pieces(self):
-        # Seed 004's step-by-step example (0.318182), fed in three pieces.
+    def test_kaggle_page_in_pieces(self):
+        # The Kaggle reference page's step-by-step example (0.318182), fed in three pieces.
         actuals = [4, 4, 3, 4, 4, 0, 1, 1, 2, 1]
         preds = [0, 4, 1, 0, 4, 0, 1, 1, 2, 1]
         acc = KappaAccumulator(labels=[0, 1, 2, 3, 4])
