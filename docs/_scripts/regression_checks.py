@@ -120,7 +120,7 @@ def main():
         print(
             f"{sigma:6g} | {eq12:.6f} | {k13:.6f} | {ours.statistic:.6f} | {-ray.fun:.6f} | "
             f"{mu:.3e} | {-pen(a13):.8f} / {-best.fun:.8f} "
-            f"(|a - a13|/|a13| = {np.linalg.norm(best.x - a13) / np.linalg.norm(a13):.1e})"
+            f"(|a - a13|/|a13| = {np.linalg.norm(best.x - a13) / np.linalg.norm(a13):.2e})"
         )
 
     print("\n## Table 4: quasiconcavity needs kappa > 0 (appendix)")

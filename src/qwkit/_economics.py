@@ -624,9 +624,9 @@ def simulate_economics(
 ) -> EconomicsResult:
     """Held-out kappa and profit of kappa-optimal and profit-optimal ratings, across noise.
 
-    Seed 003's missing §5: a regularized linear model on noisy data, its scores turned
-    into ratings by maximizing kappa, by minimizing expected cost, or by rounding, each
-    judged by quadratic weighted kappa and by the profit of Steele's insurance model.
+    The missing §5 of Steele (2016): a regularized linear model on noisy data, its scores
+    turned into ratings by maximizing kappa, by minimizing expected cost, or by rounding,
+    each judged by quadratic weighted kappa and by the profit of Steele's insurance model.
 
     Parameters
     ----------
@@ -644,7 +644,8 @@ def simulate_economics(
         Ridge penalty (eq. E1), non-negative.
     n_repeats : int, default=10
         Train/test splits per noise level; every repeat draws fresh synthetic data and
-        fresh noise. Standard errors need at least 2.
+        fresh noise. The wine data are fixed: their repeats differ only in the split and
+        the noise. Standard errors need at least 2.
     seed : int, default=20261121
         Seed of ``np.random.default_rng``: the same seed gives the same table.
     include_wine : bool, default=True
