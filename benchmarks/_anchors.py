@@ -1,8 +1,8 @@
 """Peer implementations of quadratic weighted kappa, written as their users write them.
 
-These are the anchors that ``bench_kappa.py`` times qwkit against. The two seed-004
-functions are copied as printed on the Kaggle reference page
-(``../shared/seeds/004_*.txt``, "How to implement it"); the only changes are the ones
+These are the anchors that ``bench_kappa.py`` times qwkit against. The two functions of
+the Kaggle reference page on quadratic weighted kappa are copied as printed there ("How
+to implement it"); the only changes are the ones
 needed to run them today, outside a notebook: imports at the top; no
 ``warnings.filterwarnings('ignore')`` (the benchmark silences nothing globally); and in
 ``qwk3``, ``np.asarray(a, dtype=int)`` becomes ``dtype=np.int64`` (the same type on
@@ -14,7 +14,7 @@ Callers pass ``max_rat`` / ``n`` / ``hist_range`` for a 5-class scale, as a user
 
 ``bincount_kappa`` is the plain numpy baseline a careful user writes without any
 library: the confusion table from one ``np.bincount`` of ``a * K + b``, then eq. 1 of
-seed 000 on the table in numpy.
+Vaughn & Justice (2015) on the table in numpy.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from numba import jit, njit
 from sklearn.metrics import confusion_matrix
 
 
-# -- seed 004, "afajohn Method" (https://www.kaggle.com/afajohn/quadratic-weighted-kappa-with-numpy-flavor)
+# -- the Kaggle page, "afajohn Method" (https://www.kaggle.com/afajohn/quadratic-weighted-kappa-with-numpy-flavor)
 def quadKappa(act, pred, n=4, hist_range=(0, 3)):
     O = confusion_matrix(act, pred)  # noqa: E741
     O = np.divide(O, np.sum(O))  # noqa: E741
@@ -46,7 +46,7 @@ def quadKappa(act, pred, n=4, hist_range=(0, 3)):
     return 1 - np.divide(num, den)
 
 
-# -- seed 004, "cpmp method" (https://www.kaggle.com/c/data-science-bowl-2019/discussion/114133)
+# -- the Kaggle page, "cpmp method" (https://www.kaggle.com/c/data-science-bowl-2019/discussion/114133)
 @jit
 def qwk3(a1, a2, max_rat=3):
     assert len(a1) == len(a2)

@@ -108,9 +108,9 @@ FLOOR = Impl("memory floor", lambda d: _anchors.read_floor(d.a, d.b), is_kappa=F
 
 def cases(sizes: tuple[int, ...], int8_sizes: tuple[int, ...]) -> list[Case]:
     sk_quad = Impl("scikit-learn", lambda d: cohen_kappa_score(d.a, d.b, weights="quadratic"))
-    qwk3 = Impl("seed-004 numba qwk3", lambda d: _anchors.qwk3(d.a, d.b, max_rat=K - 1))
+    qwk3 = Impl("Kaggle numba qwk3", lambda d: _anchors.qwk3(d.a, d.b, max_rat=K - 1))
     afajohn = Impl(
-        "seed-004 numpy quadKappa",
+        "Kaggle numpy quadKappa",
         lambda d: _anchors.quadKappa(d.a, d.b, n=K, hist_range=(0, K - 1)),
     )
     binc_quad = Impl("np.bincount", lambda d: _anchors.bincount_kappa(d.a, d.b, K))
@@ -312,7 +312,7 @@ def targets_table(case_list: list[Case], n: int = 10**7) -> list[str]:
     by = {c.key: c for c in case_list}
     rows = [
         ("quadratic", "scikit-learn / qwkit", "scikit-learn", "qwkit", ">=", 100.0),
-        ("quadratic", "seed-004 numba qwk3 / qwkit", "seed-004 numba qwk3", "qwkit", ">=", 2.0),
+        ("quadratic", "Kaggle numba qwk3 / qwkit", "Kaggle numba qwk3", "qwkit", ">=", 2.0),
         ("quadratic", "qwkit / memory floor", "qwkit", FLOOR.name, "<=", 1.5),
         ("linear", "scikit-learn / qwkit (linear)", "scikit-learn", "qwkit", ">=", 20.0),
         (

@@ -3,6 +3,11 @@
 Nothing here is clever or fast: plain Python loops over items and cells, exact
 ``fractions.Fraction`` arithmetic where it costs nothing to be exact. Every test of the
 core API compares the library against these.
+
+Sources: "the QWK notebook" is a public notebook, "Quadratic Weighted Kappa", that
+computes QWK with a double loop over the cells of the table and checks it against
+scikit-learn (-0.09756…); Vaughn & Justice, "On the direct maximization of quadratic
+weighted kappa" (preprint, 2015, withdrawn by its author), §1.2 for the alternate form.
 """
 
 from __future__ import annotations
@@ -39,13 +44,13 @@ def _exact(value) -> Fraction:
 
 
 def integer_scale(y1, y2) -> list[int]:
-    """DESIGN.md "Semantics": every integer from the smallest to the largest rating."""
+    """The scale rule (docs/kappa.md §2): every integer from the smallest to the largest rating."""
     values = [int(_py(v)) for v in list(y1) + list(y2)]
     return list(range(min(values), max(values) + 1))
 
 
 def naive_weights(n_classes: int, weights="quadratic") -> list[list[Fraction]]:
-    """K×K disagreement weights, cell by cell (seed 002's wᵢⱼ = (i − j)² / (K − 1)²)."""
+    """K×K disagreement weights, cell by cell (the QWK notebook's wᵢⱼ = (i − j)² / (K − 1)²)."""
     k = n_classes
     if weights is not None and not isinstance(weights, str):
         return [[_exact(weights[i][j]) for j in range(k)] for i in range(k)]
@@ -78,9 +83,9 @@ def naive_confusion(y1, y2, labels, sample_weight=None) -> list[list[Fraction]]:
 
 
 def naive_kappa_from_confusion(c_matrix, weights="quadratic"):
-    """Seed 002's double loop, for any weights; returns a Fraction, or None when 0/0.
+    """The QWK notebook's double loop, for any weights; returns a Fraction, or None when 0/0.
 
-    numer += wᵢⱼ·oᵢⱼ;  denom += wᵢⱼ·(row i sum)·(column j sum)/total   (seed 002, In [2])
+    numer += wᵢⱼ·oᵢⱼ;  denom += wᵢⱼ·(row i sum)·(column j sum)/total   (QWK notebook, In [2])
     """
     k = len(c_matrix)
     c = [[_exact(c_matrix[i][j]) for j in range(k)] for i in range(k)]
@@ -133,7 +138,7 @@ def naive_kappa_on_values(y1, y2, *, weights="quadratic", sample_weight=None):
 
 
 def exact_quadratic_kappa(y1, y2) -> Fraction | None:
-    """Quadratic kappa from the five sums of seed 000 §1.2, in Python integers.
+    """Quadratic kappa from the five sums of Vaughn & Justice §1.2, in Python integers.
 
     κ = 2·(n·Σab − Σa·Σb) / (n·(Σa² + Σb²) − 2·Σa·Σb) — exact for any integer data.
     """
@@ -151,7 +156,7 @@ def exact_quadratic_kappa(y1, y2) -> Fraction | None:
 
 
 def naive_soft_kappa(y_true, y_score, sample_weight=None) -> Fraction | None:
-    """Seed 000 §1.2, alternate form, in exact rational arithmetic (floats read exactly).
+    """Vaughn & Justice §1.2, alternate form, in exact rational arithmetic (floats read exactly).
 
     κ = 1 − Σw(y − f)² / (Σwy² + Σwf² − 2·Σwy·Σwf / Σw)
     """

@@ -1,6 +1,6 @@
-"""Slow, obviously correct oracles for the cost models of seed 003 (tests/test_costs.py).
+"""Slow, obviously correct oracles for the cost models of Steele (2016) (tests/test_costs.py).
 
-Plain Python loops over cells, the insurance rule written out as the seed states it,
+Plain Python loops over cells, the insurance rule written out as the note states it,
 and numerical integration (scipy.integrate.quad) of the normal density for §4.3.
 """
 
@@ -30,7 +30,7 @@ def naive_expected_cost(table, cost):
 
 
 def naive_insurance_profit(true_class, rated_class, price, unit_cost, tolerance):
-    """Profit of the insurer (classes numbered from 1), seed 003 §4.2 in words.
+    """Profit of the insurer (classes numbered from 1), Steele's §4.2 in words.
 
     The customer is quoted price·rated_class. They buy if it is below what they are
     willing to pay, price·true_class + tolerance; then the insurer earns the premium and

@@ -1,8 +1,8 @@
 """Slow, obviously correct oracles for thresholds and kappa decisions (brute force).
 
-Kappa is computed from its definition (seed 002's double loop over cells of the table,
-eq. 1 of seed 000) for *every* candidate: every monotone assignment of the distinct
-scores to classes (thresholds), or every one of the K**n decision vectors (decisions).
+Kappa is computed from its definition (the QWK notebook's double loop over cells of the
+table, eq. 1 of Vaughn & Justice 2015) for *every* candidate: every monotone assignment of
+the distinct scores to classes (thresholds), or every one of the K**n decision vectors (decisions).
 Candidates where kappa is 0/0 are skipped. Plain Python floats and loops; tiny inputs.
 """
 

@@ -41,8 +41,8 @@ class TestKappaAccumulator:
         acc.update([1, 2, 3], [1, 2, 2])
         assert acc.score() == pytest.approx(kappa_score([1, 2, 3], [1, 2, 2]), rel=1e-14)
 
-    def test_seed004_in_pieces(self):
-        # Seed 004's step-by-step example (0.318182), fed in three pieces.
+    def test_kaggle_page_in_pieces(self):
+        # The Kaggle reference page's step-by-step example (0.318182), fed in three pieces.
         actuals = [4, 4, 3, 4, 4, 0, 1, 1, 2, 1]
         preds = [0, 4, 1, 0, 4, 0, 1, 1, 2, 1]
         acc = KappaAccumulator(labels=[0, 1, 2, 3, 4])

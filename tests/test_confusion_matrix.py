@@ -48,7 +48,7 @@ class TestConfusionMatrix:
         )
 
     def test_integer_range_default(self):
-        # DESIGN.md: labels None → every integer from min to max, absent ones included.
+        # docs/kappa.md §2: labels None → every integer from min to max, absent ones included.
         got = confusion_matrix([1, 4, 4], [2, 4, 1])
         expected = np.zeros((4, 4), dtype=np.int64)
         expected[0, 1] = 1

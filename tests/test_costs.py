@@ -1,8 +1,8 @@
 """Tests of expected_cost, cost_matrix, insurance_loss_matrix and risk_class_model.
 
 Published values: J. L. Steele, "Economic efficiency and the weighted kappa loss
-function" (2016), /work/shared/seeds/003_421f7b889bd0e56c.txt — cited as "seed 003" with
-the line numbers of that file. Oracles: tests/naive_costs.py.
+function" (2016) — cited as "Steele" with the section and the table or sentence quoted.
+Oracles: tests/naive_costs.py.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from scipy import stats
 import qwkit
 from naive_costs import naive_expected_cost, naive_insurance_profit, naive_risk_cost
 
-# seed 003, §3.1, lines 57-64 (O_1, kappa 0.9464) and 66-73 (O_2, kappa 0.9400);
-# rows are the true ratings, columns the predictions (line 55).
-SEED_31_O1 = np.array([[100, 0, 0, 0], [30, 70, 0, 0], [0, 0, 70, 30], [0, 0, 0, 100]])
-SEED_31_O2 = np.array([[90, 10, 0, 0], [10, 80, 10, 0], [0, 10, 80, 10], [0, 0, 10, 90]])
-# seed 003, §3.2, lines 94-101 (kappa 0.960) and 103-110 (kappa 0.948), printed as is:
-# row 3 (line 109) sums to 98 and row 4 (line 110: 0, 2, 5, 95) to 102.
-SEED_32_O1 = np.array([[95, 5, 0, 0], [5, 85, 10, 0], [0, 10, 85, 5], [0, 0, 5, 95]])
-SEED_32_O2 = np.array([[95, 3, 2, 0], [3, 92, 3, 2], [2, 3, 90, 3], [0, 2, 5, 95]])
+# Steele, §3.1, "Prediction 1" (O_1, kappa 0.9464) and "Prediction 2" (O_2, kappa 0.9400);
+# rows are the true ratings, columns the predictions (as §3.1 says).
+STEELE_31_O1 = np.array([[100, 0, 0, 0], [30, 70, 0, 0], [0, 0, 70, 30], [0, 0, 0, 100]])
+STEELE_31_O2 = np.array([[90, 10, 0, 0], [10, 80, 10, 0], [0, 10, 80, 10], [0, 0, 10, 90]])
+# Steele, §3.2, "Prediction 1" (kappa 0.960) and "Prediction 2" (kappa 0.948), printed as
+# is: in the second table row 3 sums to 98 and row 4 (0, 2, 5, 95) to 102.
+STEELE_32_O1 = np.array([[95, 5, 0, 0], [5, 85, 10, 0], [0, 10, 85, 5], [0, 0, 5, 95]])
+STEELE_32_O2 = np.array([[95, 3, 2, 0], [3, 92, 3, 2], [2, 3, 90, 3], [0, 2, 5, 95]])
 
 
 def _named_cost(k, kind):
@@ -49,73 +49,73 @@ tables = st.integers(1, 6).flatmap(
 
 
 class TestExpectedCost:
-    def test_seed_31_equal_error_rates_different_kappas(self):
-        # seed 003, line 57: kappa_1 = 0.9464; line 66: kappa_2 = 0.9400
-        assert round(qwkit.kappa_from_confusion(SEED_31_O1), 4) == 0.9464
-        assert round(qwkit.kappa_from_confusion(SEED_31_O2), 4) == 0.9400
-        assert qwkit.kappa_from_confusion(SEED_31_O1) == pytest.approx(53 / 56, abs=1e-15)
-        assert qwkit.kappa_from_confusion(SEED_31_O2) == pytest.approx(0.94, abs=1e-15)
-        # seed 003, line 79: "Each prediction is accurate 85% of the time, and off by one
-        # rank 15% of the time" -- the same cost under every symmetric per-item cost.
+    def test_steele_31_equal_error_rates_different_kappas(self):
+        # Steele, §3.1: kappa_1 = 0.9464, kappa_2 = 0.9400
+        assert round(qwkit.kappa_from_confusion(STEELE_31_O1), 4) == 0.9464
+        assert round(qwkit.kappa_from_confusion(STEELE_31_O2), 4) == 0.9400
+        assert qwkit.kappa_from_confusion(STEELE_31_O1) == pytest.approx(53 / 56, abs=1e-15)
+        assert qwkit.kappa_from_confusion(STEELE_31_O2) == pytest.approx(0.94, abs=1e-15)
+        # Steele, §3.1: "Each prediction is accurate 85% of the time, and off by one
+        # rank 15% of the time" -- the same cost under every cost of the distance |i - j|.
         for kind in ("0-1", "absolute", "linear", "quadratic"):
             cost = qwkit.cost_matrix(4, kind)
-            assert qwkit.expected_cost(SEED_31_O1, cost) == pytest.approx(
-                qwkit.expected_cost(SEED_31_O2, cost), abs=1e-15
+            assert qwkit.expected_cost(STEELE_31_O1, cost) == pytest.approx(
+                qwkit.expected_cost(STEELE_31_O2, cost), abs=1e-15
             )
-        assert qwkit.expected_cost(SEED_31_O1, qwkit.cost_matrix(4, "0-1")) == pytest.approx(0.15)
+        assert qwkit.expected_cost(STEELE_31_O1, qwkit.cost_matrix(4, "0-1")) == pytest.approx(0.15)
 
-    def test_seed_31_kappa_is_ratio_of_expected_costs(self):
+    def test_steele_31_kappa_is_ratio_of_expected_costs(self):
         # kappa = 1 - C(O) / C(E), E the chance table: the difference lies only in E.
         w = qwkit.cost_matrix(4, "quadratic")
-        for table in (SEED_31_O1, SEED_31_O2):
+        for table in (STEELE_31_O1, STEELE_31_O2):
             chance = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
             ratio = qwkit.expected_cost(table, w) / qwkit.expected_cost(chance, w)
             assert 1 - ratio == pytest.approx(qwkit.kappa_from_confusion(table), abs=1e-14)
 
-    def test_seed_32_near_misses_beat_accuracy(self):
-        # seed 003, line 94: kappa_1 = 0.960; line 103: kappa_2 = 0.948
-        k1 = qwkit.kappa_from_confusion(SEED_32_O1)
-        k2 = qwkit.kappa_from_confusion(SEED_32_O2)
+    def test_steele_32_near_misses_beat_accuracy(self):
+        # Steele, §3.2: kappa_1 = 0.960, kappa_2 = 0.948
+        k1 = qwkit.kappa_from_confusion(STEELE_32_O1)
+        k2 = qwkit.kappa_from_confusion(STEELE_32_O2)
         assert round(k1, 3) == 0.960
         assert round(k2, 3) == 0.948
         assert k1 == pytest.approx(0.96, abs=1e-15)
         assert k2 == pytest.approx(0.9482071713147411, abs=1e-13)
-        # seed 003, line 112: accuracy 90% and average error 0.1; 93% and .09
+        # Steele, §3.2: accuracy 90% and average error 0.1; 93% and .09
         zero_one = qwkit.cost_matrix(4, "0-1")
         absolute = qwkit.cost_matrix(4, "absolute")
-        assert 1 - qwkit.expected_cost(SEED_32_O1, zero_one) == pytest.approx(0.90, abs=1e-15)
-        assert qwkit.expected_cost(SEED_32_O1, absolute) == pytest.approx(0.10, abs=1e-15)
-        assert 1 - qwkit.expected_cost(SEED_32_O2, zero_one) == pytest.approx(0.93, abs=1e-15)
-        assert qwkit.expected_cost(SEED_32_O2, absolute) == pytest.approx(0.09, abs=1e-15)
+        assert 1 - qwkit.expected_cost(STEELE_32_O1, zero_one) == pytest.approx(0.90, abs=1e-15)
+        assert qwkit.expected_cost(STEELE_32_O1, absolute) == pytest.approx(0.10, abs=1e-15)
+        assert 1 - qwkit.expected_cost(STEELE_32_O2, zero_one) == pytest.approx(0.93, abs=1e-15)
+        assert qwkit.expected_cost(STEELE_32_O2, absolute) == pytest.approx(0.09, abs=1e-15)
 
-    def test_seed_32_row_summing_to_102(self):
-        # seed 003, lines 109-110: rows 3 and 4 of the second table sum to 98 and 102; the
+    def test_steele_32_row_summing_to_102(self):
+        # Steele, §3.2: rows 3 and 4 of the second table sum to 98 and 102; the
         # total stays 400, every column sums to 100.
-        np.testing.assert_array_equal(SEED_32_O2.sum(axis=1), [100, 100, 98, 102])
-        np.testing.assert_array_equal(SEED_32_O2.sum(axis=0), [100, 100, 100, 100])
+        np.testing.assert_array_equal(STEELE_32_O2.sum(axis=1), [100, 100, 98, 102])
+        np.testing.assert_array_equal(STEELE_32_O2.sum(axis=0), [100, 100, 100, 100])
         zero_one = qwkit.cost_matrix(4, "0-1")
         absolute = qwkit.cost_matrix(4, "absolute")
         # The quoted 93% and 0.09 are exact for the table as printed: 372 and 36 over 400.
-        assert np.trace(SEED_32_O2) == 372 and SEED_32_O2.sum() == 400
+        assert np.trace(STEELE_32_O2) == 372 and STEELE_32_O2.sum() == 400
         # Read transposed (100 items per true class, as in the rest of the note), every
         # number is unchanged: accuracy, mean error and QWK are symmetric in the raters.
-        t = SEED_32_O2.T
+        t = STEELE_32_O2.T
         np.testing.assert_array_equal(t.sum(axis=1), [100, 100, 100, 100])
         assert qwkit.kappa_from_confusion(t) == pytest.approx(
-            qwkit.kappa_from_confusion(SEED_32_O2), abs=1e-15
+            qwkit.kappa_from_confusion(STEELE_32_O2), abs=1e-15
         )
         assert qwkit.expected_cost(t, zero_one) == pytest.approx(0.07, abs=1e-15)
         assert qwkit.expected_cost(t, absolute) == pytest.approx(0.09, abs=1e-15)
         # Mended to the symmetric pattern of rows 1-2 instead (row 4 = 0, 2, 3, 95): 398
         # items, accuracy 372/398 = 93.47%, mean error 34/398 = 0.0854, QWK 0.9499 -- still
-        # below 0.960, so the seed's point stands under either reading.
-        mended = SEED_32_O2.copy()
+        # below 0.960, so the note's point stands under either reading.
+        mended = STEELE_32_O2.copy()
         mended[3] = [0, 2, 3, 95]
         assert mended.sum() == 398
         assert 1 - qwkit.expected_cost(mended, zero_one) == pytest.approx(372 / 398, abs=1e-15)
         assert qwkit.expected_cost(mended, absolute) == pytest.approx(34 / 398, abs=1e-15)
         assert qwkit.kappa_from_confusion(mended) == pytest.approx(0.9499496981891348, abs=1e-13)
-        assert qwkit.kappa_from_confusion(mended) < qwkit.kappa_from_confusion(SEED_32_O1)
+        assert qwkit.kappa_from_confusion(mended) < qwkit.kappa_from_confusion(STEELE_32_O1)
 
     @given(tables, st.data())
     def test_matches_loop(self, table, data):
@@ -187,8 +187,8 @@ class TestCostMatrix:
     def test_matches_definition(self, kind, k):
         np.testing.assert_allclose(qwkit.cost_matrix(k, kind), _named_cost(k, kind), atol=1e-15)
 
-    def test_seed_weight_table(self):
-        # seed 003, lines 85-90: the quadratic weights of 4 categories, .11/.44/1
+    def test_steele_weight_table(self):
+        # Steele, §3.2: the quadratic weights of 4 categories, .11/.44/1
         expected = [
             [0, 0.11, 0.44, 1],
             [0.11, 0, 0.11, 0.44],
@@ -226,8 +226,8 @@ class TestCostMatrix:
 
 
 class TestInsuranceLossMatrix:
-    def test_seed_worked_example(self):
-        # seed 003, lines 132-134: true class 4, price 10 x class, cost 9 x class, buys at
+    def test_steele_worked_example(self):
+        # Steele, §4.2: true class 4, price 10 x class, cost 9 x class, buys at
         # any price below $45. Rated right: gain 40 - 36 = $4. Rated above: no sale, the
         # insurer "loses $4" (the gain it would have made). Rated 3, 2, 1: "loses $10, $20,
         # $30" -- relative to the right rating.
@@ -280,11 +280,11 @@ class TestInsuranceLossMatrix:
         loss = qwkit.insurance_loss_matrix(8)
         np.testing.assert_array_equal(qwkit.bayes_decision(np.eye(8), loss), np.arange(8))
 
-    def test_bayes_decision_is_invariant_to_the_seed_regret_form(self):
+    def test_bayes_decision_is_invariant_to_steeles_regret_form(self):
         rng = np.random.default_rng(20261121)
         proba = rng.dirichlet(np.ones(8), size=500)
         loss = qwkit.insurance_loss_matrix(8)
-        regret = loss - np.diag(loss)[:, None]  # the seed's way of counting
+        regret = loss - np.diag(loss)[:, None]  # Steele's way of counting (§4.2)
         np.testing.assert_array_equal(
             qwkit.bayes_decision(proba, loss), qwkit.bayes_decision(proba, regret)
         )
@@ -354,7 +354,7 @@ class TestRiskClassModel:
     def test_equal_mass_classes(self):
         model = qwkit.risk_class_model(8)
         np.testing.assert_allclose(stats.norm.cdf(model.edges), np.arange(1, 8) / 8, atol=1e-14)
-        # seed 003, line 140: classes 1 and 8 hold the tails, 4 and 5 are the narrowest
+        # Steele, §4.3: classes 1 and 8 hold the tails, 4 and 5 are the narrowest
         widths = np.diff(model.edges)  # classes 2..7; classes 4 and 5 are widths[2:4]
         assert widths[2] == pytest.approx(widths[3], abs=1e-14)
         assert widths[2] < widths[[0, 1, 4, 5]].min()
@@ -371,8 +371,8 @@ class TestRiskClassModel:
                 assert model.class_means[j] == pytest.approx(m_j, rel=1e-7, abs=1e-9)
         assert model.loss == loss
 
-    def test_seed_tail_versus_centre(self):
-        # seed 003, line 140: a true 8 labelled 7 versus a true 5 labelled 4. Kappa
+    def test_steele_tail_versus_centre(self):
+        # Steele, §4.3: a true 8 labelled 7 versus a true 5 labelled 4. Kappa
         # charges both the same; the mispricing differs by a factor above 2.
         model = qwkit.risk_class_model(8)
         tail, centre = model.cost[7, 6], model.cost[4, 3]

@@ -1,8 +1,8 @@
-"""Tests of simulate_economics and its result (seed 003, §5, the simulation "still to come").
+"""Tests of simulate_economics and its result (Steele 2016, §5, the simulation "still to come").
 
-Seed 003 (J. L. Steele, "Economic efficiency and the weighted kappa loss function", 2016,
-/work/shared/seeds/003_421f7b889bd0e56c.txt) announces at lines 144-148 a simulation of
-a regularized linear model under different loss functions and stops at "still to come".
+J. L. Steele, "Economic efficiency and the weighted kappa loss function" (2016), announces
+in §5 a simulation of a regularized linear model under different loss functions and stops
+at "still to come".
 Its tables (§3) and the §4.2 worked example are reproduced in tests/test_costs.py; here
 the simulation runs on tiny configurations (the full one is `qwkit economics`).
 """
@@ -19,6 +19,7 @@ import pytest
 from scipy import special
 
 import qwkit
+from qwkit import _economics
 from qwkit._economics import RULES, _fit_ordered_probit, _probit_proba
 
 TINY = dict(noise_levels=(0.0, 1.0), n_samples=240, n_repeats=2, include_wine=False)
@@ -73,6 +74,14 @@ class TestSimulateEconomics:
                     assert row.qwk == pytest.approx(0.0, abs=1e-12)
                 if row.rule == "kappa_thresholds":
                     assert row.profit_vs_thresholds == 0.0
+                if row.rule == "perfect":  # nobody under- or over-rated, nothing lost
+                    assert (row.under_rated, row.over_rated) == (0.0, 0.0)
+                    assert (row.regret_under, row.regret_over) == (0.0, 0.0)
+                    assert math.isnan(row.under_depth)
+                if row.rule == "top_class":  # everyone rated in the highest class
+                    assert row.under_rated == 0.0 and math.isnan(row.under_depth)
+                    assert row.over_rated == pytest.approx(1.0 - row.accuracy, abs=1e-15)
+                    assert row.regret_under == 0.0
 
     def test_perfect_earns_the_most(self, tiny, with_wine):
         # The true class maximizes the profit of every single item (price·j − cost·i is
@@ -96,13 +105,73 @@ class TestSimulateEconomics:
         # one repeat: no standard error
         assert all(math.isnan(r.profit_se) for r in with_wine.rows)
 
+    def test_where_the_profit_goes_matches_a_direct_computation(self, monkeypatch):
+        # Record the truth and the decisions of every rule on every split, then compute
+        # the under/over-rating columns directly from those arrays.
+        calls = []
+        metrics = _economics._metrics
+
+        def spy(y, pred, k, loss, absolute):
+            calls.append((np.array(y), np.array(pred), np.array(loss)))
+            return metrics(y, pred, k, loss, absolute)
+
+        monkeypatch.setattr(_economics, "_metrics", spy)
+        res = qwkit.simulate_economics(
+            noise_levels=(0.0, 1.5), n_samples=240, n_repeats=3, include_wine=True
+        )
+        n_rep = 3
+        assert len(calls) == len(res.rows) * n_rep
+        for block, start in enumerate(range(0, len(res.rows), len(RULES))):
+            rows = res.rows[start : start + len(RULES)]
+            for r, (rule, row) in enumerate(zip(RULES, rows, strict=True)):
+                assert row.rule == rule
+                splits = [calls[(block * n_rep + rep) * len(RULES) + r] for rep in range(n_rep)]
+                under, over, lost_under, lost_over, depth, count = [], [], [], [], 0, 0
+                for y, pred, loss in splits:
+                    if rule == "perfect":
+                        np.testing.assert_array_equal(pred, y)  # the calls are in RULES order
+                    lost = loss[y, pred] - loss[y, y]  # profit lost against the true class
+                    below, above = pred < y, pred > y
+                    under.append(np.mean(below))
+                    over.append(np.mean(above))
+                    lost_under.append(np.sum(lost[below]) / y.size)
+                    lost_over.append(np.sum(lost[above]) / y.size)
+                    depth += int(np.sum(y[below] - pred[below]))
+                    count += int(np.sum(below))
+                assert row.under_rated == pytest.approx(np.mean(under), abs=1e-14)
+                assert row.over_rated == pytest.approx(np.mean(over), abs=1e-14)
+                assert row.regret_under == pytest.approx(np.mean(lost_under), abs=1e-12)
+                assert row.regret_over == pytest.approx(np.mean(lost_over), abs=1e-12)
+                if count:
+                    assert row.under_depth == pytest.approx(depth / count, abs=1e-14)
+                else:
+                    assert math.isnan(row.under_depth)
+
+    def test_regrets_add_up_to_the_gap_to_perfect(self, tiny, with_wine):
+        for res in (tiny, with_wine):
+            for row in res.rows:
+                best = next(
+                    r
+                    for r in res.rows
+                    if (r.dataset, r.noise, r.rule) == (row.dataset, row.noise, "perfect")
+                )
+                assert best.profit - row.profit == pytest.approx(
+                    row.regret_under + row.regret_over, abs=1e-12
+                )
+                assert row.regret_under >= 0 and row.regret_over >= 0  # default market
+                assert row.under_rated + row.over_rated == pytest.approx(
+                    1.0 - row.accuracy, abs=1e-14
+                )
+                if row.under_rated > 0:
+                    assert row.under_depth >= 1.0
+
     def test_noise_free_model_rates_almost_perfectly(self, tiny):
         row = tiny.rows[0]
         assert row.rule == "kappa_thresholds" and row.noise == 0.0
         assert row.qwk > 0.95
 
     def test_maximizing_kappa_costs_money_under_noise(self, tiny):
-        # seed 003, §5 (line 144): with lots of noise the loss function matters.
+        # Steele, §5: with lots of noise the loss function matters.
         noisy = {r.rule: r for r in tiny.rows if r.noise == 1.0}
         assert noisy["bayes_profit"].profit > noisy["kappa_thresholds"].profit + 1.0
         assert noisy["bayes_profit"].qwk < noisy["kappa_thresholds"].qwk
@@ -172,7 +241,9 @@ class TestSimulateEconomics:
         for line, row in zip(lines, tiny.rows, strict=True):
             for name in names:
                 value = getattr(row, name)
-                if isinstance(value, float):
+                if isinstance(value, float) and math.isnan(value):
+                    assert math.isnan(float(line[name]))  # e.g. under_depth of `perfect`
+                elif isinstance(value, float):
                     assert float(line[name]) == value  # repr round-trips exactly
                 else:
                     assert line[name] == value
@@ -207,14 +278,28 @@ class TestSimulateEconomics:
 
     def test_summary(self, tiny, with_wine):
         text = with_wine.summary()
-        for word in (*RULES, "synthetic", "wine", "Cost of maximizing kappa"):
+        for word in (*RULES, "synthetic", "wine", "Cost of maximizing kappa", "$ under"):
             assert word in text
         assert "-0.000" not in tiny.summary() + text  # tiny negatives shown as 0.000
         lines = tiny.summary().splitlines()
         table = [line for line in lines if line.startswith("synthetic")]
-        assert len(table) == len(tiny.rows)
+        assert len(table) == 2 * len(tiny.rows)  # the main table, then where the profit goes
         first = table[0].split()
         assert first[2] == "kappa_thresholds" and float(first[3]) == round(tiny.rows[0].qwk, 3)
+        second = table[len(tiny.rows)].split()
+        row = tiny.rows[0]
+        assert second[2] == "kappa_thresholds"
+        shown = [float(v) for v in second[3:]]
+        assert shown == [
+            round(v, 3)
+            for v in (
+                row.under_rated,
+                row.under_depth,
+                row.over_rated,
+                row.regret_under,
+                row.regret_over,
+            )
+        ]
 
     @pytest.mark.parametrize(
         ("kwargs", "exc", "match"),

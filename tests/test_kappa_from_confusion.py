@@ -55,8 +55,9 @@ class TestKappaFromConfusion:
         assert got == pytest.approx(float(naive_kappa_from_confusion(table)), rel=1e-13)
         assert type(got) is float
 
-    def test_seed004_matrix_o(self):
-        # Seed 004, Step 1 "Matrix O" (rows actuals, columns preds) → 0.318182 (Out[27]).
+    def test_kaggle_page_matrix_o(self):
+        # Kaggle reference page, Step 1 "Matrix O" (rows actuals, columns preds) → 0.318182
+        # (Out[27]).
         o = [[1, 0, 0, 0, 0], [0, 3, 0, 0, 0], [0, 0, 1, 0, 0], [0, 1, 0, 0, 0], [2, 0, 0, 0, 2]]
         assert kappa_from_confusion(o) == pytest.approx(0.31818181818181823, rel=1e-13)
 

@@ -47,10 +47,10 @@ NAMED = ["quadratic", "linear", "identity", None]
 class TestKappaScore:
     # ------------------------------------------------------------------ published values
 
-    def test_seed004_step_by_step(self):
-        # Seed 004 (Kaggle reference page), "Example", In [23]-[27]: Out[27] prints
+    def test_kaggle_page_step_by_step(self):
+        # The Kaggle reference page on QWK, "Example", In [23]-[27]: Out[27] prints
         # 0.31818181818181823; the exact value is 7/22 = 0.3181818181818182 (sklearn
-        # and the seed's numba loop print the latter digits).
+        # and the page's numba loop print the latter digits).
         actuals = np.array([4, 4, 3, 4, 4, 0, 1, 1, 2, 1])
         preds = np.array([0, 4, 1, 0, 4, 0, 1, 1, 2, 1])
         result = kappa_score(actuals, preds)
@@ -58,8 +58,8 @@ class TestKappaScore:
         assert result == float(Fraction(7, 22))
         assert type(result) is float
 
-    def test_seed004_random_example(self):
-        # Seed 004, In [67]-[68]: np.random.seed(2020); actuals, preds =
+    def test_kaggle_page_random_example(self):
+        # Kaggle reference page, In [67]-[68]: np.random.seed(2020); actuals, preds =
         # randint(0, 4, 10000) twice; "qwk = 0.010146537647530596" (scikit-learn).
         # RandomState(2020) reproduces the legacy global draws without global seeding.
         rs = np.random.RandomState(2020)
@@ -70,9 +70,10 @@ class TestKappaScore:
         # ... and qwkit is exact: the correctly rounded value of the rational kappa.
         assert result == as_float(exact_quadratic_kappa(actuals, preds))
 
-    def test_seed002_notebook(self):
-        # Seed 002, In [3]-[6]: labels [1, 2, 3, 4, 5], "-0.09756097560975618" from both
-        # the double loop and cohen_kappa_score(y_pred, y_true, ...). Exact: -4/41.
+    def test_qwk_notebook(self):
+        # A public notebook, "Quadratic Weighted Kappa" (the QWK notebook), In [3]-[6]: labels
+        # [1, 2, 3, 4, 5], "-0.09756097560975618" from both the double loop and
+        # cohen_kappa_score(y_pred, y_true, ...). Exact: -4/41.
         y_true = [1, 1, 1, 1, 1, 2, 1, 2, 3, 5, 1, 2, 4]
         y_pred = [2, 1, 4, 3, 1, 1, 1, 2, 5, 1, 2, 2, 1]
         labels = [1, 2, 3, 4, 5]
@@ -107,7 +108,8 @@ class TestKappaScore:
         assert kappa_score(y1, y2) == pytest.approx(0.9541, abs=5e-5)
 
     def test_design_integer_range_vs_sklearn(self):
-        # DESIGN.md "Semantics": 0.758621 on the integer range 1..10 (2 never occurs)
+        # docs/kappa.md §2 (the README's "Semantics"): 0.758621 on the integer range 1..10
+        # (2 never occurs)
         # versus scikit-learn's 0.7632 on the observed values.
         from sklearn.metrics import cohen_kappa_score
 

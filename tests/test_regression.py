@@ -3,7 +3,7 @@
 Oracles live in ``tests/naive_regression.py``: the soft kappa written from its
 definition and maximized with ``scipy.optimize`` (BFGS from several starts, then Newton
 polish), and an exact rational-arithmetic least-squares solution. The claims that
-``docs/regression.md`` makes about seed 000 (eqs. 12–14, the appendix) are tested here.
+``docs/regression.md`` makes about Vaughn & Justice (eqs. 12–14, the appendix) are tested here.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class TestKappaRegression:
         _close(res.coef, coef, rtol=1e-8)
 
     def test_eq14_correlation_equals_kappa(self):
-        # Seed 000 eq. 14: at the optimum corr(y, ŷ_κ) = κ̂ = ‖ŷ_ls − ȳ‖ / ‖y − ȳ‖ (eq. 8).
+        # Vaughn & Justice eq. 14: at the optimum corr(y, ŷ_κ) = κ̂ = ‖ŷ_ls − ȳ‖ / ‖y − ȳ‖ (eq. 8).
         X, y, w = _data(weights=True)
         res = kappa_regression(X, y, sample_weight=w)
         assert _wcorr(y, res.predict(X), w) == pytest.approx(res.statistic, rel=1e-12)
@@ -159,7 +159,7 @@ class TestKappaRegression:
         assert res.intercept == 0.0
 
     def test_no_intercept_centered_y_is_paper_eq8(self):
-        # With y centered (ȳ = 0) and no intercept, seed 000's setting: κ̂ = ‖Hy‖/‖y‖.
+        # With y centered (ȳ = 0) and no intercept, the preprint's setting: κ̂ = ‖Hy‖/‖y‖.
         X, y, _ = _data(offset=0.5)
         yc = y - y.mean()
         res = kappa_regression(X, yc, fit_intercept=False)

@@ -52,7 +52,7 @@ def _expected_failed_checks(estimator):
             "check_classifiers_classes": (
                 "qwkit's rating scale: integer ratings span every integer from the smallest "
                 "to the largest, so y in {-1, 1} gives classes_ [-1, 0, 1], not np.unique(y) "
-                "(DESIGN.md, 'The rating scale is explicit'; pass `labels` to choose)."
+                "(docs/kappa.md §2, 'The rating scale'; pass `labels` to choose)."
             )
         }
     return {}

@@ -29,8 +29,8 @@ class TestWeightMatrix:
     def test_default_is_quadratic(self):
         np.testing.assert_array_equal(weight_matrix(4), weight_matrix(4, "quadratic"))
 
-    def test_seed004_weights(self):
-        # Seed 004, Step 2 "weights matrix": w[i][j] = (i − j)²/16 for N = 5.
+    def test_kaggle_page_weights(self):
+        # Kaggle reference page, Step 2 "weights matrix": w[i][j] = (i − j)²/16 for N = 5.
         expected = np.array(
             [
                 [0.0, 0.0625, 0.25, 0.5625, 1.0],
@@ -42,8 +42,8 @@ class TestWeightMatrix:
         )
         np.testing.assert_array_equal(weight_matrix(5), expected)
 
-    def test_seed003_weights(self):
-        # Seed 003, §3.2, the four-category weight matrix printed to two decimals.
+    def test_steele_weights(self):
+        # Steele, §3.2, the four-category weight matrix printed to two decimals.
         printed = [
             [0, 0.11, 0.44, 1],
             [0.11, 0, 0.11, 0.44],

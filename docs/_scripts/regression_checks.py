@@ -61,7 +61,7 @@ def main():
         f"paper's last line of eq. 14, ||yhat_k||/||y|| (centered) = {np.linalg.norm(yk) / np.linalg.norm(yc):.12f}"
     )
 
-    print("\n## Table 2: centering and the intercept (seed 000 §1.2)")
+    print("\n## Table 2: centering and the intercept (Vaughn & Justice §1.2)")
     f = res.predict(X)
     print(f"kappa(y, f)                    {soft_kappa(y, f):.6f}")
     print(f"kappa(y - ybar, f)             {soft_kappa(yc, f):.6f}   (y shifted alone)")
@@ -120,7 +120,7 @@ def main():
         print(
             f"{sigma:6g} | {eq12:.6f} | {k13:.6f} | {ours.statistic:.6f} | {-ray.fun:.6f} | "
             f"{mu:.3e} | {-pen(a13):.8f} / {-best.fun:.8f} "
-            f"(|a - a13|/|a13| = {np.linalg.norm(best.x - a13) / np.linalg.norm(a13):.1e})"
+            f"(|a - a13|/|a13| = {np.linalg.norm(best.x - a13) / np.linalg.norm(a13):.2e})"
         )
 
     print("\n## Table 4: quasiconcavity needs kappa > 0 (appendix)")

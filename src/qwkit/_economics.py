@@ -1,13 +1,13 @@
-"""Kappa versus profit: the simulation that seed 003 announces (§5) and never delivers.
+"""Kappa versus profit: the simulation that Steele (2016) announces (§5) and never delivers.
 
 A ridge regression is fitted to noisy data; its held-out scores become ratings by four
 rules, and every rule is judged twice — by quadratic weighted kappa and by the profit
-per item of seed 003's insurance pricing model (``insurance_loss_matrix``). The design
+per item of Steele's insurance pricing model (``insurance_loss_matrix``). The design
 and the findings are in ``docs/economics.md``.
 
 Data. *synthetic*: features X ~ N(0, I) (``n_features`` columns), latent risk
 r = X·β with ‖β‖ = 1 (so r ~ N(0, 1)), true class = the equal-mass class of r
-(``risk_class_model(n_classes).edges``, seed 003 §4.3). *wine*: the red wine quality data
+(``risk_class_model(n_classes).edges``, Steele 2016, §4.3). *wine*: the red wine quality data
 (``load_wine_quality``), quality 3..8 as classes 1..6, features standardized. Noise: the
 model sees X + noise·N(0, I) (every standardized feature measured with Gaussian error of
 sd ``noise``); for the synthetic data the best possible R² is then 1 / (1 + noise²).
@@ -27,10 +27,10 @@ fitted thresholds:
 Rules, all applied to the held-out half: ``kappa_thresholds`` (cut points of
 ``optimize_thresholds`` fitted on the training half), ``bayes_profit``
 (``bayes_decision`` of the eq. E2 probabilities under the insurance loss matrix),
-``kappa_decision`` (the decisions of the same probabilities that maximize expected
-kappa), ``rounding`` (round s to the nearest class), ``top_class`` (everyone rated in
-the highest class: the no-information baseline) and ``perfect`` (the true classes: the
-ceiling).
+``kappa_decision`` (the decisions of the same probabilities that maximize the kappa
+of the expected confusion table), ``rounding`` (round s to the nearest class),
+``top_class`` (everyone rated in the highest class: the no-information baseline) and
+``perfect`` (the true classes: the ceiling).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ import os
 import uuid
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy import special
@@ -91,6 +92,18 @@ class EconomicsRow:
         Fraction of items rated in their true class.
     mean_abs_error : float
         Mean |decided − true| in classes.
+    under_rated, over_rated : float
+        Fraction of items rated below (above) their true class.
+    under_depth : float
+        Mean depth of the under-ratings, true − decided in classes, over the
+        under-rated items of all repeats pooled (total depth / number of under-rated
+        items); NaN when no item is under-rated.
+    regret_under, regret_over : float
+        Profit per item lost against rating every item in its true class, on the
+        under-rated (over-rated) items: the mean over items of
+        ``loss[true, decided] − loss[true, true]`` restricted to decided < true
+        (decided > true), in dollars. ``profit`` of ``perfect`` minus ``profit`` equals
+        ``regret_under + regret_over``.
     """
 
     dataset: str
@@ -104,6 +117,11 @@ class EconomicsRow:
     profit_vs_thresholds_se: float
     accuracy: float
     mean_abs_error: float
+    under_rated: float
+    under_depth: float
+    over_rated: float
+    regret_under: float
+    regret_over: float
 
 
 def _write_atomically(target: Path, write, *, binary: bool) -> None:
@@ -260,7 +278,7 @@ class EconomicsResult:
     def summary(self) -> str:
         """A printable table (rounded for display) and the cost of maximizing kappa."""
         lines = [
-            "Kappa versus profit (seed 003, §5): ridge regression, held-out half, "
+            "Kappa versus profit (Steele 2016, §5): ridge regression, held-out half, "
             f"{self.n_repeats} repeat(s), seed {self.seed}",
             "profit = dollars per item under insurance_loss_matrix (price "
             f"{self.price_per_class:g}/class, cost {self.cost_per_class:g}/class, tolerance "
@@ -287,6 +305,33 @@ class EconomicsResult:
                 lines.append(
                     f"{r.dataset:<10}{r.noise:>6.2f}  {r.rule:<17}{qwk:>7.3f}"
                     f"{acc:>7.3f}{mae:>7.3f}{profit:>9.3f}{diff:>+9.3f}{se:>7.3f}"
+                )
+        lines += [
+            "",
+            "Where the profit goes: share of items rated below (under) and above (over) their",
+            "class, mean depth of the under-ratings in classes, and profit per item lost to each",
+            "against rating every item in its class ($ under + $ over = perfect's profit − profit)",
+        ]
+        head = (
+            f"{'dataset':<10}{'noise':>6}  {'rule':<17}{'under':>7}{'depth':>7}{'over':>7}"
+            f"{'$ under':>9}{'$ over':>9}"
+        )
+        for dataset in self._datasets():
+            lines += ["", head, "-" * len(head)]
+            for r in (r for r in self.rows if r.dataset == dataset):
+                under, depth, over, lost_under, lost_over = (
+                    _show(v)
+                    for v in (
+                        r.under_rated,
+                        r.under_depth,
+                        r.over_rated,
+                        r.regret_under,
+                        r.regret_over,
+                    )
+                )
+                lines.append(
+                    f"{r.dataset:<10}{r.noise:>6.2f}  {r.rule:<17}{under:>7.3f}{depth:>7.3f}"
+                    f"{over:>7.3f}{lost_under:>9.3f}{lost_over:>9.3f}"
                 )
         lines += ["", "Cost of maximizing kappa (profit of bayes_profit − kappa_thresholds):"]
         for dataset in self._datasets():
@@ -446,13 +491,39 @@ def _probit_proba(params: np.ndarray, z: np.ndarray, k: int) -> np.ndarray:
     return proba / proba.sum(axis=1, keepdims=True)
 
 
-def _metrics(y, pred, k, loss, absolute):
+class _Scores(NamedTuple):
+    """Held-out scores of one rule on one split."""
+
+    qwk: float
+    profit: float
+    accuracy: float
+    mean_abs_error: float
+    under_rated: float  # fraction of items decided below their true class
+    under_classes: float  # Σ (true − decided) over the under-rated items
+    under_count: float  # number of under-rated items
+    over_rated: float  # fraction of items decided above their true class
+    regret_under: float  # Σ (loss[t, j] − loss[t, t]) over items with j < t, per item
+    regret_over: float  # the same over items with j > t, per item
+
+
+def _metrics(y, pred, k, loss, absolute) -> _Scores:
+    """Every score of one rule on one split, from its confusion table (rows: truth)."""
     table = confusion_matrix(y, pred, labels=np.arange(k))
-    return (
-        kappa_from_confusion(table),
-        -_costs.expected_cost(table, loss),
-        float(np.trace(table)) / float(table.sum()),
-        _costs.expected_cost(table, absolute),
+    n = float(table.sum())
+    true_class, decided = np.indices((k, k))
+    under, over = decided < true_class, decided > true_class
+    regret = table * (loss - np.diag(loss)[:, None])  # profit lost against the true class
+    return _Scores(
+        qwk=kappa_from_confusion(table),
+        profit=-_costs.expected_cost(table, loss),
+        accuracy=float(np.trace(table)) / n,
+        mean_abs_error=_costs.expected_cost(table, absolute),
+        under_rated=float(table[under].sum()) / n,
+        under_classes=float((table * (true_class - decided))[under].sum()),
+        under_count=float(table[under].sum()),
+        over_rated=float(table[over].sum()) / n,
+        regret_under=float(regret[under].sum()) / n,
+        regret_over=float(regret[over].sum()) / n,
     )
 
 
@@ -497,9 +568,15 @@ def _summarize(dataset, noise, per_repeat) -> list[EconomicsRow]:
 
     out = []
     for rule in RULES:
-        qwk = mean_se([rep[rule][0] for rep in per_repeat])
-        profit = mean_se([rep[rule][1] for rep in per_repeat])
-        diff = mean_se([rep[rule][1] - rep["kappa_thresholds"][1] for rep in per_repeat])
+        scores = [rep[rule] for rep in per_repeat]
+        qwk = mean_se([sc.qwk for sc in scores])
+        profit = mean_se([sc.profit for sc in scores])
+        diff = mean_se([rep[rule].profit - rep["kappa_thresholds"].profit for rep in per_repeat])
+        under_count = sum(sc.under_count for sc in scores)
+
+        def mean(name, scores=scores):
+            return float(np.mean([getattr(sc, name) for sc in scores]))
+
         out.append(
             EconomicsRow(
                 dataset=dataset,
@@ -511,8 +588,18 @@ def _summarize(dataset, noise, per_repeat) -> list[EconomicsRow]:
                 profit_se=profit[1],
                 profit_vs_thresholds=diff[0],
                 profit_vs_thresholds_se=diff[1] if rule != "kappa_thresholds" else 0.0,
-                accuracy=float(np.mean([rep[rule][2] for rep in per_repeat])),
-                mean_abs_error=float(np.mean([rep[rule][3] for rep in per_repeat])),
+                accuracy=mean("accuracy"),
+                mean_abs_error=mean("mean_abs_error"),
+                under_rated=mean("under_rated"),
+                # pooled over the repeats: total depth / number of under-rated items
+                under_depth=(
+                    sum(sc.under_classes for sc in scores) / under_count
+                    if under_count > 0
+                    else math.nan
+                ),
+                over_rated=mean("over_rated"),
+                regret_under=mean("regret_under"),
+                regret_over=mean("regret_over"),
             )
         )
     return out
@@ -537,9 +624,9 @@ def simulate_economics(
 ) -> EconomicsResult:
     """Held-out kappa and profit of kappa-optimal and profit-optimal ratings, across noise.
 
-    Seed 003's missing §5: a regularized linear model on noisy data, its scores turned
-    into ratings by maximizing kappa, by minimizing expected cost, or by rounding, each
-    judged by quadratic weighted kappa and by the profit of seed 003's insurance model.
+    The missing §5 of Steele (2016): a regularized linear model on noisy data, its scores
+    turned into ratings by maximizing kappa, by minimizing expected cost, or by rounding,
+    each judged by quadratic weighted kappa and by the profit of Steele's insurance model.
 
     Parameters
     ----------
@@ -557,7 +644,8 @@ def simulate_economics(
         Ridge penalty (eq. E1), non-negative.
     n_repeats : int, default=10
         Train/test splits per noise level; every repeat draws fresh synthetic data and
-        fresh noise. Standard errors need at least 2.
+        fresh noise. The wine data are fixed: their repeats differ only in the split and
+        the noise. Standard errors need at least 2.
     seed : int, default=20261121
         Seed of ``np.random.default_rng``: the same seed gives the same table.
     include_wine : bool, default=True
@@ -593,11 +681,14 @@ def simulate_economics(
     class probabilities from an ordered probit of the class on the score fitted on the
     training half (eq. E2; a Gaussian predictive distribution around the score); (c)
     ``rounding`` of the score to the nearest class; also ``kappa_decision`` (the same
-    probabilities, decided to maximize expected kappa: it isolates the objective from
-    the model), ``top_class`` (everyone quoted the highest premium, so only the
-    riskiest class buys: what can be earned without any model) and ``perfect`` (the
-    true classes: the most that can be earned). The
-    synthetic classes are seed 003's §4.3 classes: equal-mass slices of a normal risk.
+    probabilities, decided to maximize the kappa of the expected confusion table: it
+    isolates the objective from the model), ``top_class`` (everyone quoted the highest
+    premium, so only the riskiest class buys: what can be earned without any model) and
+    ``perfect`` (the true classes: the most that can be earned). The synthetic classes
+    are Steele's §4.3 classes: equal-mass slices of a normal risk. Every row also says
+    where the profit goes: how many items each rule rates below and above their class,
+    how deep the under-ratings are, and the profit lost to each (``under_rated``,
+    ``under_depth``, ``over_rated``, ``regret_under``, ``regret_over``).
 
     Examples
     --------
