@@ -575,6 +575,8 @@ def test_import_qwkit_loads_no_optional_dependency():
         "pandas",
         "polars",
         "rich",
+        "qwkit.economics",  # an integration of its own, with its own import
+        "qwkit.cli",
     ]
     code = (
         "import sys, qwkit\n"
@@ -589,6 +591,29 @@ def test_import_qwkit_loads_no_optional_dependency():
         cwd=pathlib.Path(__file__).parent,
     )
     assert out.stdout.strip() == "", f"import qwkit loaded: {out.stdout.strip()}"
+
+
+def test_public_classes_report_qwkit_as_their_module():
+    import inspect
+
+    for name in qwkit.__all__:
+        obj = getattr(qwkit, name)
+        if inspect.isclass(obj):
+            assert obj.__module__ == "qwkit", name
+
+
+def test_public_signatures_are_annotated():
+    import inspect
+
+    for name in qwkit.__all__:
+        obj = getattr(qwkit, name)
+        if inspect.isfunction(obj):
+            sig = inspect.signature(obj)
+            missing = [
+                p for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty
+            ]
+            assert not missing, (name, [p.name for p in missing])
+            assert sig.return_annotation is not inspect.Signature.empty, name
 
 
 def test_public_names():

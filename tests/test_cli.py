@@ -25,6 +25,7 @@ import pytest
 from typer.testing import CliRunner
 
 import qwkit
+import qwkit.economics
 from qwkit.cli import _io, _output
 from qwkit.cli._app import app
 
@@ -647,7 +648,7 @@ class TestEconomics:
     def test_writes_table_and_plots(self, tmp_path):
         out = tmp_path / "econ"
         result = ok("economics", "--out", out, "--n-repeats", "1", "--seed", "5")
-        ref = qwkit.simulate_economics(seed=5, n_repeats=1)
+        ref = qwkit.economics.simulate_economics(seed=5, n_repeats=1)
         assert result.stdout.startswith(ref.summary())
         names = sorted(p.name for p in out.iterdir())
         assert "economics.csv" in names

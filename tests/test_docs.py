@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import qwkit
+from qwkit.economics import simulate_economics
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_DOCUMENTS = [
@@ -44,4 +44,4 @@ class TestUserDocuments:
         text = (ROOT / "docs" / "economics.md").read_text(encoding="utf-8")
         blocks = re.findall(r"```text\n(.*?)```", text, flags=re.DOTALL)
         assert len(blocks) == 1
-        assert blocks[0].rstrip("\n") == qwkit.simulate_economics().summary()
+        assert blocks[0].rstrip("\n") == simulate_economics().summary()

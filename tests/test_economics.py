@@ -19,20 +19,20 @@ import pytest
 from scipy import special
 
 import qwkit
-from qwkit import _economics
-from qwkit._economics import RULES, _fit_ordered_probit, _probit_proba
+from qwkit import economics
+from qwkit.economics import RULES, _fit_ordered_probit, _probit_proba
 
 TINY = dict(noise_levels=(0.0, 1.0), n_samples=240, n_repeats=2, include_wine=False)
 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return qwkit.simulate_economics(**TINY)
+    return economics.simulate_economics(**TINY)
 
 
 @pytest.fixture(scope="module")
 def with_wine():
-    return qwkit.simulate_economics(
+    return economics.simulate_economics(
         noise_levels=(0.5,), n_samples=160, n_repeats=1, n_classes=4, include_wine=True
     )
 
@@ -58,9 +58,9 @@ class TestSimulateEconomics:
         )
 
     def test_reproducible_with_a_seed(self, tiny):
-        again = qwkit.simulate_economics(**TINY)
-        other = qwkit.simulate_economics(**TINY, seed=7)
-        names = [f.name for f in fields(qwkit.EconomicsRow)]
+        again = economics.simulate_economics(**TINY)
+        other = economics.simulate_economics(**TINY, seed=7)
+        names = [f.name for f in fields(economics.EconomicsRow)]
         same = [[getattr(r, n) for n in names] for r in tiny.rows]
         assert same == [[getattr(r, n) for n in names] for r in again.rows]
         assert same != [[getattr(r, n) for n in names] for r in other.rows]
@@ -109,14 +109,14 @@ class TestSimulateEconomics:
         # Record the truth and the decisions of every rule on every split, then compute
         # the under/over-rating columns directly from those arrays.
         calls = []
-        metrics = _economics._metrics
+        metrics = economics._metrics
 
         def spy(y, pred, k, loss, absolute):
             calls.append((np.array(y), np.array(pred), np.array(loss)))
             return metrics(y, pred, k, loss, absolute)
 
-        monkeypatch.setattr(_economics, "_metrics", spy)
-        res = qwkit.simulate_economics(
+        monkeypatch.setattr(economics, "_metrics", spy)
+        res = economics.simulate_economics(
             noise_levels=(0.0, 1.5), n_samples=240, n_repeats=3, include_wine=True
         )
         n_rep = 3
@@ -177,7 +177,7 @@ class TestSimulateEconomics:
         assert noisy["bayes_profit"].qwk < noisy["kappa_thresholds"].qwk
 
     def test_insurance_parameters_pass_through(self):
-        res = qwkit.simulate_economics(
+        res = economics.simulate_economics(
             noise_levels=(0.0,),
             n_samples=64,
             n_classes=4,
@@ -195,7 +195,7 @@ class TestSimulateEconomics:
         assert "(price 20/class, cost 15/class, tolerance 1)" in res.summary()
 
     def test_unregularized_with_more_features_than_items(self):
-        res = qwkit.simulate_economics(
+        res = economics.simulate_economics(
             noise_levels=(0.5,),
             n_samples=32,
             n_classes=4,
@@ -234,7 +234,7 @@ class TestSimulateEconomics:
         assert tiny.to_csv(target) == target
         with target.open(newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
-            names = [f.name for f in fields(qwkit.EconomicsRow)]
+            names = [f.name for f in fields(economics.EconomicsRow)]
             assert reader.fieldnames == names
             lines = list(reader)
         assert len(lines) == len(tiny.rows)
@@ -315,11 +315,11 @@ class TestSimulateEconomics:
             (dict(seed=-1), ValueError, "`seed` must be at least 0"),
             (dict(seed=None), TypeError, "`seed` must be an integer"),
             (dict(alpha=-1.0), ValueError, "`alpha` must be finite and non-negative"),
-            (dict(alpha="1"), TypeError, "`alpha` must be a real number"),
+            (dict(alpha="1"), TypeError, "`alpha` must be a non-negative real number"),
             (dict(include_wine=1), TypeError, "`include_wine` must be True or False"),
             (dict(tolerance=-1), ValueError, "`tolerance` must be finite and non-negative"),
         ],
     )
     def test_errors(self, kwargs, exc, match):
         with pytest.raises(exc, match=match):
-            qwkit.simulate_economics(**kwargs)
+            economics.simulate_economics(**kwargs)

@@ -16,7 +16,6 @@ from qwkit._costs import (
 )
 from qwkit._datasets import WineQuality, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
-from qwkit._economics import EconomicsResult, EconomicsRow, simulate_economics
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
 from qwkit._kappa import confusion_matrix, kappa_from_confusion, kappa_score, soft_kappa_score
@@ -44,8 +43,6 @@ __all__ = [
     "ConvergenceWarning",
     "DegenerateIntervalWarning",
     "DinkelbachCertificate",
-    "EconomicsResult",
-    "EconomicsRow",
     "KappaAccumulator",
     "KappaComparisonResult",
     "KappaRegressionResult",
@@ -76,7 +73,6 @@ __all__ = [
     "mean_kappa",
     "optimize_thresholds",
     "risk_class_model",
-    "simulate_economics",
     "soft_kappa_score",
     "weight_matrix",
 ]
@@ -86,8 +82,6 @@ public_module(
     ConvergenceWarning,
     DegenerateIntervalWarning,
     DinkelbachCertificate,
-    EconomicsResult,
-    EconomicsRow,
     KappaAccumulator,
     KappaComparisonResult,
     KappaRegressionResult,

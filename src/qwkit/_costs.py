@@ -42,8 +42,10 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._errors import QwkitError, QwkitTypeError
@@ -94,7 +96,7 @@ def check_cost(cost, k: int | None = None, *, what: str = "`confusion`", name: s
 # ---------------------------------------------------------------------------- API
 
 
-def expected_cost(confusion, cost) -> float:
+def expected_cost(confusion: ArrayLike, cost: ArrayLike) -> float:
     """Mean cost per rated item of a confusion matrix under a cost matrix.
 
     Parameters
@@ -155,7 +157,9 @@ def expected_cost(confusion, cost) -> float:
     return float(np.ldexp(mean, unit))
 
 
-def cost_matrix(n_classes, kind="quadratic") -> np.ndarray:
+def cost_matrix(
+    n_classes: int, kind: Literal["quadratic", "linear", "absolute", "0-1"] = "quadratic"
+) -> np.ndarray:
     """A named symmetric cost matrix of a K-class ordinal scale.
 
     Parameters
@@ -217,7 +221,11 @@ def cost_matrix(n_classes, kind="quadratic") -> np.ndarray:
 
 
 def insurance_loss_matrix(
-    n_classes, *, price_per_class=10, cost_per_class=9, tolerance=5
+    n_classes: int,
+    *,
+    price_per_class: float = 10,
+    cost_per_class: float = 9,
+    tolerance: float = 5,
 ) -> np.ndarray:
     """Steele's (2016) insurance pricing model (§4.2) as a loss (= −profit) matrix.
 
@@ -354,7 +362,13 @@ def _absolute_deviation(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarr
     return below + above
 
 
-def risk_class_model(n_classes, *, mean=0.0, sd=1.0, loss="absolute") -> RiskClassModel:
+def risk_class_model(
+    n_classes: int,
+    *,
+    mean: float = 0.0,
+    sd: float = 1.0,
+    loss: Literal["absolute", "squared"] = "absolute",
+) -> RiskClassModel:
     """Steele's (2016) §4.3 model: normal risk in equal-mass classes, losses that depend on where.
 
     Parameters

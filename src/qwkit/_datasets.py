@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from typing import Literal
 
 import numpy as np
 
@@ -27,7 +28,7 @@ class WineQuality:
     citation: str = _CITATION
 
 
-def load_wine_quality(color="red") -> WineQuality:
+def load_wine_quality(color: Literal["red", "white"] = "red") -> WineQuality:
     """Load the UCI wine quality data bundled with qwkit (CC BY 4.0).
 
     Parameters

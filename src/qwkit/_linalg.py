@@ -20,7 +20,16 @@ import scipy.linalg
 
 from qwkit._errors import QwkitError
 
-__all__ = ["EPS", "degenerate_tol", "exponents", "factor", "intercept", "solve", "unscale"]
+__all__ = [
+    "EPS",
+    "degenerate_tol",
+    "exponents",
+    "factor",
+    "intercept",
+    "ridge",
+    "solve",
+    "unscale",
+]
 
 EPS = float(np.finfo(np.float64).eps)
 #: A Cholesky factor of the equilibrated Gram matrix is trusted only when the design
@@ -238,3 +247,20 @@ def intercept(ybar: float, xbar: np.ndarray, coef: np.ndarray) -> float:
 def degenerate_tol(n: int, d: int) -> float:
     """Correlations at or below this are rounding noise: X carries no signal about y."""
     return 64.0 * max(n, d) * EPS
+
+
+def ridge(x: np.ndarray, y: np.ndarray, alpha: float = 0.0) -> tuple[np.ndarray, float]:
+    """Least squares (``alpha = 0``: the minimum-norm solution) or ridge regression of
+    ``y`` on ``x`` with an unpenalized intercept: (coef, intercept).
+
+    β = argmin ‖y_c − X_c·β‖² + α‖β‖² on centered data, b = ȳ − x̄·β (the fit of
+    ``kappa_regression`` before its kappa-optimal rescaling), computed through the
+    equilibrated factor R of the design (R5, R10) — accurate for columns of any units.
+    """
+    n, d = x.shape
+    w = np.ones(n)
+    r, means, e = factor((x, y), w, 0, d)
+    xbar, ybar = means[:, :d], float(means[0, d] + means[1, d])
+    gamma, _ = solve(r[:, :d], e[:d], r[:, d], alpha, 0, n)
+    coef = unscale(gamma, e[d] - e[:d])
+    return coef, intercept(ybar, xbar[0] + xbar[1], coef)

@@ -799,6 +799,8 @@ def economics(
                 _output.check_output(old)
         folder = _output.make_folder(out, option="--out")
         console = stderr_console()
+        from qwkit.economics import simulate_economics
+
         plots = importlib.util.find_spec("matplotlib") is not None
         if not plots:
             console.print(
@@ -806,9 +808,9 @@ def economics(
             )
         if console.is_terminal:
             with console.status("simulating..."):
-                result = qwkit.simulate_economics(seed=seed, n_repeats=n_repeats)
+                result = simulate_economics(seed=seed, n_repeats=n_repeats)
         else:
-            result = qwkit.simulate_economics(seed=seed, n_repeats=n_repeats)
+            result = simulate_economics(seed=seed, n_repeats=n_repeats)
         with _output.staged_outputs(folder) as stage:
             names = [result.to_csv(stage / "economics.csv").name]
             if plots:

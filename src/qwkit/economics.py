@@ -1,5 +1,9 @@
 """Kappa versus profit: the simulation that Steele (2016) announces (§5) and never delivers.
 
+``qwkit.economics`` is its own module (``import qwkit`` does not load it):
+``from qwkit.economics import simulate_economics``. The cost functions it uses
+(``expected_cost``, ``insurance_loss_matrix``, ``risk_class_model``, ...) are in the core.
+
 A ridge regression is fitted to noisy data; its held-out scores become ratings by four
 rules, and every rule is judged twice — by quadratic weighted kappa and by the profit
 per item of Steele's insurance pricing model (``insurance_loss_matrix``). The design
@@ -37,9 +41,6 @@ from __future__ import annotations
 
 import csv
 import math
-import numbers
-import os
-import uuid
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import NamedTuple
@@ -47,12 +48,23 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-from qwkit import _costs
-from qwkit._datasets import load_wine_quality
-from qwkit._decision import bayes_decision, kappa_decision
-from qwkit._kappa import confusion_matrix, kappa_from_confusion
+from qwkit import (
+    bayes_decision,
+    confusion_matrix,
+    cost_matrix,
+    expected_cost,
+    insurance_loss_matrix,
+    kappa_decision,
+    kappa_from_confusion,
+    load_wine_quality,
+    optimize_thresholds,
+    risk_class_model,
+)
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._files import atomic_write
+from qwkit._linalg import ridge
 from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._thresholds import optimize_thresholds
+from qwkit._validation import check_integer, check_real
 
 __all__ = ["EconomicsResult", "EconomicsRow", "simulate_economics"]
 
@@ -124,26 +136,6 @@ class EconomicsRow:
     regret_over: float
 
 
-def _write_atomically(target: Path, write, *, binary: bool) -> None:
-    """Write through ``write(fh)`` to a new file beside ``target``, then os.replace it.
-
-    The temporary file is in the same directory (one file system, so the rename is
-    atomic) and is created with ``open(..., "x")``, which honours the umask.
-    """
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        if binary:
-            with open(tmp, "xb") as fh:
-                write(fh)
-        else:
-            with open(tmp, "x", newline="", encoding="utf-8") as fh:
-                write(fh)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class EconomicsResult:
     """The table of :func:`simulate_economics`, with its settings.
@@ -212,7 +204,7 @@ class EconomicsResult:
                 values = (getattr(row, n) for n in names)
                 writer.writerow([repr(v) if isinstance(v, float) else v for v in values])
 
-        _write_atomically(target, write, binary=False)
+        atomic_write(target, write, binary=False)
         return target
 
     def plot(self, directory) -> tuple[Path, ...]:
@@ -269,7 +261,7 @@ class EconomicsResult:
             handles, labels = ax_profit.get_legend_handles_labels()
             fig.legend(handles, labels, loc="outside right center", fontsize="small")
             target = out_dir / f"economics_{dataset}.png"
-            _write_atomically(
+            atomic_write(
                 target, lambda fh, fig=fig: fig.savefig(fh, format="png", dpi=100), binary=True
             )
             written.append(target)
@@ -370,29 +362,34 @@ def _bars(rows, name):
 # ---------------------------------------------------------------------------- validation
 
 
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` must be an integer; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be at least {minimum}; got {int(value)}.")
-    return int(value)
-
-
 def _check_noise(noise_levels) -> tuple[float, ...]:
     if isinstance(noise_levels, (str, bytes)) or noise_levels is None:
-        raise TypeError(f"`noise_levels` must be a sequence of numbers; got {noise_levels!r}.")
+        raise QwkitTypeError(
+            f"`noise_levels` must be a sequence of numbers; got {noise_levels!r}.",
+            parameter="noise_levels",
+        )
     try:
         arr = np.asarray(noise_levels, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"`noise_levels` must be a sequence of numbers; got {noise_levels!r}."
+        raise QwkitTypeError(
+            f"`noise_levels` must be a sequence of numbers; got {noise_levels!r}.",
+            parameter="noise_levels",
         ) from exc
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"`noise_levels` must be a non-empty 1-D sequence; got {noise_levels!r}.")
+        raise QwkitError(
+            f"`noise_levels` must be a non-empty 1-D sequence; got {noise_levels!r}.",
+            parameter="noise_levels",
+        )
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"`noise_levels` must be finite and non-negative; got {arr.tolist()!r}.")
+        raise QwkitError(
+            f"`noise_levels` must be finite and non-negative; got {arr.tolist()!r}.",
+            parameter="noise_levels",
+        )
     if np.unique(arr).size != arr.size:
-        raise ValueError(f"`noise_levels` must not repeat a level; got {arr.tolist()!r}.")
+        raise QwkitError(
+            f"`noise_levels` must not repeat a level; got {arr.tolist()!r}.",
+            parameter="noise_levels",
+        )
     return tuple(float(v) for v in arr)
 
 
@@ -408,17 +405,6 @@ def _stratified_split(y: np.ndarray, k: int, rng) -> tuple[np.ndarray, np.ndarra
         train.append(idx[:cut])
         test.append(idx[cut:])
     return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
-
-
-def _ridge(x: np.ndarray, y: np.ndarray, alpha: float):
-    """Ridge coefficients and intercept (eq. E1), the intercept unpenalized."""
-    x_mean = x.mean(axis=0)
-    y_mean = y.mean()
-    xc = x - x_mean
-    gram = xc.T @ xc + alpha * np.eye(x.shape[1])
-    # lstsq: the minimum-norm solution when α = 0 and the design is rank deficient
-    beta = np.linalg.lstsq(gram, xc.T @ (y - y_mean), rcond=None)[0]  # (eq. E1)
-    return beta, y_mean - x_mean @ beta
 
 
 def _probit_parts(params: np.ndarray, k: int):
@@ -515,9 +501,9 @@ def _metrics(y, pred, k, loss, absolute) -> _Scores:
     regret = table * (loss - np.diag(loss)[:, None])  # profit lost against the true class
     return _Scores(
         qwk=kappa_from_confusion(table),
-        profit=-_costs.expected_cost(table, loss),
+        profit=-expected_cost(table, loss),
         accuracy=float(np.trace(table)) / n,
-        mean_abs_error=_costs.expected_cost(table, absolute),
+        mean_abs_error=expected_cost(table, absolute),
         under_rated=float(table[under].sum()) / n,
         under_classes=float((table * (true_class - decided))[under].sum()),
         under_count=float(table[under].sum()),
@@ -530,7 +516,7 @@ def _metrics(y, pred, k, loss, absolute) -> _Scores:
 def _one_split(x, y, k, alpha, loss, rng):
     """Fit on a stratified half, rate the other half by every rule, score them."""
     train, test = _stratified_split(y, k, rng)
-    beta, intercept = _ridge(x[train], y[train].astype(np.float64), alpha)
+    beta, intercept = ridge(x[train], y[train].astype(np.float64), alpha)  # (eq. E1)
     s_train = x[train] @ beta + intercept
     s_test = x[test] @ beta + intercept
     center, scale = s_train.mean(), s_train.std()
@@ -546,7 +532,7 @@ def _one_split(x, y, k, alpha, loss, rng):
         "top_class": np.full(test.shape[0], k - 1, dtype=np.int64),
         "perfect": y[test],
     }
-    absolute = _costs.cost_matrix(k, "absolute")
+    absolute = cost_matrix(k, "absolute")
     return {rule: _metrics(y[test], pred, k, loss, absolute) for rule, pred in decisions.items()}
 
 
@@ -692,8 +678,8 @@ def simulate_economics(
 
     Examples
     --------
-    >>> import qwkit
-    >>> res = qwkit.simulate_economics(
+    >>> from qwkit.economics import simulate_economics
+    >>> res = simulate_economics(
     ...     noise_levels=(0.0, 1.0), n_samples=400, n_repeats=2, include_wine=False
     ... )
     >>> len(res.rows)
@@ -704,26 +690,26 @@ def simulate_economics(
     bayes_profit 0.234287 1.276382
     """
     noise = _check_noise(noise_levels)
-    k = _check_int(n_classes, "n_classes", 2)
-    n = _check_int(n_samples, "n_samples", 8 * k)
-    d = _check_int(n_features, "n_features", 1)
-    reps = _check_int(n_repeats, "n_repeats", 1)
-    seed_value = _check_int(seed, "seed", 0)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-        raise TypeError(f"`alpha` must be a real number; got {alpha!r}.")
-    if not (math.isfinite(alpha) and alpha >= 0):
-        raise ValueError(f"`alpha` must be finite and non-negative; got {alpha!r}.")
+    k = check_integer(n_classes, "n_classes", 2)
+    n = check_integer(n_samples, "n_samples", 8 * k)
+    d = check_integer(n_features, "n_features", 1)
+    reps = check_integer(n_repeats, "n_repeats", 1)
+    seed_value = check_integer(seed, "seed", 0)
+    alpha = check_real(alpha, "alpha")
     if not isinstance(include_wine, (bool, np.bool_)):
-        raise TypeError(f"`include_wine` must be True or False; got {include_wine!r}.")
+        raise QwkitTypeError(
+            f"`include_wine` must be True or False; got {include_wine!r}.",
+            parameter="include_wine",
+        )
     insurance = dict(
         price_per_class=price_per_class, cost_per_class=cost_per_class, tolerance=tolerance
     )
-    loss = _costs.insurance_loss_matrix(k, **insurance)
+    loss = insurance_loss_matrix(k, **insurance)
 
     rng = np.random.default_rng(seed_value)
     rows: list[EconomicsRow] = []
 
-    edges = _costs.risk_class_model(k).edges
+    edges = risk_class_model(k).edges
     beta = rng.standard_normal(d)
     beta /= np.linalg.norm(beta)
     for level in noise:
@@ -737,7 +723,7 @@ def simulate_economics(
         wine = load_wine_quality("red")
         y_wine = (wine.y - wine.y.min()).astype(np.int64)
         k_wine = int(y_wine.max()) + 1
-        loss_wine = _costs.insurance_loss_matrix(k_wine, **insurance)
+        loss_wine = insurance_loss_matrix(k_wine, **insurance)
         x_std = (wine.X - wine.X.mean(axis=0)) / wine.X.std(axis=0)
         for level in noise:
             per_repeat = []
