@@ -92,3 +92,24 @@ def test_large_counts_stay_exact():
     s = r[0] * c[1] + r[1] * c[0]
     o = 3 + 5
     assert got == (s - o * n) / s
+
+
+@pytest.mark.filterwarnings("ignore::qwkit.UndefinedKappaWarning")
+@pytest.mark.parametrize("big", [5_000, 10**12, 2**62])
+def test_wide_scales_are_exact_too(big):
+    # scales wider than a table: sums over the distinct values, in exact integers
+    from naive import naive_kappa_on_values
+
+    rng = np.random.default_rng(big % 1000)
+    for _ in range(40):
+        n = int(rng.integers(2, 30))
+        a = rng.integers(0, 5, n) * (big // 4)
+        b = a.copy() if rng.random() < 0.2 else rng.integers(0, 5, n) * (big // 4)
+        c = rng.integers(1, 4, n)
+        ra, rb = np.repeat(a, c), np.repeat(b, c)
+        for weights in WEIGHTS:
+            exact = naive_kappa_on_values(ra, rb, weights=weights)
+            if exact is None:
+                continue
+            assert qwkit.kappa_score(a, b, weights=weights, counts=c) == float(exact)
+            assert qwkit.kappa_score(ra, rb, weights=weights) == float(exact)

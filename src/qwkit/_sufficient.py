@@ -211,16 +211,25 @@ def kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> flo
     return float(1.0 - observed / expected)
 
 
-def kappa_tablefree(r: Ratings, kind: str, weights, offset: int, replace: float) -> float:
+def kappa_tablefree(
+    r: Ratings, kind: str, weights, offset: int, replace: float, *, counts: bool = False
+) -> float:
     """Named-weight kappa on a scale too large for a table (e.g. ratings 0 and 10¹²).
 
     Numerator: the per-item sum Σ wₖ·d(aₖ, bₖ). Denominator: Σᵢⱼ hᵢ gⱼ d(xᵢ, xⱼ) / n over
     the distinct values of each margin (docs/kappa.md §5), in O(m log m) memory and
-    time — never in proportion to the width of the scale. Equality is decided on exact
-    integer positions; distances are float64.
+    time — never in proportion to the width of the scale. Without weights, or with
+    whole-number counts, every sum is an exact integer (eq. 1'); with survey weights the
+    sums are float64.
     """
     ua, ub = ((x.astype(np.int64) - np.int64(offset)).view(np.uint64) for x in (r.a, r.b))
-    w = np.ones(ua.shape[0]) if weights is None else unit_scale(weights.astype(np.float64))
+    if weights is None or counts:
+        c = None if weights is None else weights.astype(np.int64)
+        observed, n, s = _tablefree_integers(ua, ub, c, kind)
+        if s == 0:
+            return warn_undefined(replace, _BOTH_CONSTANT)
+        return (s - observed * n) / s  # (eq. 1')
+    w = unit_scale(weights.astype(np.float64))
     total = float(w.sum())
     va, inv_a = np.unique(ua, return_inverse=True)
     vb, inv_b = np.unique(ub, return_inverse=True)
@@ -254,6 +263,59 @@ def kappa_tablefree(r: Ratings, kind: str, weights, offset: int, replace: float)
     if np.count_nonzero(ha) == 1 or np.count_nonzero(hb) == 1:
         return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says
     return float(1.0 - observed / expected)
+
+
+def _exact_ints(x: np.ndarray, bound: int) -> np.ndarray:
+    """``x`` (uint64/int64) as int64 when every value and sum stays below ``bound`` <
+    2**63, else as an object array of Python integers."""
+    return x.astype(np.int64) if bound < _INT64_LIMIT else x.astype(object)
+
+
+def _tablefree_integers(ua, ub, c, kind: str) -> tuple[int, int, int]:
+    """O, N and S of eq. 1' over the distinct values of each margin, in exact integers.
+
+    ``ua``, ``ub`` are uint64 positions, ``c`` int64 counts (None: one each). Arithmetic is
+    int64 where the bounds allow and Python integers (object arrays) beyond.
+    """
+    one = np.ones(ua.shape[0], dtype=np.int64) if c is None else c
+    n = exact_sum(one)
+    va, inv_a = np.unique(ua, return_inverse=True)
+    vb, inv_b = np.unique(ub, return_inverse=True)
+    ha = np.bincount(inv_a, weights=None if c is None else c, minlength=va.size)
+    hb = np.bincount(inv_b, weights=None if c is None else c, minlength=vb.size)
+    ha, hb = ha.astype(np.int64), hb.astype(np.int64)  # whole numbers below 2**53
+    if kind == "identity":
+        observed = exact_sum(one[ua != ub])
+        _, ia, ib = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
+        return observed, n, n * n - exact_dot(ha[ia], hb[ib])
+    span = int(max(va[-1], vb[-1]))
+    if kind == "quadratic":
+        bound = n * span * span
+        lo, hi = np.minimum(ua, ub), np.maximum(ua, ub)
+        d = _exact_ints(hi - lo, bound)  # |a − b| < 2**64, exact in uint64
+        observed = _dot(one, d * d)
+        xa, xb = _exact_ints(va, bound), _exact_ints(vb, bound)
+        sa, sb = _dot(ha, xa), _dot(hb, xb)
+        s = n * (_dot(ha, xa * xa) + _dot(hb, xb * xb)) - 2 * sa * sb
+        return observed, n, s
+    bound = 4 * n * span  # every partial sum below is at most 2·N·span in size
+    lo, hi = np.minimum(ua, ub), np.maximum(ua, ub)
+    d = _exact_ints(hi - lo, bound)
+    observed = _dot(one, d)
+    xa, xb = _exact_ints(va, bound), _exact_ints(vb, bound)
+    g = np.concatenate(([0], np.cumsum(hb)))  # counts of rater 2 below each split
+    gx = np.concatenate(([0], np.cumsum(hb * xb)))
+    j = np.searchsorted(vb, va)  # rater-2 values below each rater-1 value: vb[:j]
+    # Σⱼ g_j·|x_i − y_j| = x_i·(2·G_i − N) − 2·GX_i + GX_total, G/GX below x_i
+    per_value = xa * (2 * g[j] - n) - 2 * gx[j] + gx[-1]
+    return observed, n, _dot(ha, per_value)
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> int:
+    """Σ a·b exactly: int64 arrays through ``exact_dot``, object arrays in Python."""
+    if a.dtype == object or b.dtype == object:
+        return int(np.dot(a.astype(object), b.astype(object)))
+    return int(exact_dot(a, b))
 
 
 # ---------------------------------------------------------------------------- validate, compute
@@ -300,12 +362,12 @@ def kappa(pair: Pair, replace: float) -> float:
         return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
     if named and r.n_classes is not None and r.n_classes > TABLE_CLASSES:
         check_whole_scale(r)  # explicit labels, too many for a table
-        return kappa_tablefree(r, kind, w, r.offset, replace)
+        return kappa_tablefree(r, kind, w, r.offset, replace, counts=iw.counts)
     counted = scaled_table(r, w, TABLE_CLASSES if named else MAX_DENSE_CLASSES, counts=iw.counts)
     if counted is None:
         offset, k = measure_scale(r)
         if not named:
             resolve(kind, k, hint=scale_hint(r, offset, k))  # raises: no matrix fits
-        return kappa_tablefree(r, kind, w, offset, replace)
+        return kappa_tablefree(r, kind, w, offset, replace, counts=iw.counts)
     table, offset, k = counted
     return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r, offset, k)), replace)

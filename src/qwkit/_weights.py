@@ -121,10 +121,10 @@ def zero_disagreement_reason(wmat: np.ndarray, rows: np.ndarray, cols: np.ndarra
 
     ``rows`` / ``cols`` are the positions that occur in each rater's margin.
     """
-    if not np.any(wmat):
-        return "every entry of `weights` is 0, so no disagreement costs anything"
     if rows.shape[0] == 1 and cols.shape[0] == 1 and rows[0] == cols[0]:
         return "both raters use a single, identical rating"
+    if not np.any(wmat):
+        return "every entry of `weights` is 0, so no disagreement costs anything"
     return (
         "`weights` give zero disagreement to every pair of ratings that chance could "
         "produce from these margins"
