@@ -50,7 +50,7 @@ from scipy import special
 
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._validation import as_real_array, check_confusion, check_integer, check_real
+from qwkit._validation import check_confusion, check_cost, check_integer, check_real
 from qwkit._weights import named_weights, weight_matrix
 
 __all__ = [
@@ -63,34 +63,6 @@ __all__ = [
 
 _COST_KINDS = ("quadratic", "linear", "absolute", "0-1")
 _RISK_LOSSES = ("absolute", "squared")
-
-
-# ---------------------------------------------------------------------------- validation
-
-
-def check_cost(cost, k: int | None = None, *, what: str = "`confusion`", name: str = "cost"):
-    """A (K, K) float64 matrix of finite costs (any sign); K must equal ``k`` if given
-    (``what`` names what fixes K)."""
-    if cost is None or isinstance(cost, (str, bytes)):
-        raise QwkitTypeError(
-            f"`{name}` must be a (K, K) numeric array; got {cost!r}.", parameter=name
-        )
-    arr = as_real_array(cost, name)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
-        raise QwkitError(
-            f"`{name}` must be a square (K, K) matrix; got shape {arr.shape}.", parameter=name
-        )
-    if not np.all(np.isfinite(arr)):
-        raise QwkitError(
-            f"`{name}` must be finite; got a matrix containing NaN or inf.", parameter=name
-        )
-    if k is not None and arr.shape[0] != k:
-        raise QwkitError(
-            f"`{name}` must have shape ({k}, {k}) to match the {k} classes of {what}; got "
-            f"shape {arr.shape}.",
-            parameter=name,
-        )
-    return arr
 
 
 # ---------------------------------------------------------------------------- API

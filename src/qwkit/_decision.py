@@ -18,10 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._costs import check_cost
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._fractional import minimize_ratio
-from qwkit._validation import as_real_array
+from qwkit._validation import as_real_array, check_cost
 from qwkit._weights import WeightsLike, check_weights, resolve
 
 __all__ = ["bayes_decision", "kappa_decision"]

@@ -29,6 +29,7 @@ __all__ = [
     "check_alternative",
     "check_confidence_level",
     "check_confusion",
+    "check_cost",
     "check_finite",
     "check_integer",
     "check_method",
@@ -339,6 +340,31 @@ def feature_matrix(X, name: str = "X") -> np.ndarray:
             f"`{name}` contains {arr[i, j]} at row {i}, column {j}; features must be finite.",
             parameter=name,
             row=i,
+        )
+    return arr
+
+
+def check_cost(cost, k: int | None = None, *, what: str = "`confusion`", name: str = "cost"):
+    """A (K, K) float64 matrix of finite costs (any sign); K must equal ``k`` if given
+    (``what`` names what fixes K)."""
+    if cost is None or isinstance(cost, (str, bytes)):
+        raise QwkitTypeError(
+            f"`{name}` must be a (K, K) numeric array; got {cost!r}.", parameter=name
+        )
+    arr = as_real_array(cost, name)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise QwkitError(
+            f"`{name}` must be a square (K, K) matrix; got shape {arr.shape}.", parameter=name
+        )
+    if not np.all(np.isfinite(arr)):
+        raise QwkitError(
+            f"`{name}` must be finite; got a matrix containing NaN or inf.", parameter=name
+        )
+    if k is not None and arr.shape[0] != k:
+        raise QwkitError(
+            f"`{name}` must have shape ({k}, {k}) to match the {k} classes of {what}; got "
+            f"shape {arr.shape}.",
+            parameter=name,
         )
     return arr
 
