@@ -500,7 +500,9 @@ default="quadratic"
     Returns
     -------
     float
-        Kappa (eq. 1).
+        Kappa (eq. 1). For a table of integer counts and quadratic weights it is
+        computed from five exact integer sums (eq. Q), so it is the same float as
+        :func:`kappa_score` on the items the table counts.
 
     Examples
     --------
@@ -517,6 +519,10 @@ default="quadratic"
     k = table.shape[0]
     kind = _v.check_weights(weights)
     if isinstance(kind, str):
+        if kind == "quadratic" and table.dtype.kind in "iu":
+            sums = _quadratic_sums_of_table(table)
+            if sums is not None:  # counts: exact, the same number as kappa_score's eq. Q
+                return _kappa_from_sums(*sums, replace)
         wmat = _named_weights(k, kind)
     elif kind.shape[0] != k:
         raise ValueError(
@@ -525,6 +531,25 @@ default="quadratic"
     else:
         wmat = kind
     return _kappa_from_table(table, wmat, replace)
+
+
+def _quadratic_sums_of_table(table: np.ndarray) -> tuple[int, ...] | None:
+    """The six integers (n, Σa, Σb, Σa², Σb², Σab) of eq. Q from an integer table, with
+    ratings at positions 0..K−1; None when an int64 sum could overflow (float path)."""
+    k = table.shape[0]
+    if int(table.max()) * k * k * max(k - 1, 1) ** 2 >= _INT64_LIMIT:
+        return None
+    t = table.astype(np.int64, copy=False)
+    pos = np.arange(k, dtype=np.int64)
+    rows, cols = t.sum(axis=1), t.sum(axis=0)
+    return (
+        int(rows.sum()),
+        int(pos @ rows),
+        int(pos @ cols),
+        int((pos * pos) @ rows),
+        int((pos * pos) @ cols),
+        int(pos @ t @ pos),
+    )
 
 
 def confusion_matrix(y1, y2, *, labels=None, sample_weight=None) -> np.ndarray:
