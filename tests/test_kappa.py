@@ -826,6 +826,17 @@ class TestKappaFromConfusion:
         assert got == pytest.approx(float(naive_kappa_from_confusion(table)), rel=1e-13)
         assert type(got) is float
 
+    def test_integer_table_is_exactly_kappa_score(self):
+        # Eq. Q from the table's integer sums: the same float as kappa_score, not only close.
+        rng = np.random.default_rng(20261121)
+        for _ in range(200):
+            k = int(rng.integers(2, 9))
+            a, b = rng.integers(0, k, 60), rng.integers(0, k, 60)
+            table = confusion_matrix(a, b, labels=np.arange(k))
+            assert kappa_from_confusion(table) == kappa_score(a, b, labels=np.arange(k))
+        big = np.array([[2**61, 3], [5, 2**61]], dtype=np.int64)  # int64 sums would overflow
+        assert kappa_from_confusion(big) == pytest.approx(1.0, abs=1e-11)
+
     def test_seed004_matrix_o(self):
         # Seed 004, Step 1 "Matrix O" (rows actuals, columns preds) → 0.318182 (Out[27]).
         o = [[1, 0, 0, 0, 0], [0, 3, 0, 0, 0], [0, 0, 1, 0, 0], [0, 1, 0, 0, 0], [2, 0, 0, 0, 2]]
@@ -1803,6 +1814,7 @@ def test_import_qwkit_loads_no_optional_dependency():
         "pandas",
         "polars",
         "rich",
+        "qwkit.torch",
     ]
     code = (
         "import sys, qwkit\n"
