@@ -280,6 +280,7 @@ class TestSoftKappaLossModule:
 
     def test_dtypes_and_devices(self):
         loss_fn = SoftKappaLoss(prediction="logits", labels=[1, 2, 3]).double()
+        assert set(loss_fn.state_dict()) == {"running_moments"}  # labels: configuration
         assert loss_fn.running_moments.dtype == torch.float64
         assert loss_fn.labels.dtype == torch.float64
         x64 = torch.randn(5, 3, dtype=torch.float64)
@@ -290,6 +291,23 @@ class TestSoftKappaLossModule:
             loss_fn(torch.randn(5, 3, device="meta"), torch.zeros(5, device="meta"))
         moved = loss_fn.to("meta")
         assert moved.running_moments.device.type == "meta"
+
+    def test_non_finite_scores_give_nan_and_leave_the_state(self):
+        # A diverged step, or an overflow that a mixed-precision GradScaler will skip.
+        for loss_fn, good, bad, target in (
+            (SoftKappaLoss(), torch.tensor([1.0, 2.0]), torch.tensor([1.0, math.inf]), [1, 3]),
+            (
+                WeightedKappaLoss(3),
+                torch.randn(2, 3),
+                torch.tensor([[0.0, math.nan, 1.0], [1.0, 0.0, 0.0]]),
+                [0, 2],
+            ),
+        ):
+            loss_fn(good, torch.tensor(target))
+            before = loss_fn.state_dict()
+            assert math.isnan(loss_fn(bad, torch.tensor(target)).item())
+            after = loss_fn.state_dict()
+            assert all(torch.equal(before[key], after[key]) for key in before)
 
     def test_zero_weight_batch_adds_nothing(self):
         loss_fn = SoftKappaLoss()

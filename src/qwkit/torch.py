@@ -36,6 +36,7 @@ except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
 import math
 from typing import Literal
 
+import numpy as np
 from torch import nn
 
 from qwkit import _torch_shared as _s
@@ -351,8 +352,8 @@ class SoftKappaLoss(_RunningKappaLoss):
     gradient are exactly :func:`soft_kappa_loss` of the batch.
 
     *Later batches.* With R̂ = n/d of the state (1 − κ of past predictions), d̂ its
-    chance term, and ȳ, v_y the mean and variance of all targets seen, the loss is
-    (eq. T6)
+    chance term, and ȳ, v_y the mean and variance of the targets in the state, the
+    loss is (eq. T6)
 
         ℓ = R̂ + (n_B − R̂·d_B)/d̂,  n_B = mean_B w(y − f)²,  d_B = mean_B w(f − ȳ)² + v_y,
 
@@ -364,7 +365,9 @@ class SoftKappaLoss(_RunningKappaLoss):
 
     *Modes.* In training mode each call then folds the batch into the state; in
     ``eval()`` mode the state is read, never changed. A batch of zero total weight
-    returns a zero loss and changes nothing. Move the module with the model
+    returns a zero loss and changes nothing; a batch with NaN or infinite predictions
+    (a diverged step, an overflow under mixed precision) gets a NaN loss and is not
+    folded into the state. Move the module with the model
     (``.to(device)``); the loss is computed in the dtype of `input`.
 
     Examples
@@ -397,8 +400,10 @@ class SoftKappaLoss(_RunningKappaLoss):
                 "`labels` (the values of the classes) is used only with "
                 "prediction='logits' or 'probabilities'."
             )
-        self.register_buffer(
-            "labels", None if values is None else values.to(torch.get_default_dtype())
+        self.register_buffer(  # configuration, not state: moves with .to(), not saved
+            "labels",
+            None if values is None else values.to(torch.get_default_dtype()),
+            persistent=False,
         )
         self.register_buffer("running_moments", torch.zeros(_s.N_MOMENTS))
 
@@ -411,13 +416,15 @@ class SoftKappaLoss(_RunningKappaLoss):
         if f.shape[0] == 0:
             return (f * w).sum()  # adds nothing; zero loss, zero gradient
         state = self._current(f)
+        dtype = torch.promote_types(f.dtype, state.dtype)
         with torch.no_grad():  # one transfer: the batch's moments and the state
-            both = torch.cat([_s.moments(y, f, w), state.to(f.dtype)]).tolist()
+            both = torch.cat([_s.moments(y, f, w).to(dtype), state.to(dtype)]).tolist()
         batch, past = both[: _s.N_MOMENTS], both[_s.N_MOMENTS :]
-        if not batch[0] > 0:
+        if not batch[0] > 0:  # Σw: finite, validated
             return (f * w).sum()  # zero total weight: adds nothing
-        if not all(map(math.isfinite, batch)):
-            _s.check_finite(y, "target")  # NaN scores (a diverged model) give a NaN loss
+        finite = all(map(math.isfinite, batch))
+        if not finite:  # a NaN target is an error; NaN or inf scores give a NaN loss
+            _s.check_finite(y, "target")
         new_state = _s.merge_moments(_s.decayed(past, self._keep()), batch)  # (T5)
         n_s, d_s = _s.soft_ratio(past) if past[0] > 0 else (0.0, 0.0)
         if d_s > 0:
@@ -429,7 +436,8 @@ class SoftKappaLoss(_RunningKappaLoss):
             loss = self._surrogate(r_hat, d_s, n_b, d_b)  # (T6)
         else:  # first batch (or a state with no chance term): the exact ratio (T2)
             loss = _ratio(*_s.soft_ratio(_s.moments(y, f, w)))
-        self._store(new_state)
+        if finite:  # a diverged or overflowed batch never poisons the state
+            self._store(new_state)
         return loss
 
     def extra_repr(self) -> str:
@@ -466,13 +474,14 @@ class WeightedKappaLoss(_RunningKappaLoss):
     running_confusion : Tensor of shape (K, K)
         Buffer: decayed sums of the expected confusion tables (rows: truth).
     weight_matrix : Tensor of shape (K, K)
-        Buffer: the disagreement weights.
+        The disagreement weights (a buffer that moves with ``.to()``; configuration,
+        not in the state_dict).
 
     Notes
     -----
     First batch: exactly :func:`weighted_kappa_loss`. Later batches, with R̂ and d̂
     the ratio and chance term of the state and ĥ the share of each true class among
-    all targets seen, the loss is R̂ + (n_B − R̂·d_B)/d̂ (eq. T6) with
+    the targets in the state, the loss is R̂ + (n_B − R̂·d_B)/d̂ (eq. T6) with
     n_B = Σᵢ wᵢ·(W pᵢ)_{yᵢ} / W_B and d_B = Σᵢ wᵢ·ĥᵀW pᵢ / W_B; with ``log=True``
     it is log R̂ + (n_B − R̂·d_B)/(R̂·d̂), the same linearization of log(1 − κ).
     Modes, reset, devices and dtypes as in :class:`SoftKappaLoss`.
@@ -519,11 +528,13 @@ class WeightedKappaLoss(_RunningKappaLoss):
             return (p * w[:, None]).sum()  # adds nothing; zero loss, zero gradient
         state = self._current(p)
         batch = _confusion(p, t, w, k)
+        dtype = torch.promote_types(p.dtype, state.dtype)
         with torch.no_grad():  # one transfer: the batch's table and the state
-            both = torch.stack([batch, state.to(p.dtype)]).cpu().double().numpy()
+            both = torch.stack([batch.to(dtype), state.to(dtype)]).cpu().double().numpy()
         table, past = both
         total_b = float(table.sum())
-        if not total_b > 0:
+        finite = bool(np.isfinite(table).all())
+        if finite and not total_b > 0:
             return (p * w[:, None]).sum()  # zero total weight: adds nothing
         new_state = self._keep() * past + table  # (T5)
         wm64 = self._weights64
@@ -542,7 +553,8 @@ class WeightedKappaLoss(_RunningKappaLoss):
         else:  # first batch (or a state with no chance term): the exact ratio (T4)
             r = _ratio(*_table_ratio(batch, wm))
             loss = _log_ratio(r) if self.log else r
-        self._store(new_state)
+        if finite:  # a diverged or overflowed batch never poisons the state
+            self._store(new_state)
         return loss
 
     def extra_repr(self) -> str:
