@@ -6,6 +6,7 @@ import copy
 import math
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -615,13 +616,15 @@ def _sync_worker(rank: int, path: str, out: str) -> None:
 
 def test_sync_over_two_gloo_processes(tmp_path):
     # A real 2-process group (forked: no re-import of torch, well under a second).
-    ctx = mp.start_processes(
-        _sync_worker,
-        args=(str(tmp_path / "store"), str(tmp_path)),
-        nprocs=2,
-        join=False,
-        start_method="fork",
-    )
+    with warnings.catch_warnings():  # Python ≥ 3.12 warns on fork() with threads alive
+        warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+        ctx = mp.start_processes(
+            _sync_worker,
+            args=(str(tmp_path / "store"), str(tmp_path)),
+            nprocs=2,
+            join=False,
+            start_method="fork",
+        )
     for _ in range(60):
         if ctx.join(timeout=1):
             break
