@@ -576,6 +576,7 @@ def test_import_qwkit_loads_no_optional_dependency():
         "polars",
         "rich",
         "qwkit.economics",  # an integration of its own, with its own import
+        "qwkit.torch",
         "qwkit.cli",
     ]
     code = (
