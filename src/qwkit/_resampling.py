@@ -307,8 +307,13 @@ def _interval(
     rng,
     alternative: str,
     upper_bound: float,
+    df: float = math.inf,
 ) -> ConfidenceInterval:
-    """The confidence interval of ``estimate`` by any of the four methods."""
+    """The confidence interval of ``estimate`` by any of the four methods.
+
+    ``df`` gives the Wald intervals (asymptotic and jackknife) Student-t critical values
+    with that many degrees of freedom; the default (infinite) is the normal.
+    """
     level = check_confidence_level(confidence_level)
     method = check_method(method)
     n_resamples = check_n_resamples(n_resamples)
@@ -330,8 +335,8 @@ def _interval(
                     "'percentile'."
                 )
             standard_error, _ = _jackknife_moments(values, mult)
-        low = estimate + special.ndtri(lo_p) * standard_error if lo_p is not None else -math.inf
-        high = estimate + special.ndtri(hi_p) * standard_error if hi_p is not None else upper_bound
+        low = estimate + _critical(lo_p, df) * standard_error if lo_p is not None else -math.inf
+        high = estimate + _critical(hi_p, df) * standard_error if hi_p is not None else upper_bound
         # (eq. 2a) Wald interval; kappa never exceeds 1, so neither does the upper limit.
         return ConfidenceInterval(float(low), float(min(high, upper_bound)))
 
@@ -376,6 +381,11 @@ def _interval(
     low = float(np.quantile(theta, lo_p)) if lo_p is not None else -math.inf
     high = float(np.quantile(theta, hi_p)) if hi_p is not None else upper_bound
     return ConfidenceInterval(low, high)
+
+
+def _critical(p: float, df: float) -> float:
+    """The p-quantile of the normal (df infinite) or of Student's t with df degrees."""
+    return float(special.ndtri(p) if math.isinf(df) else special.stdtrit(df, p))
 
 
 def _pvalue(z: float, alternative: str) -> float:
