@@ -6,6 +6,15 @@ imported here.
 """
 
 from qwkit._accumulator import KappaAccumulator
+from qwkit._agreement import (
+    AgreementTestResult,
+    RatingsTable,
+    agreement_from_counts,
+    agreement_score,
+    agreement_test,
+    agreement_test_from_counts,
+    ratings_from_long,
+)
 from qwkit._compare import KappaComparisonResult, compare_kappa_test, mean_kappa
 from qwkit._costs import (
     RiskClassModel,
@@ -42,6 +51,7 @@ from qwkit._warnings import ConvergenceWarning, UndefinedKappaWarning
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgreementTestResult",
     "ConfidenceInterval",
     "ConvergenceWarning",
     "EconomicsResult",
@@ -51,11 +61,16 @@ __all__ = [
     "KappaRegressionResult",
     "KappaRescaleResult",
     "KappaTestResult",
+    "RatingsTable",
     "RiskClassModel",
     "ThresholdResult",
     "UndefinedKappaWarning",
     "WineQuality",
     "__version__",
+    "agreement_from_counts",
+    "agreement_score",
+    "agreement_test",
+    "agreement_test_from_counts",
     "apply_thresholds",
     "bayes_decision",
     "compare_kappa_test",
@@ -73,6 +88,7 @@ __all__ = [
     "load_wine_quality",
     "mean_kappa",
     "optimize_thresholds",
+    "ratings_from_long",
     "risk_class_model",
     "simulate_economics",
     "soft_kappa_score",

@@ -5,6 +5,7 @@ first. Every kernel is compiled lazily on first call (so ``import qwkit`` stays 
 and cached on disk. No ``fastmath``: every path here is meant to be exact.
 """
 
+from qwkit._kernels._agreement import ratio_apply
 from qwkit._kernels._counts import (
     confusion_counts,
     confusion_weighted,
@@ -25,6 +26,7 @@ __all__ = [
     "five_sums_limbs",
     "five_sums_shifted",
     "minmax2",
+    "ratio_apply",
     "read_floor",
     "scan_weights",
 ]
