@@ -382,6 +382,10 @@ default="asymptotic"
         }
 
 
+AgreementTestResult.__module__ = "qwkit"
+RatingsTable.__module__ = "qwkit"
+
+
 def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
     alternative = check_alternative(alternative)
     f = _in.check_n_population(n_population, prep.n_items)

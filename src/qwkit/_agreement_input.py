@@ -177,6 +177,8 @@ def _to_2d(ratings):
         ratings = ratings.to_numpy()
     try:
         arr = np.asarray(ratings)
+        if arr.dtype.kind in "US" and not isinstance(ratings, np.ndarray):
+            arr = np.asarray(ratings, dtype=object)  # numpy turns [1, "a"] into text
     except ValueError as exc:
         raise ValueError(
             "`ratings` must be rectangular (n_items, n_raters); got rows of different lengths."

@@ -345,8 +345,8 @@ def _interval(
     if not finite.all():
         dropped = int((~finite).sum())
         warnings.warn(
-            f"{dropped} of {n_resamples} bootstrap resamples have an undefined kappa (both "
-            "raters constant on one category) and were left out of the interval.",
+            f"{dropped} of {n_resamples} bootstrap resamples have an undefined kappa (every "
+            "rating of the resample in one category) and were left out of the interval.",
             UndefinedKappaWarning,
             stacklevel=3,
         )
