@@ -103,7 +103,7 @@ class Fleiss(_Base):
 
     def leave_one_out(self, cell, u):
         n1, n2, o = self._totals()
-        c = self.full_c - 2.0 * u * self.a[cell] + u * u * self.self_cross[cell]
+        c = self.full_c - 2.0 * u * self.a[cell] + u * u * self.self_cross[cell]  # (eq. 22)
         return self._coefficient(n1 - u, n2 - u * self.e[cell], o - u * self.o[cell], c)
 
     def variance(self, f):
@@ -170,7 +170,7 @@ class Gwet(_Base):
 
     def leave_one_out(self, cell, u):
         n1, n2, o = self._totals()
-        c = self.full_c - 2.0 * u * self.a[cell] + u * u * self.self_cross[cell]
+        c = self.full_c - 2.0 * u * self.a[cell] + u * u * self.self_cross[cell]  # (eq. 22)
         return self._coefficient(n1 - u, n2 - u * self.e[cell], o - u * self.o[cell], c)
 
     def variance(self, f):
@@ -244,7 +244,7 @@ class Krippendorff(_Base):
 
     def leave_one_out(self, cell, u):
         rr, q = float(self.count @ self.rr), float(self.count @ self.q)
-        c = self.full_c - 2.0 * u * self.b[cell] + u * u * self.self_cross[cell]
+        c = self.full_c - 2.0 * u * self.b[cell] + u * u * self.self_cross[cell]  # (eq. 22)
         return self._coefficient(rr - u * self.rr[cell], q - u * self.q[cell], c)
 
     def variance(self, f):
@@ -324,7 +324,7 @@ class Conger(_Base):
         chance = np.zeros(cell.shape[0])
         for g in range(k):
             for h in range(g + 1, k):
-                c = (
+                c = (  # (eq. 22) for the cross term of raters g and h
                     self.g[g, h]
                     - u * (eps[:, g] * at[h][:, g] + eps[:, h] * at[g][:, h])
                     + u * u * eps[:, g] * eps[:, h] * metric.pair(codes[:, g], codes[:, h])
@@ -428,7 +428,7 @@ class Light:
             b, d = p["b"][cell], p["d"][cell]
             big_b = float(self.count @ p["b"]) - u * b
             o = float(self.count @ p["d"]) - u * d
-            c = p["c"] - u * b * (p["at_g"][cell] + p["at_h"][cell]) + u * u * d
+            c = p["c"] - u * b * (p["at_g"][cell] + p["at_h"][cell]) + u * u * d  # (eq. 22)
             out += self._kappa(big_b, o, c)
         return out / len(self.pairs)
 
