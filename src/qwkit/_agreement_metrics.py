@@ -241,10 +241,25 @@ def compress_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, mult
 
 
-def collapse(*arrays: np.ndarray):
-    """Identical rows of the column-stacked arrays, once each, with their multiplicity."""
+def collapse(*arrays: np.ndarray, cheap_only: bool = False):
+    """Identical rows of the column-stacked arrays, once each, with their multiplicity.
+
+    With ``cheap_only`` the arrays come back unchanged (multiplicity 1) unless one
+    mixed-radix integer key per row fits in int64."""
     stacked = np.column_stack([a.astype(np.int64) for a in arrays])
-    uniq, counts = np.unique(stacked, axis=0, return_counts=True)
+    lo = stacked.min(axis=0)
+    span = stacked.max(axis=0) - lo + 1
+    fits = float(np.prod(span.astype(np.float64))) < 2.0**62
+    if cheap_only and not fits:
+        return list(arrays), np.ones(stacked.shape[0])
+    if fits:
+        # one mixed-radix int64 key per row: a 1-D sort instead of a row-wise one
+        radix = np.concatenate([[1], np.cumprod(span[:-1])]).astype(np.int64)
+        key = (stacked - lo) @ radix
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+        uniq = stacked[first]
+    else:
+        uniq, counts = np.unique(stacked, axis=0, return_counts=True)
     out, start = [], 0
     for a in arrays:
         width = a.shape[1]
