@@ -972,3 +972,16 @@ class TestScale:
         d_o = float(np.sum(within * within)) / (vals.size * 4)
         value = qwkit.agreement_score(x, coefficient="krippendorff")
         assert value == pytest.approx(1 - d_o / d_e, rel=1e-10)
+
+    def test_ratio_metric_kernel_and_batches_agree(self):
+        # the compiled O(V²) loop (one summary) and the chunked batch form (bootstrap)
+        from qwkit import _agreement_metrics as metrics
+
+        rng = np.random.default_rng(20261143)
+        y = np.sort(rng.gamma(2.0, size=700))
+        s = rng.random((3, 700))
+        ratio = metrics.Ratio(y)
+        single = np.stack([ratio.apply(row) for row in s])
+        dense = ratio._d(y[:, None], y[None, :])
+        np.testing.assert_allclose(single, s @ dense, rtol=1e-12)
+        np.testing.assert_allclose(ratio.apply(s), s @ dense, rtol=1e-12)
