@@ -29,6 +29,7 @@ bench: $(PY)
 	$(PY) benchmarks/bench_inference.py
 	$(PY) benchmarks/bench_regression.py
 	$(PY) benchmarks/bench_thresholds.py
+	$(PY) benchmarks/bench_agreement.py
 
 lint: $(PY)
 	$(PIP) install --quiet --group lint

@@ -6,6 +6,15 @@ imported here.
 """
 
 from qwkit._accumulator import KappaAccumulator
+from qwkit._agreement import (
+    AgreementTestResult,
+    RatingsTable,
+    agreement_from_counts,
+    agreement_score,
+    agreement_test,
+    agreement_test_from_counts,
+    ratings_from_long,
+)
 from qwkit._compare import KappaComparisonResult, compare_kappa_test, mean_kappa
 from qwkit._costs import (
     RiskClassModel,
@@ -39,6 +48,7 @@ from qwkit._weights import weight_matrix
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgreementTestResult",
     "ConfidenceInterval",
     "ConvergenceWarning",
     "DegenerateIntervalWarning",
@@ -50,11 +60,16 @@ __all__ = [
     "KappaTestResult",
     "QwkitError",
     "QwkitTypeError",
+    "RatingsTable",
     "RiskClassModel",
     "ThresholdResult",
     "UndefinedKappaWarning",
     "WineQuality",
     "__version__",
+    "agreement_from_counts",
+    "agreement_score",
+    "agreement_test",
+    "agreement_test_from_counts",
     "apply_thresholds",
     "bayes_decision",
     "compare_kappa_test",
@@ -72,6 +87,7 @@ __all__ = [
     "load_wine_quality",
     "mean_kappa",
     "optimize_thresholds",
+    "ratings_from_long",
     "risk_class_model",
     "soft_kappa_score",
     "weight_matrix",

@@ -130,8 +130,13 @@ def interval(
     alternative: str,
     upper_bound: float,
     progress=None,
+    df: float = math.inf,
 ) -> ConfidenceInterval:
-    """The confidence interval of ``estimate`` by any of the four methods."""
+    """The confidence interval of ``estimate`` by any of the four methods.
+
+    ``df`` gives the Wald intervals (asymptotic and jackknife) Student-t critical values
+    with that many degrees of freedom; the default (infinite) is the normal.
+    """
     level = check_confidence_level(confidence_level)
     method = check_method(method)
     n_resamples = check_n_resamples(n_resamples)
@@ -149,13 +154,13 @@ def interval(
             values, mult = estimator.jackknife()
             if not np.all(np.isfinite(values)):
                 return _undefined_interval(
-                    "A leave-one-out sample has an undefined kappa (too few items); the "
+                    "A leave-one-out sample has an undefined statistic (too few items); the "
                     "jackknife interval is undefined. Use method='asymptotic' or "
                     "'percentile'."
                 )
             standard_error, _ = _jackknife_moments(values, mult)
-        low = estimate + special.ndtri(lo_p) * standard_error if lo_p is not None else -math.inf
-        high = estimate + special.ndtri(hi_p) * standard_error if hi_p is not None else upper_bound
+        low = estimate + _critical(lo_p, df) * standard_error if lo_p is not None else -math.inf
+        high = estimate + _critical(hi_p, df) * standard_error if hi_p is not None else upper_bound
         # (eq. 2a) Wald interval; kappa never exceeds 1, so neither does the upper limit.
         out = ConfidenceInterval(float(low), float(min(high, upper_bound)))
         if standard_error == 0.0:
@@ -167,8 +172,9 @@ def interval(
     if not finite.all():
         dropped = int((~finite).sum())
         warn(
-            f"{dropped} of {n_resamples} bootstrap resamples have an undefined kappa (both "
-            "raters constant on one category) and were left out of the interval.",
+            f"{dropped} of {n_resamples} bootstrap resamples have an undefined statistic "
+            "(every rating of the resample in one category) and were left out of the "
+            "interval.",
             UndefinedKappaWarning,
         )
         theta = theta[finite]
@@ -179,7 +185,7 @@ def interval(
         values, mult = estimator.jackknife()
         if not np.all(np.isfinite(values)):
             return _undefined_interval(
-                "A leave-one-out sample has an undefined kappa (too few items), so the BCa "
+                "A leave-one-out sample has an undefined statistic (too few items), so the BCa "
                 "acceleration is undefined. Use method='percentile'."
             )
         _, accel = _jackknife_moments(values, mult)
@@ -187,7 +193,7 @@ def interval(
         z0 = special.ndtri(below / (2.0 * theta.size))  # (eq. 7a), ties count half
         if not math.isfinite(z0):
             return _undefined_interval(
-                "Every bootstrap kappa lies on one side of the estimate, so the BCa "
+                "Every bootstrap value lies on one side of the estimate, so the BCa "
                 "bias correction is infinite. Use method='percentile'."
             )
 
@@ -207,20 +213,31 @@ def interval(
     return out
 
 
-def pvalue(z: float, alternative: str) -> float:
-    """p-value of a z statistic against the alternative."""
+def _critical(p: float, df: float) -> float:
+    """The p-quantile of the normal (df infinite) or of Student's t with df degrees."""
+    return float(special.ndtri(p) if math.isinf(df) else special.stdtrit(df, p))
+
+
+def pvalue(z: float, alternative: str, df: float = math.inf) -> float:
+    """p-value of a z statistic (of a t statistic with ``df`` degrees of freedom when
+    finite) against the alternative."""
+
+    def cdf(x):
+        return special.ndtr(x) if math.isinf(df) else special.stdtr(df, x)
+
     if alternative == "two-sided":
-        return float(2.0 * special.ndtr(-abs(z)))
+        return float(2.0 * cdf(-abs(z)))
     if alternative == "greater":
-        return float(special.ndtr(-z))
-    return float(special.ndtr(z))
+        return float(cdf(-z))
+    return float(cdf(z))
 
 
-def zero_se_pvalue(what: str) -> float:
-    """Warn that the z-test is undefined (its standard error is 0) and return nan."""
+def zero_se_pvalue(
+    what: str, why: str = "e.g. a rater used a single category", test: str = "z-test"
+) -> float:
+    """Warn that the test is undefined (its standard error is 0) and return nan."""
     warn(
-        f"The {what} is zero (e.g. a rater used a single category), so the z-test is "
-        "undefined; the p-value is nan.",
+        f"The {what} is zero ({why}), so the {test} is undefined; the p-value is nan.",
         DegenerateIntervalWarning,
     )
     return math.nan
@@ -242,6 +259,11 @@ class Resampled:
     def _n_units(self) -> int:
         return self.n_samples
 
+    @property
+    def _df(self) -> float:
+        """Degrees of freedom of the Wald intervals (infinite: the normal)."""
+        return math.inf
+
     def confidence_interval(
         self,
         confidence_level: float = 0.95,
@@ -260,7 +282,8 @@ class Resampled:
         method : {"asymptotic", "bootstrap", "percentile", "jackknife"}, \
 default="asymptotic"
             ``"asymptotic"``: Wald interval on the asymptotic standard error (for
-            kappa, SAS PROC FREQ's interval). ``"bootstrap"``: bias-corrected and
+            kappa, SAS PROC FREQ's interval; for agreement coefficients with Student's t
+            on n − 1 degrees of freedom, R irrCAC's interval). ``"bootstrap"``: bias-corrected and
             accelerated (BCa) bootstrap, the acceleration from the exact jackknife.
             ``"percentile"``: the plain percentile bootstrap. ``"jackknife"``: Wald
             interval on the exact jackknife standard error.
@@ -309,6 +332,7 @@ default="asymptotic"
             alternative=self.alternative,
             upper_bound=self._upper_bound,
             progress=progress,
+            df=self._df,
         )
 
     def bootstrap_distribution(

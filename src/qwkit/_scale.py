@@ -13,6 +13,7 @@ ratings have no order of their own: they need ``labels`` wherever the order matt
 
 from __future__ import annotations
 
+import numbers
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -462,134 +463,163 @@ def positions_on_scale(
 class RatingMatrix:
     """Ratings of n items by r raters with missing entries, validated.
 
-    ``codes`` holds the position (0 … K − 1) of every rating on the scale ``labels`` and
-    −1 where a rating is missing; it is None for real-valued ratings without a scale,
-    whose ``values`` (float64, NaN where missing) are then the data. ``values`` is None
-    for text ratings.
+    ``present`` marks the ratings given; ``values`` holds them in row-major order
+    (numbers — integers, or finite floats — or str); ``columns`` are the rater names of a
+    data frame (None for arrays); ``declared`` is the category order an ordered
+    Categorical / Enum column declares (None if none does).
     """
 
-    codes: np.ndarray | None  # (n, r) int64, −1 = missing
-    labels: np.ndarray | None  # (K,) the scale
-    values: np.ndarray | None  # (n, r) float64, NaN = missing
-    raters: tuple[str, ...]
-
-    @property
-    def present(self) -> np.ndarray:
-        if self.codes is not None:
-            return self.codes >= 0
-        return ~np.isnan(self.values)
+    present: np.ndarray  # (n, r) bool
+    values: np.ndarray  # (present.sum(),)
+    is_text: bool
+    columns: tuple | None
+    declared: np.ndarray | None
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.present.shape
 
+    def where(self, k: int) -> str:
+        """Where the k-th present rating is, in words: ``row i, column j``."""
+        return _where(int(np.flatnonzero(self.present.ravel())[k]), self.shape, self.columns)
 
-def _columns_of(ratings, name: str):
-    """(list of 1-D columns, rater names) of an items × raters array-like."""
+    def row(self, k: int) -> int:
+        """The item (row) of the k-th present rating."""
+        return int(np.flatnonzero(self.present.ravel())[k]) // self.shape[1]
+
+
+def _where(flat_index: int, shape, columns) -> str:
+    i, j = divmod(int(flat_index), shape[1])
+    col = f"column {columns[j]!r}" if columns is not None else f"column {j}"
+    return f"row {i}, {col}"
+
+
+def _frame_to_array(frame):
+    """A pandas/polars DataFrame → (2-D array, column names, declared category order)."""
+    cols = tuple(frame.columns)
+    series = [frame[c] for c in cols]
+    order = declared_order(series, [str(c) for c in cols])
+    if type(frame).__module__.startswith("pandas"):
+        kinds = {getattr(dt, "kind", "O") for dt in frame.dtypes}
+        numeric = all(isinstance(dt, np.dtype) for dt in frame.dtypes) and kinds <= set("biuf")
+        arr = frame.to_numpy() if numeric else frame.to_numpy(dtype=object)
+    else:
+        arr = frame.to_numpy()
+    return arr, cols, order
+
+
+def _to_2d(ratings, name: str):
+    """ratings → (2-D ndarray, column names or None, declared order or None)."""
     if ratings is None or isinstance(ratings, (str, bytes)):
         raise QwkitTypeError(
-            f"`{name}` must be an items × raters array-like; got {ratings!r}.", parameter=name
-        )
-    columns = getattr(ratings, "columns", None)
-    if columns is not None and hasattr(ratings, "__getitem__"):  # pandas / polars frame
-        names = tuple(str(c) for c in columns)
-        return [ratings[c] for c in columns], names
-    try:
-        arr = np.asarray(ratings, dtype=object if isinstance(ratings, list) else None)
-    except ValueError as exc:
-        raise QwkitError(
-            f"`{name}` must be rectangular (items × raters); got rows of different lengths.",
+            f"`{name}` must be a 2-D array-like of shape (n_items, n_raters); got {ratings!r}.",
             parameter=name,
-        ) from exc
+        )
+    if hasattr(ratings, "tocsr") or type(ratings).__module__.startswith("scipy.sparse"):
+        raise QwkitTypeError(
+            f"`{name}` must be dense; got a sparse matrix. Missing ratings are NaN or None, "
+            "not absent entries.",
+            parameter=name,
+        )
+    if hasattr(ratings, "columns") and hasattr(ratings, "to_numpy"):
+        return _frame_to_array(ratings)
+    if hasattr(ratings, "to_numpy") and not isinstance(ratings, np.ndarray):
+        ratings = ratings.to_numpy()
+    ragged = QwkitError(
+        f"`{name}` must be rectangular (n_items, n_raters); got rows of different lengths.",
+        parameter=name,
+    )
+    try:
+        arr = np.asarray(ratings)
+        if arr.dtype.kind in "US" and not isinstance(ratings, np.ndarray):
+            arr = np.asarray(ratings, dtype=object)  # numpy turns [1, "a"] into text
+    except ValueError as exc:
+        raise ragged from exc
+    if arr.dtype == object and arr.ndim == 1 and arr.size and isinstance(arr[0], (list, tuple)):
+        raise ragged
+    return arr, None, None
+
+
+def _split(arr: np.ndarray, name: str, columns):
+    """2-D array → (present mask, present values in row-major order, is_text)."""
+    kind = arr.dtype.kind
+    if kind == "f":
+        present = ~np.isnan(arr)
+        values = arr[present].astype(np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            flat = np.flatnonzero(present)[bad[0]]
+            raise QwkitError(
+                f"`{name}` contains {values[bad[0]]} at {_where(flat, arr.shape, columns)}; "
+                "ratings must be finite (NaN marks a missing rating).",
+                parameter=name,
+                row=int(flat) // arr.shape[1],
+            )
+        return present, values, False
+    if kind in "biu":
+        return np.ones(arr.shape, dtype=bool), arr.ravel(), False
+    if kind in "US":
+        return np.ones(arr.shape, dtype=bool), arr.ravel().astype(str), True
+    if kind != "O":
+        raise QwkitTypeError(
+            f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.", parameter=name
+        )
+    items = arr.ravel().tolist()
+    present = np.ones(len(items), dtype=bool)
+    kinds = set()
+    kept = []
+    for i, item in enumerate(items):
+        if _is_missing(item):
+            present[i] = False
+            continue
+        if isinstance(item, str):
+            kinds.add("text")
+        elif isinstance(item, (numbers.Real, np.bool_)) and not isinstance(item, complex):
+            kinds.add("number")
+        else:
+            raise QwkitTypeError(
+                f"`{name}` must hold numbers or strings; got {type(item).__name__} {item!r} "
+                f"at {_where(i, arr.shape, columns)}.",
+                parameter=name,
+                row=i // arr.shape[1],
+            )
+        if len(kinds) > 1:
+            raise QwkitTypeError(
+                f"`{name}` mixes text and numbers ({item!r} at "
+                f"{_where(i, arr.shape, columns)}); use one type for every rating.",
+                parameter=name,
+                row=i // arr.shape[1],
+            )
+        kept.append(item)
+    present = present.reshape(arr.shape)
+    if kinds == {"text"}:
+        return present, np.asarray(kept, dtype=str), True
+    values = np.asarray(kept)
+    if values.dtype == object:
+        raise QwkitError(
+            f"`{name}` holds numbers beyond the int64 and float64 ranges.", parameter=name
+        )
+    if values.dtype.kind == "f":
+        refilled = np.full(present.shape, np.nan)
+        refilled[present] = values
+        return _split(refilled, name, columns)
+    return present, values, False
+
+
+def rating_matrix(ratings, name: str = "ratings") -> RatingMatrix:
+    """Validate an items × raters array-like of ratings with missing entries.
+
+    numpy arrays (NaN for missing), nested lists and object arrays (None, NaN, pandas'
+    NA), pandas and polars data frames (one column per rater; an ordered Categorical or
+    Enum declares the order of the scale). Every rating is a number or every one is text;
+    numbers must be finite.
+    """
+    arr, columns, declared = _to_2d(ratings, name)
     if arr.ndim != 2:
         raise QwkitError(
-            f"`{name}` must be 2-D (items × raters); got an array of shape {arr.shape}.",
+            f"`{name}` must be 2-D, one row per item and one column per rater; got shape "
+            f"{arr.shape}.",
             parameter=name,
         )
-    return [arr[:, j] for j in range(arr.shape[1])], tuple(
-        f"rater {j}" for j in range(arr.shape[1])
-    )
-
-
-def _missing_mask(column) -> tuple[np.ndarray, np.ndarray]:
-    """(values as an object/numeric array, missing mask) of one column."""
-    if hasattr(column, "to_numpy") and not isinstance(column, np.ndarray):
-        column = column.to_numpy()
-    arr = np.asarray(column)
-    if arr.dtype.kind == "f":
-        return arr, np.isnan(arr)
-    if arr.dtype == object:
-        missing = np.fromiter((_is_missing(v) for v in arr), dtype=bool, count=arr.shape[0])
-        return arr, missing
-    return arr, np.zeros(arr.shape[0], dtype=bool)
-
-
-def rating_matrix(ratings, labels=None, *, name: str = "ratings", ordered: bool = True):
-    """Validate an items × raters matrix of ratings with missing entries (NaN, None).
-
-    Parameters
-    ----------
-    ratings : array-like of shape (n_items, n_raters)
-        numpy, nested lists, pandas or polars data frames (one column per rater).
-    labels : array-like or None
-        The scale; None: a declared order of the columns, else the integer range of
-        integer ratings, else (real values) no scale — ``codes`` is then None.
-    ordered : bool
-        Whether the order of the scale matters (text needs ``labels`` then).
-    """
-    columns, raters = _columns_of(ratings, name)
-    if not columns or len(columns[0]) == 0:
-        raise QwkitError(f"`{name}` is empty; agreement needs rated items.", parameter=name)
-    if labels is None:
-        labels = declared_order(columns, [name] * len(columns))
-    lab = None if labels is None else prepare_labels(labels)
-    arrays, masks = zip(*(_missing_mask(c) for c in columns), strict=True)
-    missing = np.column_stack(masks)
-    if missing.all():
-        raise QwkitError(f"`{name}` has no rating at all (every entry is missing).", parameter=name)
-    present_values = np.concatenate([a[~m] for a, m in zip(arrays, masks, strict=True)])
-    flat = as_1d(list(present_values) if present_values.dtype == object else present_values, name)
-    check_finite(flat, name)
-    n, r = missing.shape
-    if flat.dtype.kind == "U":
-        if lab is None:
-            if ordered:
-                raise _unordered_text_error(name, flat)
-            lab = prepare_labels(np.unique(flat))
-        elif not lab.is_text:
-            raise QwkitTypeError(
-                f"`{name}` holds strings but `labels` holds numbers {show(lab.values)}.",
-                parameter="labels",
-            )
-        values = None
-    else:
-        if lab is not None and lab.is_text:
-            raise QwkitTypeError(
-                f"`{name}` holds numbers but `labels` holds strings {show(lab.values)}.",
-                parameter="labels",
-            )
-        values = np.full((n, r), np.nan)
-        values[~missing] = _fill_order(flat.astype(np.float64), missing)
-    if lab is None:
-        ints = integral_or_none(flat)
-        if ints is None:  # real-valued ratings: no scale
-            return RatingMatrix(None, None, values, raters)
-        lo, hi = int(ints.min()), int(ints.max())
-        if hi - lo + 1 > MAX_DENSE_CLASSES:
-            raise QwkitError(
-                f"`{name}` spans {hi - lo + 1} integer categories ({lo}..{hi}); at most "
-                f"{MAX_DENSE_CLASSES} are supported. Pass `labels` with the ratings that occur.",
-                parameter=name,
-            )
-        lab = prepare_labels(np.arange(lo, hi + 1))
-    codes = np.full((n, r), -1, dtype=np.int64)
-    codes[~missing] = _fill_order(_codes(flat, lab, name).astype(np.int64), missing)
-    return RatingMatrix(codes, lab.values, values, raters)
-
-
-def _fill_order(flat_by_column: np.ndarray, missing: np.ndarray) -> np.ndarray:
-    """Values listed column by column → the order of ``matrix[~missing]`` (row-major)."""
-    n, r = missing.shape
-    out = np.empty((n, r), dtype=flat_by_column.dtype)
-    out.T[~missing.T] = flat_by_column
-    return out[~missing]
+    present, values, is_text = _split(arr, name, columns)
+    return RatingMatrix(present, values, is_text, columns, declared)

@@ -23,6 +23,7 @@ Who may import what (the floors of the package, bottom up):
    need shared validation), never a feature's private names.
 """
 
+from qwkit._kernels._agreement import ratio_apply
 from qwkit._kernels._counts import (
     LIMB_BITS,
     confusion_counts,
@@ -48,5 +49,6 @@ __all__ = [
     "five_sums_shifted",
     "minmax2",
     "monotone_dp",
+    "ratio_apply",
     "scan_weights",
 ]
