@@ -173,6 +173,56 @@ def _cut_points(values: np.ndarray, cls: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, scale, *, stacklevel):
+    """Dinkelbach's method (eq. T4) on items sorted by score and aggregated into pairs.
+
+    ``values`` are the m distinct scores (increasing), ``group_start`` delimits the
+    (true class, summed weight) pairs of each one — every group non-empty, every pair
+    weight positive — ``h`` is the weighted true margin (≥ 2 positive entries) and
+    ``chance`` the δ of eq. T1 (some entry positive). Returns the cut points (eq. T6)
+    of the global optimum, its K×K table and the certificate. Shared by
+    :func:`optimize_thresholds` and ``qwkit._optimism``, which refits resamples of
+    one sorted sample without sorting again; ``stacklevel`` points the
+    ConvergenceWarning at the public caller's caller.
+    """
+    k = h.shape[0]
+    total = float(h.sum())
+    group_weight = np.add.reduceat(pair_weight, group_start[:-1])
+
+    # λ₀: the best feasible start (D > 0); a constant class with δ > 0 always is one.
+    best = None
+    candidates = _initial_assignments(values, group_weight, h, scale)
+    candidates.append(np.full(values.shape[0], int(np.argmax(chance)), dtype=np.int64))
+    for cls in candidates:
+        table = assignment_table(pair_code, pair_weight, group_start, cls, k)
+        num, den = _ratio_parts(table, wmat, chance, total)
+        if den > 0 and (best is None or num / den < best[0]):
+            best = (num / den, cls, table)
+    lam, cls, table = best
+
+    gap = np.nan
+    n_steps = 0
+    while n_steps < _MAX_ITER:  # Dinkelbach   (eq. T4)
+        n_steps += 1
+        new_cls, _ = monotone_dp(pair_code, pair_weight, group_start, wmat, chance, lam)
+        new_table = assignment_table(pair_code, pair_weight, group_start, new_cls, k)
+        num, den = _ratio_parts(new_table, wmat, chance, total)
+        if den > 0 and num / den < lam:
+            lam, cls, table = num / den, new_cls, new_table
+            continue
+        gap = max(0.0, lam * den - num)  # −min_x N − λ*D = 0 certifies optimality (eq. T7)
+        break
+    else:
+        warnings.warn(
+            f"Dinkelbach's method did not converge in {_MAX_ITER} steps; the thresholds are "
+            "feasible but not certified optimal.",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+    certificate = DinkelbachCertificate(ratio=float(lam), n_iterations=n_steps, gap=float(gap))
+    return _cut_points(values, cls, k), table, certificate
+
+
 # ---------------------------------------------------------------------------- public
 
 
@@ -292,45 +342,16 @@ default="quadratic"
             "undefined for every rounding of `y_score`."
         )
 
-    values, pair_code, pair_weight, group_start, group_weight = _groups(scores, codes, w, k)
-
-    # λ₀: the best feasible start (D > 0); a constant class with δ > 0 always is one.
-    best = None
-    candidates = _initial_assignments(values, group_weight, h, scale)
-    candidates.append(np.full(values.shape[0], int(np.argmax(chance)), dtype=np.int64))
-    for cls in candidates:
-        table = assignment_table(pair_code, pair_weight, group_start, cls, k)
-        num, den = _ratio_parts(table, wmat, chance, total)
-        if den > 0 and (best is None or num / den < best[0]):
-            best = (num / den, cls, table)
-    lam, cls, table = best
-
-    gap = np.nan
-    n_steps = 0
-    while n_steps < _MAX_ITER:  # Dinkelbach   (eq. T4)
-        n_steps += 1
-        new_cls, _ = monotone_dp(pair_code, pair_weight, group_start, wmat, chance, lam)
-        new_table = assignment_table(pair_code, pair_weight, group_start, new_cls, k)
-        num, den = _ratio_parts(new_table, wmat, chance, total)
-        if den > 0 and num / den < lam:
-            lam, cls, table = num / den, new_cls, new_table
-            continue
-        gap = max(0.0, lam * den - num)  # −min_x N − λ*D = 0 certifies optimality (eq. T7)
-        break
-    else:
-        warnings.warn(
-            f"Dinkelbach's method did not converge in {_MAX_ITER} steps; the thresholds are "
-            "feasible but not certified optimal.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-
+    values, pair_code, pair_weight, group_start, _ = _groups(scores, codes, w, k)
+    cuts, table, certificate = fit_sorted(
+        values, pair_code, pair_weight, group_start, h, chance, wmat, scale, stacklevel=3
+    )
     statistic = _kappa._kappa_from_table(table, wmat, np.nan)
     return ThresholdResult(
-        thresholds=_cut_points(values, cls, k),
+        thresholds=cuts,
         statistic=float(statistic),
         labels=scale,
-        certificate=DinkelbachCertificate(ratio=float(lam), n_iterations=n_steps, gap=float(gap)),
+        certificate=certificate,
     )
 
 
