@@ -30,6 +30,7 @@ from qwkit._kappa import (
     soft_kappa_score,
     weight_matrix,
 )
+from qwkit._optimism import OptimismResult, optimism_corrected_kappa
 from qwkit._regression import (
     KappaRegressionResult,
     KappaRescaleResult,
@@ -51,6 +52,7 @@ __all__ = [
     "KappaRegressionResult",
     "KappaRescaleResult",
     "KappaTestResult",
+    "OptimismResult",
     "RiskClassModel",
     "ThresholdResult",
     "UndefinedKappaWarning",
@@ -72,6 +74,7 @@ __all__ = [
     "kappa_test_from_confusion",
     "load_wine_quality",
     "mean_kappa",
+    "optimism_corrected_kappa",
     "optimize_thresholds",
     "risk_class_model",
     "simulate_economics",
