@@ -23,9 +23,13 @@ scenario and n, over the replications:
 * optimism = mean apparent - mean truth (the inflation a leaderboard punishes);
 * for each method of `optimism_corrected_kappa`: bias = mean corrected - mean truth,
   and as a share of the optimism; root mean squared error against the truth;
-  coverage of the truth by the 95% interval, and its mean width; and, for
-  comparison, the coverage of the Wald interval with the apparent kappa's standard
-  error only (the interval of `kappa_test` shifted by the optimism).
+  coverage of the truth by the 95% interval, and its mean width;
+* for the cv method, the pieces of the interval: the spread of apparent - truth and
+  of the estimated optimism against their mean standard errors, the correlation of
+  the two, and the coverage of the intervals built with the apparent kappa's
+  standard error only (kappa_test's, shifted by the optimism), with the two
+  standard errors combined as if independent, and with their sum (what the
+  library does, eq. O5).
 
 The Monte Carlo standard errors are given in parentheses. Seeded: the numbers are
 reproducible (the generator of each (scenario, n) cell is seeded from the seed, the
@@ -123,11 +127,10 @@ def check_truth(scenario: Scenario, gen: np.random.Generator) -> tuple[float, fl
 def replicate(scenario, n, reps, resamples, seed):
     gen = np.random.default_rng([seed, SCENARIOS.index(scenario), n])
     labels = np.arange(scenario.k)
-    out = {
-        key: np.empty(reps)
-        for key in ("apparent", "truth", "cv", "bootstrap", "cv_hit", "bootstrap_hit")
-    }
-    out.update({k: np.empty(reps) for k in ("cv_width", "bootstrap_width", "cv_wald", "bs_wald")})
+    keys = ("apparent", "truth", "se_apparent")
+    per_method = ("statistic", "hit", "width", "se_optimism", "hit_apparent_se", "hit_rss")
+    out = {key: np.empty(reps) for key in keys}
+    out.update({f"{m}_{key}": np.empty(reps) for m in ("cv", "bootstrap") for key in per_method})
     for r in range(reps):
         y, s = draw(scenario, n, gen)
         res = {
@@ -139,13 +142,17 @@ def replicate(scenario, n, reps, resamples, seed):
         truth = population_kappa(scenario, res["cv"].thresholds)
         out["apparent"][r] = res["cv"].apparent
         out["truth"][r] = truth
-        for m, key in (("cv", "cv"), ("bootstrap", "bs")):
+        out["se_apparent"][r] = res["cv"].standard_error_apparent
+        for m in ("cv", "bootstrap"):
             low, high = res[m].confidence_interval(0.95)
-            out[m][r] = res[m].statistic
+            err = abs(res[m].statistic - truth)
+            se_a, se_o = res[m].standard_error_apparent, res[m].standard_error_optimism
+            out[f"{m}_statistic"][r] = res[m].statistic
             out[f"{m}_hit"][r] = low <= truth <= high
             out[f"{m}_width"][r] = high - low
-            half = Z975 * res[m].standard_error_apparent
-            out[f"{key}_wald"][r] = abs(res[m].statistic - truth) <= half
+            out[f"{m}_se_optimism"][r] = se_o
+            out[f"{m}_hit_apparent_se"][r] = err <= Z975 * se_a  # kappa_test's SE only
+            out[f"{m}_hit_rss"][r] = err <= Z975 * math.hypot(se_a, se_o)  # as if independent
     return out
 
 
@@ -162,8 +169,14 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
     ]
     methods = [
         "| scenario | n | method | bias (corrected − truth) | bias / optimism | RMSE "
-        "| 95% coverage | mean width | coverage, SE of apparent only |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| 95% coverage | mean width |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    errors = [
+        "| scenario | n | sd(apparent − truth) | mean SE apparent | sd(optimism) "
+        "| mean SE optimism | corr(apparent − truth, optimism) | coverage: SE apparent only "
+        "| coverage: √(SE_a² + SE_o²) | coverage: SE_a + SE_o |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     checks = []
     for scenario in SCENARIOS:
@@ -175,20 +188,28 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
         best = best_population_kappa(scenario)
         for n in sizes:
             out = replicate(scenario, n, reps, resamples, seed)
-            optimism = out["apparent"] - out["truth"]
+            excess = out["apparent"] - out["truth"]
             inflation.append(
                 f"| {scenario.name} | {best:.4f} | {n} | {out['apparent'].mean():.4f} "
-                f"| {out['truth'].mean():.4f} | {_pm(optimism)} |"
+                f"| {out['truth'].mean():.4f} | {_pm(excess)} |"
             )
-            for m, key, label in (("cv", "cv", "cv (10-fold)"), ("bootstrap", "bs", "bootstrap")):
-                err = out[m] - out["truth"]
-                hits = out[f"{m}_hit"]
+            for m, label in (("cv", "cv (10-fold)"), ("bootstrap", "bootstrap")):
+                err = out[f"{m}_statistic"] - out["truth"]
                 methods.append(
                     f"| {scenario.name} | {n} | {label} | {_pm(err)} "
-                    f"| {err.mean() / optimism.mean():+.0%} "
-                    f"| {math.sqrt(np.mean(err**2)):.4f} | {_pm(hits, 3)} "
-                    f"| {out[f'{m}_width'].mean():.4f} | {out[f'{key}_wald'].mean():.3f} |"
+                    f"| {err.mean() / excess.mean():+.0%} "
+                    f"| {math.sqrt(np.mean(err**2)):.4f} | {_pm(out[f'{m}_hit'], 3)} "
+                    f"| {out[f'{m}_width'].mean():.4f} |"
                 )
+            estimated = out["apparent"] - out["cv_statistic"]  # the cv optimism
+            errors.append(
+                f"| {scenario.name} | {n} | {excess.std(ddof=1):.4f} "
+                f"| {out['se_apparent'].mean():.4f} | {estimated.std(ddof=1):.4f} "
+                f"| {out['cv_se_optimism'].mean():.4f} "
+                f"| {np.corrcoef(excess, estimated)[0, 1]:+.2f} "
+                f"| {out['cv_hit_apparent_se'].mean():.3f} | {out['cv_hit_rss'].mean():.3f} "
+                f"| {out['cv_hit'].mean():.3f} |"
+            )
             elapsed = time.perf_counter() - started
             print(f"{scenario.name}, n = {n}: done ({elapsed:.0f} s)", file=sys.stderr)
     return "\n".join(
@@ -200,6 +221,10 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
             *inflation,
             "",
             *methods,
+            "",
+            "The error of the cv estimate and its interval (eq. O5):",
+            "",
+            *errors,
             "",
             "Exact truth against a sample (the same fitted cut points):",
             *checks,

@@ -100,8 +100,13 @@ def naive_cross_fit(
     n_splits,
     n_repeats,
     rng,
+    classes=None,
 ):
-    """Mean over repetitions of the kappa of the pooled out-of-fold classes."""
+    """Mean over repetitions of the kappa of the pooled out-of-fold classes.
+
+    ``classes``, a list, receives (y, class under the cut points fitted to all the
+    data, out-of-fold class) of every item of every repetition (unit items only).
+    """
     gen = np.random.default_rng(rng)
     opts = dict(labels=labels, weights=weights)
     values = []
@@ -110,7 +115,8 @@ def naive_cross_fit(
         n = yr.shape[0]
         for _ in range(n_repeats):
             fold_of_row = np.empty(n, dtype=int)
-            fold_of_row[gen.permutation(n)] = np.repeat(np.arange(n_splits), _fold_sizes(n, n_splits))
+            sizes = _fold_sizes(n, n_splits)
+            fold_of_row[gen.permutation(n)] = np.repeat(np.arange(n_splits), sizes)
             pred = np.empty(n, dtype=np.asarray(labels).dtype)
             for f in range(n_splits):
                 held = fold_of_row == f
@@ -128,7 +134,7 @@ def naive_cross_fit(
     sizes = _fold_sizes(n, n_splits)
     for _ in range(n_repeats):
         remaining = cnt.astype(np.int64)
-        truth, pred = [], []
+        truth, pred, held_scores = [], [], []
         for f in range(n_splits):
             if f < n_splits - 1:
                 fold = gen.multivariate_hypergeometric(remaining, sizes[f])
@@ -139,5 +145,10 @@ def naive_cross_fit(
             fit = qwkit.optimize_thresholds(np.repeat(py, train), np.repeat(ps, train), **opts)
             truth.append(np.repeat(py, fold))
             pred.append(fit.predict(np.repeat(ps, fold)))
-        values.append(qwkit.kappa_score(np.concatenate(truth), np.concatenate(pred), **opts))
+            held_scores.append(np.repeat(ps, fold))
+        truth, pred = np.concatenate(truth), np.concatenate(pred)
+        values.append(qwkit.kappa_score(truth, pred, **opts))
+        if classes is not None:
+            full = qwkit.optimize_thresholds(yi, si, **opts)
+            classes.append((truth, full.predict(np.concatenate(held_scores)), pred))
     return float(np.mean(values))
