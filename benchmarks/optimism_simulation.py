@@ -1,8 +1,9 @@
 """Simulation against the exact truth: does `optimism_corrected_kappa` remove the optimism?
 
-Run from the repository root (a few minutes on an idle 2-core machine; ``--quick``
-in well under a minute)::
+Run from the repository root (about five minutes on two busy cores; ``--quick`` in
+under a minute)::
 
+    .venv/bin/python benchmarks/optimism_simulation.py
     .venv/bin/python benchmarks/optimism_simulation.py --output optimism_table.md
     .venv/bin/python benchmarks/optimism_simulation.py --quick
 
@@ -33,7 +34,8 @@ scenario and n, over the replications:
 
 The Monte Carlo standard errors are given in parentheses. Seeded: the numbers are
 reproducible (the generator of each (scenario, n) cell is seeded from the seed, the
-scenario and n, so `--quick` runs the first replications of the full study).
+scenario and n, so that the cells do not depend on one another). docs/optimism.md
+shows the output of the full run with the default settings.
 """
 
 from __future__ import annotations

@@ -411,7 +411,7 @@ def test_population_kappa_is_exact():
 def test_correction_removes_the_optimism_against_the_exact_truth():
     """Replications of n = 150 items with a known truth: the kappa of the fitted cut
     points on the population. Cross-fitting must remove most of the optimism, the
-    bootstrap at least a third of it (docs/optimism.md: it leaves 20–45 %), and the
+    bootstrap at least a third of it (docs/optimism.md: it leaves 28–43 %), and the
     95% interval must cover the truth in most replications."""
     gen = np.random.default_rng(20261121)
     rows = []

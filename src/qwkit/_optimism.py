@@ -137,13 +137,13 @@ class OptimismResult:
         The error of the corrected kappa is (apparent − truth) − (estimated optimism).
         The first term has, to first order, the standard error of the kappa of fixed
         classes; the second the paired standard error of the apparent minus the
-        out-of-fold kappa on the same items. The two are correlated, and not
-        weakly (in the simulations of ``docs/optimism.md`` the correlation is −0.3 to
-        −0.6: samples that flatter the cut points most get the smallest estimated
-        optimism). Rather than estimate it, the interval uses the bound
-        sd(X − Y) ≤ sd(X) + sd(Y), valid whatever the correlation: it is slightly
-        conservative, and tends to the Wald interval of :func:`kappa_test` as n grows
-        (the second term shrinks faster). ``docs/optimism.md`` reports its coverage.
+        out-of-fold kappa on the same items. The two are correlated (in the
+        simulation of ``docs/optimism.md``, −0.18 to −0.59: samples that flatter the
+        cut points most get the smallest estimated optimism). Rather than estimate
+        the correlation, the interval uses the bound sd(X − Y) ≤ sd(X) + sd(Y),
+        valid whatever it is: it is somewhat conservative (coverage 97–99.5 % for a
+        nominal 95 % in that simulation), and tends to the Wald interval of
+        :func:`kappa_test` as n grows (the second term shrinks faster).
         """
         level = _resampling.check_confidence_level(confidence_level)
         se = self.standard_error
@@ -658,8 +658,8 @@ default="quadratic"
     original sample, which stands in for the population — and reports
     κ_S(ĉ(S)) − mean_b oᵇ (O3). Cut points are the argmax of a step function, an
     estimator with cube-root asymptotics, for which the n-out-of-n bootstrap is known
-    to be inconsistent: in the simulation of ``docs/optimism.md`` it leaves about a
-    fifth to two fifths of the optimism, where cross-fitting removes nearly all of it.
+    to be inconsistent: in the simulation of ``docs/optimism.md`` it leaves 28–43 %
+    of the optimism, where cross-fitting removes nearly all of it.
 
     The interval (eq. O5, :meth:`OptimismResult.confidence_interval`) is
     ``statistic ± z·(standard_error_apparent + standard_error_optimism)``; the
