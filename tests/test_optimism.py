@@ -165,6 +165,18 @@ class TestOptimismCorrectedKappa:
             )
             assert res.statistic == pytest.approx(expected, rel=1e-12)
 
+    @pytest.mark.parametrize("method", ["bootstrap", "cv"])
+    def test_billions_of_items(self, method):
+        """Σ counts = 5·10¹⁰: no memory in proportion to the items (folds beyond 10⁹
+        items are binomial draws per pair), and with this many items the cut points
+        hardly move: the optimism is nil."""
+        y, s = _sample(37, n=50)
+        res = qwkit.optimism_corrected_kappa(
+            y, s, labels=LABELS, counts=np.full(50, 10**9), method=method, n_resamples=20, rng=0
+        )
+        assert res.n_samples == 5 * 10**10 and res.n_resamples == 20
+        assert abs(res.optimism) < 1e-5 and 0 < res.standard_error < 1e-4
+
     # ------------------------------------------------------------ invariances
 
     @pytest.mark.parametrize("method", ["bootstrap", "cv"])

@@ -44,6 +44,8 @@ _METHODS = ("bootstrap", "cv")
 #: is a mistake, not a request.
 _MAX_RESAMPLES = 100_000
 _DEFAULT_SPLITS = 10
+#: numpy's multivariate_hypergeometric needs fewer items than this.
+_HYPERGEOMETRIC_LIMIT = 10**9
 
 
 # ---------------------------------------------------------------------------- result
@@ -416,6 +418,9 @@ def _cross_fit(
     n_pairs = pairs.weight.shape[0]
     n_units = pairs.row_pair.shape[0] if survey else pairs.n_items
     sizes = _fold_sizes(n_units, n_splits)
+    # numpy's hypergeometric sampler takes fewer than 10**9 items; beyond, fold sizes
+    # vary by about sqrt(n / n_splits), a relative 10**-4 or less
+    exact_sizes = survey or n_units < _HYPERGEOMETRIC_LIMIT
     pair_a = fitted_cls[pairs.group]
     total = 0.0
     total_var = 0.0
@@ -440,11 +445,13 @@ def _cross_fit(
                     pairs.row_pair[~held], weights=pairs.row_weight[~held], minlength=n_pairs
                 )
             else:
-                if f < n_splits - 1:
-                    draw = rng.multivariate_hypergeometric(remaining, int(sizes[f]))
-                    remaining = remaining - draw
-                else:
+                if f == n_splits - 1:
                     draw = remaining
+                elif exact_sizes:
+                    draw = rng.multivariate_hypergeometric(remaining, int(sizes[f]))
+                else:  # each item in a fold uniformly at random: a multinomial per pair
+                    draw = rng.binomial(remaining, 1.0 / (n_splits - f))
+                remaining = remaining - draw
                 fold = fold_sq = draw.astype(np.float64)
                 train = pairs.weight - fold  # whole numbers: exact
             if not complete:
