@@ -164,5 +164,5 @@ class TestBadCounts:
         assert set(err.value.parameters) == {"counts", "sample_weight"}
 
     def test_text_counts_refused(self):
-        with pytest.raises(TypeError, match="`counts` must hold whole numbers"):
+        with pytest.raises(TypeError, match="`counts` must hold non-negative integers"):
             qwkit.kappa_score([1, 2, 3], [1, 2, 2], counts=["1", "2", "3"])

@@ -28,6 +28,7 @@ from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
 from qwkit._kappa import confusion_matrix, kappa_from_confusion, kappa_score, soft_kappa_score
+from qwkit._optimism import OptimismResult, optimism_corrected_kappa
 from qwkit._regression import (
     KappaRegressionResult,
     KappaRescaleResult,
@@ -58,6 +59,7 @@ __all__ = [
     "KappaRegressionResult",
     "KappaRescaleResult",
     "KappaTestResult",
+    "OptimismResult",
     "QwkitError",
     "QwkitTypeError",
     "RatingsTable",
@@ -86,6 +88,7 @@ __all__ = [
     "kappa_test_from_confusion",
     "load_wine_quality",
     "mean_kappa",
+    "optimism_corrected_kappa",
     "optimize_thresholds",
     "ratings_from_long",
     "risk_class_model",

@@ -264,7 +264,10 @@ def prepare_ratings(ratings, coefficient, weights, labels) -> Prepared:
     if labels is None:
         labels = m.declared
     if values.size == 0:
-        raise QwkitError("`ratings` holds no rating: every entry is missing.", parameter="ratings")
+        raise QwkitError(
+            "`ratings` holds no rating: every entry is missing.",
+            parameter="ratings",
+        )
     positions, scale = _scale_and_codes(m, labels, kind)
     codes_flat, index, coords = _finish(coefficient, kind, matrix, positions, scale)
     codes = np.full(arr.shape, -1, dtype=np.intp)
@@ -341,7 +344,10 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
         scale = Scale(k, lo=1.0, text=" (the columns of `counts`)")
     arr = arr[arr.sum(axis=1) > 0]
     if arr.shape[0] == 0:
-        raise QwkitError("`counts` has no rated item: every row sums to zero.", parameter="counts")
+        raise QwkitError(
+            "`counts` has no rated item: every row sums to zero.",
+            parameter="counts",
+        )
     if arr.sum(axis=1).max() < 2:
         raise QwkitError(
             "`counts` has no item with two or more ratings; agreement needs items rated by "
@@ -403,12 +409,18 @@ def ratings_table(items, raters, values) -> RatingsTable:
     ra = _ids(raters, "raters")
     check_same_length(it, ra, ("items", "raters"))
     if values is None or isinstance(values, (str, bytes)):
-        raise QwkitTypeError(f"`values` must be array-like; got {values!r}.", parameter="values")
+        raise QwkitTypeError(
+            f"`values` must be array-like; got {values!r}.",
+            parameter="values",
+        )
     if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
         values = values.to_numpy()
     val = np.asarray(values) if not isinstance(values, list) else np.asarray(values, dtype=object)
     if val.ndim != 1:
-        raise QwkitError(f"`values` must be 1-D; got shape {val.shape}.", parameter="values")
+        raise QwkitError(
+            f"`values` must be 1-D; got shape {val.shape}.",
+            parameter="values",
+        )
     check_same_length(it, val, ("items", "values"))
     m = rating_matrix(val.reshape(-1, 1), "values")
     present, kept, is_text = m.present, m.values, m.is_text

@@ -178,7 +178,7 @@ def _margins_present(table: np.ndarray):
     return np.flatnonzero(table.sum(axis=1)), np.flatnonzero(table.sum(axis=0))
 
 
-def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float) -> float | None:
+def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float, quiet: bool) -> float | None:
     """Eq. 1 in exact integer arithmetic; None when the table or weights are not whole
     numbers."""
     t = as_exact_integers(table)
@@ -190,13 +190,21 @@ def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float) -> float |
     observed = exact_dot(t.ravel(), w.ravel())  # O = ⟨U, W⟩
     s = exact_dot(rows, exact_dot(w, cols))  # S = hᵀ·W·g = n·⟨V, W⟩
     if s == 0:
+        if quiet:
+            return replace
         return warn_undefined(replace, zero_disagreement_reason(wmat, *_margins_present(t)))
     return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
 
 
-def kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> float:
-    """Eq. 1 on a K×K table: exact for whole-number tables and weights, else float64."""
-    exact = _exact_kappa(table, wmat, replace)
+def kappa_from_table(
+    table: np.ndarray, wmat: np.ndarray, replace: float, *, quiet: bool = False
+) -> float:
+    """Eq. 1 on a K×K table: exact for whole-number tables and weights, else float64.
+
+    An undefined kappa (0/0) is ``replace``, with an UndefinedKappaWarning unless
+    ``quiet`` (for callers that count undefined resamples and warn once).
+    """
+    exact = _exact_kappa(table, wmat, replace, quiet)
     if exact is not None:
         return exact
     t = unit_scale(table.astype(np.float64))
@@ -205,6 +213,8 @@ def kappa_from_table(table: np.ndarray, wmat: np.ndarray, replace: float) -> flo
     observed = float(np.sum(wmat * t))  # ⟨U, W⟩
     expected = float(rows @ wmat @ cols) / float(t.sum())  # ⟨V, W⟩, V = h ⊗ g / n   (eq. 1)
     if expected == 0.0:
+        if quiet:
+            return replace
         return warn_undefined(replace, zero_disagreement_reason(wmat, *_margins_present(t)))
     if np.count_nonzero(rows) == 1 or np.count_nonzero(cols) == 1:
         return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says

@@ -38,6 +38,7 @@ __all__ = [
     "DinkelbachCertificate",
     "ThresholdResult",
     "apply_thresholds",
+    "fit_sorted",
     "optimize_thresholds",
 ]
 
@@ -322,51 +323,53 @@ default="quadratic"
     >>> round(qwkit.kappa_score(y, res.predict(score)), 6)
     0.909091
     """
-    problem = _prepare(y_true, y_score, labels, weights, sample_weight, counts)
-    values, cls, fit = _search(problem)
-    k = problem.scale.shape[0]
+    p = _prepare(y_true, y_score, labels, weights, sample_weight, counts)
+    values, pair_code, pair_weight, group_start, _ = _groups(
+        p.scores, p.codes, p.weights, p.scale.shape[0]
+    )
+    cuts, table, certificate = fit_sorted(
+        values, pair_code, pair_weight, group_start, p.h, p.chance, p.wmat, p.scale
+    )
     return ThresholdResult(
-        thresholds=_cut_points(values, cls, k),
-        statistic=float(fit.statistic),
-        labels=problem.scale,
-        certificate=DinkelbachCertificate(
-            ratio=fit.ratio, n_iterations=fit.n_iterations, gap=float(fit.gap)
-        ),
+        thresholds=cuts,
+        statistic=float(kappa_from_table(table, p.wmat, np.nan)),
+        labels=p.scale,
+        certificate=certificate,
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Fit:
-    statistic: float
-    ratio: float
-    n_iterations: int
-    gap: float
+def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, scale):
+    """The exact search on items sorted by score and aggregated into pairs.
 
-
-def _search(p: _Problem):
-    """The exact search: distinct scores, then Dinkelbach (eq. T4) over monotone
-    assignments with the dynamic program (eq. T5) as the exact subproblem solver."""
-    k = p.scale.shape[0]
-    total = float(p.h.sum())
-    values, pair_code, pair_weight, group_start, group_weight = _groups(
-        p.scores, p.codes, p.weights, k
-    )
+    ``values`` are the m distinct scores (increasing), ``group_start`` delimits the
+    (true class, summed weight) pairs of each one — every group non-empty, every pair
+    weight positive — ``h`` is the weighted true margin (≥ 2 positive entries) and
+    ``chance`` the δ of eq. T1 (some entry positive). Dinkelbach's method (eq. T4) with
+    the dynamic program (eq. T5) as the exact subproblem solver; returns the cut points
+    (eq. T6) of the global optimum, its K×K table and the certificate. Resamples of one
+    sorted sample (``qwkit._optimism``) are refitted through here without sorting again.
+    """
+    k = h.shape[0]
+    total = float(h.sum())
+    group_weight = np.add.reduceat(pair_weight, group_start[:-1])
 
     def table(cls):
         return assignment_table(pair_code, pair_weight, group_start, cls, k)
 
     def ratio(cls):
-        return _ratio_parts(table(cls), p.wmat, p.chance, total)
+        return _ratio_parts(table(cls), wmat, chance, total)
 
     def solve(lam):
-        return monotone_dp(pair_code, pair_weight, group_start, p.wmat, p.chance, lam)[0]
+        return monotone_dp(pair_code, pair_weight, group_start, wmat, chance, lam)[0]
 
     # λ₀: the best feasible start (D > 0); a constant class with δ > 0 always is one.
-    starts = _initial_assignments(values, group_weight, p.h, p.scale)
-    starts.append(np.full(values.shape[0], int(np.argmax(p.chance)), dtype=np.int64))
+    starts = _initial_assignments(values, group_weight, h, scale)
+    starts.append(np.full(values.shape[0], int(np.argmax(chance)), dtype=np.int64))
     res = minimize_ratio(starts, ratio, solve, what="thresholds")
-    statistic = kappa_from_table(table(res.solution), p.wmat, np.nan)
-    return values, res.solution, _Fit(statistic, res.ratio, res.n_iterations, res.gap)
+    certificate = DinkelbachCertificate(
+        ratio=res.ratio, n_iterations=res.n_iterations, gap=float(res.gap)
+    )
+    return _cut_points(values, res.solution, k), table(res.solution), certificate
 
 
 def apply_thresholds(

@@ -462,9 +462,11 @@ def _sample_weight(sample_weight, n_samples: int, allow_zero_total: bool) -> np.
 
 def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
     arr = as_1d(counts, "counts")
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind not in "iuf":  # not bools either: a count is not a flag
         raise QwkitTypeError(
-            f"`counts` must hold whole numbers; got dtype {arr.dtype}.", parameter="counts"
+            f"`counts` must hold non-negative integers (how many items each row stands for); "
+            f"got dtype {arr.dtype}.",
+            parameter="counts",
         )
     if arr.shape[0] != n_samples:
         raise QwkitError(

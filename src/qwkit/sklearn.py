@@ -257,8 +257,11 @@ default="quadratic"
         :func:`qwkit.apply_thresholds`).
     threshold_result_ : ThresholdResult
         The full result of :func:`qwkit.optimize_thresholds`; its ``statistic`` is the
-        kappa of the rounded out-of-fold scores (an honest estimate when ``cv`` is not
-        None) and ``certificate`` proves global optimality.
+        kappa of the rounded out-of-fold scores and ``certificate`` proves global
+        optimality. The out-of-fold scores remove the regressor's optimism, not that
+        of the cut points, which were fitted to those same scores: for an honest
+        estimate pass the out-of-fold scores to :func:`qwkit.optimism_corrected_kappa`
+        (see Examples).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -267,6 +270,7 @@ default="quadratic"
     See Also
     --------
     qwkit.optimize_thresholds : the exact thresholds.
+    qwkit.optimism_corrected_kappa : the kappa the cut points will have on new data.
     KappaRegressor : the default regressor.
 
     Notes
@@ -304,6 +308,17 @@ default="quadratic"
     0.709385
     >>> round(model.score(X, y), 6)
     0.701948
+
+    How well will the cut points do on new data? The same out-of-fold scores (an int
+    ``cv`` is an unshuffled ``StratifiedKFold``), with the cut points refitted on
+    cross-validation folds of them:
+
+    >>> import qwkit
+    >>> from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    >>> oof = cross_val_predict(LinearRegression(), X, y, cv=StratifiedKFold(5))
+    >>> honest = qwkit.optimism_corrected_kappa(y, oof, rng=0)
+    >>> round(honest.apparent, 6), round(honest.statistic, 6)
+    (0.709385, 0.645859)
     """
 
     def __init__(self, estimator=None, *, labels=None, weights="quadratic", cv=5):
