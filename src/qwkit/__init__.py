@@ -17,6 +17,7 @@ from qwkit._costs import (
 from qwkit._datasets import WineQuality, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._economics import EconomicsResult, EconomicsRow, simulate_economics
+from qwkit._gradients import kappa_gradient_hessian
 from qwkit._inference import (
     ConfidenceInterval,
     KappaTestResult,
@@ -65,6 +66,7 @@ __all__ = [
     "insurance_loss_matrix",
     "kappa_decision",
     "kappa_from_confusion",
+    "kappa_gradient_hessian",
     "kappa_regression",
     "kappa_rescale",
     "kappa_score",
