@@ -1796,6 +1796,8 @@ def test_import_qwkit_loads_no_optional_dependency():
         "sklearn",
         "lightgbm",
         "xgboost",
+        "qwkit.lightgbm",
+        "qwkit.xgboost",
         "torch",
         "dask",
         "typer",
