@@ -198,7 +198,7 @@ class TestHessian:
         np.testing.assert_allclose(dink, 2.0 * (1.0 - num / den) * w / den, rtol=1e-10)
 
     def test_gauss_newton(self):
-        # (T9a) 2w/D, and (T9a'): the full Gauss–Newton matrix 2JᵀJ of rᵢ = √wᵢ(fᵢ − yᵢ)/√D
+        # (T9a) 2w/D, and (T9c): the full Gauss–Newton matrix 2JᵀJ of rᵢ = √wᵢ(fᵢ − yᵢ)/√D
         # is (2/D) diag(w) − (n dᵀ + d nᵀ)/(2D²) + L d dᵀ/(2D²)
         y, f, w = _data(10, seed=9, weighted=True)
         num, den, ybar = loss_parts(y, f, w)
@@ -223,6 +223,27 @@ class TestHessian:
         np.testing.assert_allclose(fd_jacobian(_gradient(y, w), y), np.diag(gn), atol=1e-8)
         _, dink = kappa_gradient_hessian(y, y, sample_weight=w, hessian="dinkelbach")
         np.testing.assert_allclose(dink, gn, rtol=1e-12)
+
+    def test_at_a_model_optimum_the_model_hessian_is_diagonal_part(self):
+        # (T8) for models: at the kappa-optimal linear model f = Aθ, A = [1, X], Aᵀg = 0
+        # and the Hessian in θ is (2κ/D)·Aᵀdiag(w)A, with κ < 1
+        rng = np.random.default_rng(20261121)
+        X = rng.normal(size=(40, 3))
+        y = np.rint(X @ [1.0, -0.5, 0.3] + rng.normal(size=40)) + 3.0
+        w = rng.exponential(size=40)
+        fit = qwkit.kappa_regression(X, y, sample_weight=w)
+        A = np.column_stack([np.ones(40), X])
+        theta = np.r_[fit.intercept, fit.coef]
+        f = A @ theta
+        grad, _ = kappa_gradient_hessian(y, f, sample_weight=w)
+        assert np.abs(A.T @ grad).max() < 1e-9
+        num, den, _ = loss_parts(y, f, w)
+        expected = 2.0 * (1.0 - num / den) / den * (A.T * w) @ A
+        numeric = fd_jacobian(
+            lambda t: A.T @ kappa_gradient_hessian(y, A @ t, sample_weight=w)[0], theta
+        )
+        np.testing.assert_allclose(numeric, expected, rtol=1e-5, atol=1e-7)
+        assert 0 < 1.0 - num / den < 1
 
     def test_gauss_newton_strictly_positive(self):
         y, f, w = _data(30, weighted=True)

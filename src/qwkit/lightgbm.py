@@ -88,8 +88,6 @@ class KappaObjective:
         return hash((type(self), self.intercept))
 
 
-KappaObjective.__module__ = "qwkit.lightgbm"
-
 #: The default :class:`KappaObjective` (``intercept="exact"``).
 kappa_objective = KappaObjective()
 

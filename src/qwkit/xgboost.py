@@ -94,8 +94,6 @@ class KappaObjective:
         return hash((type(self), self.intercept))
 
 
-KappaObjective.__module__ = "qwkit.xgboost"
-
 #: The default :class:`KappaObjective` (``intercept="exact"``).
 kappa_objective = KappaObjective()
 
