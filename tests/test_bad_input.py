@@ -577,6 +577,8 @@ def test_import_qwkit_loads_no_optional_dependency():
         "rich",
         "qwkit.economics",  # an integration of its own, with its own import
         "qwkit.torch",
+        "qwkit.lightgbm",
+        "qwkit.xgboost",
         "qwkit.cli",
     ]
     code = (

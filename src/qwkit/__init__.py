@@ -26,6 +26,7 @@ from qwkit._costs import (
 from qwkit._datasets import WineQuality, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._gradients import kappa_gradient_hessian
 from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
 from qwkit._kappa import confusion_matrix, kappa_from_confusion, kappa_score, soft_kappa_score
 from qwkit._optimism import OptimismResult, optimism_corrected_kappa
@@ -81,6 +82,7 @@ __all__ = [
     "insurance_loss_matrix",
     "kappa_decision",
     "kappa_from_confusion",
+    "kappa_gradient_hessian",
     "kappa_regression",
     "kappa_rescale",
     "kappa_score",

@@ -1,0 +1,127 @@
+"""LightGBM objective and metric for quadratic weighted kappa (docs/training.md).
+
+``import qwkit`` never imports this module; ``import qwkit.lightgbm`` imports LightGBM
+(``pip install 'qwkit[lightgbm]'``).
+
+- :data:`kappa_objective` — minimizes the soft kappa loss 1 − κ; give it as
+  ``params["objective"]`` to ``lightgbm.train`` or as ``objective=`` to
+  ``LGBMRegressor``. :class:`KappaObjective` makes one with other options.
+- :func:`kappa_metric` — reports 1 − κ (lower is better) as ``feval=`` of
+  ``lightgbm.train`` or ``eval_metric=`` of ``LGBMRegressor.fit``.
+
+Both callables serve both APIs: they recognize LightGBM's native call ``(preds, dataset)``
+by the ``lightgbm.Dataset`` and its scikit-learn call ``(y_true, y_pred, weight)`` by
+arrays. Sample weights come from the Dataset (native) or ``fit(sample_weight=...)``.
+"""
+
+from __future__ import annotations
+
+try:
+    import lightgbm as _lgb
+except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(
+        "qwkit.lightgbm needs LightGBM >= 4.0. Install it with: pip install 'qwkit[lightgbm]'"
+    ) from _exc
+
+if int(_lgb.__version__.split(".")[0]) < 4:  # pragma: no cover - the extra pins >= 4.0
+    raise ImportError(
+        f"qwkit.lightgbm needs LightGBM >= 4.0; found {_lgb.__version__}. Install it with: "
+        "pip install 'qwkit[lightgbm]'"
+    )
+
+from typing import Literal
+
+import numpy as np
+
+from qwkit import soft_kappa_score
+from qwkit._errors import QwkitError
+from qwkit._gradients import INTERCEPTS, boosting_gradient_hessian
+
+__all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
+
+_METRIC_NAME = "soft_kappa_loss"
+
+
+class KappaObjective:
+    """LightGBM objective minimizing the soft kappa loss 1 − κ.
+
+    A callable for ``params["objective"]`` of ``lightgbm.train`` (called as
+    ``(preds, train_set)``) and for ``objective=`` of ``LGBMRegressor`` (called as
+    ``(y_true, y_pred, weight)``). It returns the exact gradient of 1 − κ and its
+    Gauss–Newton curvature, both multiplied by D/2 (docs/training.md, T10), so that the
+    curvature of an item is its weight, as for squared error.
+
+    Parameters
+    ----------
+    intercept : {"exact", "gradient"}, default="exact"
+        ``"exact"``: every round also moves the mean prediction to the weighted mean of
+        the labels, the kappa-optimal intercept (T13); this is what makes training from
+        LightGBM's start at raw score 0 work out of the box. ``"gradient"``: the plain
+        gradient of 1 − κ (T10), which moves the mean only in proportion to κ (T11);
+        use it only with an ``init_score`` at the weighted label mean.
+
+    Examples
+    --------
+    >>> from qwkit.lightgbm import KappaObjective, kappa_objective
+    >>> kappa_objective
+    KappaObjective(intercept='exact')
+    >>> grad, hess = kappa_objective([1.0, 2.0, 3.0], [0.0, 0.0, 0.0])
+    >>> grad.tolist(), hess.tolist()  # from a constant, exactly squared error's step
+    ([-1.0, -2.0, -3.0], [1.0, 1.0, 1.0])
+    """
+
+    def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
+        if intercept not in INTERCEPTS:
+            raise QwkitError(
+                f"`intercept` must be 'exact' or 'gradient'; got {intercept!r}.",
+                parameter="intercept",
+            )
+        self.intercept = intercept
+
+    def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
+        labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
+        return boosting_gradient_hessian(labels, preds, weight, intercept=self.intercept)
+
+    def __repr__(self) -> str:
+        return f"KappaObjective(intercept={self.intercept!r})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other.intercept == self.intercept
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.intercept))
+
+
+#: The default :class:`KappaObjective` (``intercept="exact"``).
+kappa_objective = KappaObjective()
+
+
+def kappa_metric(y_true, y_pred, sample_weight=None) -> tuple[str, float, bool]:
+    """LightGBM evaluation metric: the soft kappa loss 1 − κ, lower is better.
+
+    For ``feval=`` of ``lightgbm.train`` (called as ``(preds, eval_data)``) and for
+    ``eval_metric=`` of ``LGBMRegressor.fit`` (called as ``(y_true, y_pred, weight)``).
+
+    Returns
+    -------
+    tuple of (str, float, bool)
+        ``("soft_kappa_loss", 1 − κ, False)``: κ is :func:`qwkit.soft_kappa_score` of
+        the raw scores, with the evaluation data's weights; ``False`` says lower is
+        better, so that ``lightgbm.early_stopping`` keeps the round of highest κ.
+
+    Examples
+    --------
+    >>> from qwkit.lightgbm import kappa_metric
+    >>> name, value, higher_is_better = kappa_metric([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6])
+    >>> name, round(value, 6), higher_is_better
+    ('soft_kappa_loss', 0.040794, False)
+    """
+    labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
+    return _METRIC_NAME, 1.0 - soft_kappa_score(labels, preds, sample_weight=weight), False
+
+
+def _unpack(first, second, weight):
+    """(labels, predictions, weights) from either calling convention."""
+    if isinstance(second, _lgb.Dataset):  # native: (preds, dataset)
+        return second.get_label(), first, second.get_weight()
+    return first, second, weight
