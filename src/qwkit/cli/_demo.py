@@ -165,6 +165,10 @@ def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
     )
 
 
+def _wines(n: int) -> str:
+    return f"{n:,} wine" + ("" if n == 1 else "s")
+
+
 def cut_points_note(result: DemoResult) -> str:
     """Why the exact cut points, the best for the training wines, can lose to plain
     rounding on the held-out wines: each cut point is set by the few wines near it, and
@@ -172,30 +176,37 @@ def cut_points_note(result: DemoResult) -> str:
     labels, counts = result.labels, result.train_counts
     cuts = result.thresholds.thresholds
     rated = result.models[2].predicted  # the held-out wines rated with the cut points
-    ends = []
+    held = []
     for i, where in ((0, "lowest"), (len(labels) - 1, "highest")):
         grade = labels[i]
         n_rated = int(np.count_nonzero(rated == grade))
-        n_true = int(np.count_nonzero(rated[result.y_test == grade] == grade))
-        cut = cuts[0] if i == 0 else cuts[-1]
-        ends.append(
-            f"grade {grade} ({counts[i]:,} training wines; the {where} cut point, "
-            f"{cut:.3f}, rates {n_rated:,} held-out wines {grade}, {n_true:,} of them rightly)"
+        n_right = int(np.count_nonzero(rated[result.y_test == grade] == grade))
+        n_true = int(np.count_nonzero(result.y_test == grade))
+        are = f"{n_true:,} {'is' if n_true == 1 else 'are'} grade {grade}"
+        if n_rated == 0:
+            held.append(f"the {where} rates no wine as grade {grade} ({are})")
+            continue
+        right = "none" if n_right == 0 else ("all" if n_right == n_rated else f"{n_right:,}")
+        held.append(
+            f"the {where} rates {_wines(n_rated)} as grade {grade} ({right} rightly; {are})"
         )
     c = result.comparison
+    chance = "within chance" if c.pvalue >= 0.05 else "more than chance"
     verdict = (
-        f"Here they lose to plain rounding by {-c.statistic:.4f} in QWK"
+        f"Here the cut points lose to rounding by {-c.statistic:.4f} in QWK"
         if c.statistic < 0
-        else f"Here they beat plain rounding by {c.statistic:.4f} in QWK, but they can lose"
+        else f"Here the cut points beat rounding by {c.statistic:.4f} in QWK, but they can lose"
     )
     return (
         "Why the exact cut points can lose to plain rounding on new wines: they are the best "
         "cut points for the training wines, and each one is set by the few wines near it. "
-        f"The extreme grades are rare — {ends[0]}; {ends[1]} — so the end cut points are "
-        "fitted on a handful of wines and generalize badly: on new wines they move "
-        "borderline wines into or out of a small class, where each mistake costs much "
-        "kappa. Rounding's cut points are fixed half-way between the grades and cannot "
-        f"overfit. {verdict} (p = {c.pvalue:.2g}, paired on the same wines)."
+        f"The extreme grades are rare: {counts[0]:,} of the {result.n_train:,} training wines "
+        f"are grade {labels[0]} and {counts[-1]:,} are grade {labels[-1]}, so the lowest and "
+        f"the highest cut points ({cuts[0]:.3f} and {cuts[-1]:.3f}) are fitted on a handful "
+        "of wines and generalize badly, and a mistake in a small extreme class costs much "
+        f"kappa. On the held-out wines, {held[0]}, and {held[1]}. Rounding's cut points sit "
+        f"half-way between the grades and cannot overfit. {verdict} (p = {c.pvalue:.2g} in a "
+        f"paired test on the same wines: {chance})."
     )
 
 
@@ -353,6 +364,7 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
             labels,
             result.thresholds.thresholds,
             title="Held-out least-squares scores by true grade, with the cut points",
+            legend_title="tasters' grade",
         ),
         alt="Held-out scores by true grade with the kappa-optimal cut points",
     )

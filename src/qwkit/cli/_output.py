@@ -319,7 +319,7 @@ def plan(
     if stat.S_ISREG(mode):
         real = Path(os.path.realpath(path))
         if not force:
-            if not os.access(real, os.W_OK):
+            if not os.access(real, os.W_OK) or not mode & 0o222:  # root: the bits count
                 raise _fail(text, "it is read-only; pass --force to replace it.")
             if info.st_size > 0 and not kind.written_by_qwkit(real):
                 raise CliError(

@@ -306,8 +306,10 @@ def threshold_figure(
     cut_labels: Sequence | None = None,
     title: str = "Scores by class, with the cut points",
     truth_name: str = "reference",
+    legend_title: str | None = None,
 ):
     """The figure of :func:`threshold_plot` (for tests of its layout)."""
+    legend_title = legend_title or f"class of {truth_name}"
     cut_labels = labels if cut_labels is None else cut_labels
     scores = np.asarray(scores, dtype=np.float64)
     fig = _figure(7.2, 4.2)
@@ -349,7 +351,7 @@ def threshold_figure(
     ax.set_title(_text(title))
     if legend:
         fig.legend(
-            title=_text(f"class of {truth_name}"),
+            title=_text(legend_title),
             frameon=False,
             fontsize=8,
             title_fontsize=8,
@@ -361,7 +363,7 @@ def threshold_figure(
         )
         step = tick_step(k)
         bar.set_ticks(range(0, k, step), labels=[_text(label_text(v)) for v in labels[::step]])
-        bar.set_label(_text(f"class of {truth_name}"))
+        bar.set_label(_text(legend_title))
     _tidy(ax)
     if 0 < len(shown) <= MAX_CUT_LABELS:
         texts = [
@@ -391,6 +393,7 @@ def threshold_plot(
     cut_labels: Sequence | None = None,
     title: str = "Scores by class, with the cut points",
     truth_name: str = "reference",
+    legend_title: str | None = None,
 ) -> bytes:
     """Histogram of the scores of each class of ``truth`` (``labels``), with the cut
     points as dashed lines, each marked with the two classes (``cut_labels``) it
@@ -406,6 +409,7 @@ def threshold_plot(
             cut_labels=cut_labels,
             title=title,
             truth_name=truth_name,
+            legend_title=legend_title,
         )
     )
 
