@@ -684,6 +684,16 @@ class TestDemo:
         images = _images(report)
         assert len(images) == 6 and all(img.startswith(PNG_MAGIC) for img in images)
         assert "Cortez" in report
+        # it says why held-out exact cut points can lose to rounding: few extreme wines
+        why = "Why the exact cut points can lose to plain rounding on new wines"
+        n3 = int(np.count_nonzero(wine.y[train] == 3))
+        for page in (" ".join(text.split()), " ".join(report.split())):
+            assert why in page
+            assert f"{n3} of the 1,119 training wines are grade 3" in page
+        # no internal vocabulary: works are cited by author and year
+        for page in (text, report):
+            assert not re.search(r"seed ?0\d\d|§", page, re.IGNORECASE)
+        assert "Steele (2016)" in report
 
 
 class TestEntryPoints:

@@ -231,6 +231,17 @@ def kappa_distribution(
     replicates: np.ndarray,
 ) -> bytes:
     """Histogram of bootstrap kappas with the estimate and the confidence interval."""
+    return _png(kappa_figure(kappa, interval, confidence_level, method, replicates))
+
+
+def kappa_figure(
+    kappa: float,
+    interval: tuple[float, float],
+    confidence_level: float,
+    method: str,
+    replicates: np.ndarray,
+):
+    """The figure of :func:`kappa_distribution` (for tests of its layout)."""
     fig = _figure(6.6, 3.8)
     ax = fig.add_subplot()
     finite = replicates[np.isfinite(replicates)]
@@ -261,7 +272,7 @@ def kappa_distribution(
     ax.set_title("Kappa, its confidence interval and the bootstrap distribution")
     ax.legend(frameon=False, fontsize=8, loc="upper left")
     _tidy(ax)
-    return _png(fig)
+    return fig
 
 
 def _place_cut_labels(fig, ax, texts: list) -> bool:
@@ -274,20 +285,21 @@ def _place_cut_labels(fig, ax, texts: list) -> bool:
     fig.draw_without_rendering()  # lays the figure out, so that sizes are final
     pad = 4.0  # pixels between two labels of one row
     ends: list[float] = []  # right edge (pixels) of the last label of each row
-    rows = []
-    for text in texts:
-        box = text.get_window_extent(renderer)
+    boxes = [text.get_window_extent(renderer) for text in texts]
+    rows = [0] * len(texts)
+    for i in sorted(range(len(texts)), key=lambda i: boxes[i].x0):
+        box = boxes[i]
         row = next((r for r, end in enumerate(ends) if box.x0 > end + pad), len(ends))
         if row == len(ends):
             ends.append(box.x1)
         else:
             ends[row] = box.x1
-        rows.append(row)
+        rows[i] = row
     if len(ends) > _MAX_CUT_ROWS:
         for text in texts:
             text.remove()
         return False
-    height = max((t.get_window_extent(renderer).height for t in texts), default=0.0)
+    height = max((box.height for box in boxes), default=0.0)
     axes_height = ax.get_window_extent(renderer).height or 1.0
     step = 1.25 * height / axes_height  # one row, in axes fraction
     for text, row in zip(texts, rows, strict=True):
