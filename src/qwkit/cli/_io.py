@@ -7,12 +7,12 @@ the first row below the header ("data row 1"). A value is missing when it is emp
 spaces, or one of pyarrow's null spellings (``NA``, ``NaN``, ``null``, ...).
 
 Inputs. A data file is named by its path; ``-`` is standard input (a file named ``-`` is
-``./-``). Standard input, a named pipe or a device (``<(...)``, ``/dev/stdin``) can be read
-only once, so it is first copied to a private temporary file, removed when the command
-ends (also on an error or an interrupt). Its format: Parquet when it starts with
-Parquet's magic bytes, otherwise delimited text — comma-separated unless ``--sep`` says
-otherwise (or a named pipe's extension does), gzip, bz2, zstd or lz4 compressed when it
-starts with their magic bytes.
+``./-``). Standard input, a named pipe, a device or a descriptor (``/dev/stdin``,
+``<(...)``'s ``/dev/fd/63``) can be read only once, so it is first copied to a private
+temporary file, removed when the command ends (also on an error or an interrupt). Its
+format: Parquet when it starts with Parquet's magic bytes, otherwise delimited text —
+comma-separated unless ``--sep`` says otherwise (or a named pipe's extension does),
+gzip, bz2, zstd or lz4 compressed when it starts with their magic bytes.
 
 Parquet columns of dictionary type (pandas categoricals) are read as their values; an
 *ordered* dictionary declares the rating scale (its categories in their order, used
@@ -32,6 +32,7 @@ Checking the values of the columns is ``_columns``'s job; writing outputs is
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import sys
@@ -69,6 +70,8 @@ _COMPRESSION_MAGIC = {
     b"\x04\x22\x4d\x18": "lz4",
 }
 _BOM = b"\xef\xbb\xbf"
+#: Names of file descriptors (read as streams whatever they hold).
+_DESCRIPTOR_PATH = re.compile(r"^/(?:dev/(?:stdin|fd/\d+)|proc/(?:self|thread-self)/fd/\d+)$")
 #: Files at least this large get a progress bar while they are read.
 _PROGRESS_BYTES = 8 * 2**20
 #: Bytes read at a time from a delimited text file (by pyarrow and by the copier of
@@ -226,6 +229,14 @@ def open_source(text: str, *, sep: str | None = None, decimal: str = ".") -> Ite
             yield Source.sniffed(tmp, name="standard input", sep=sep, hint=None, decimal=decimal)
         return
     path = Path(text)
+    if _DESCRIPTOR_PATH.match(os.path.normpath(text)):  # /dev/stdin, /dev/fd/63 (<(...)), ...
+        try:
+            stream = open(path, "rb")  # closed below
+        except OSError as exc:
+            raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
+        with stream, _spooled(stream, f"'{path}'") as tmp:
+            yield Source.sniffed(tmp, name=f"'{path}'", sep=sep, hint=None, decimal=decimal)
+        return
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:

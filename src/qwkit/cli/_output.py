@@ -308,6 +308,8 @@ def plan(
     except OSError as exc:
         raise _fail(text, f"{exc.strerror or exc}.") from None
     if info is None:
+        if text.endswith(("/", os.sep)):
+            raise _fail(text, "it names a folder that does not exist, not a file.")
         real = Path(os.path.realpath(path))  # a dangling link: its target is created
         _check_folder(text, real.parent, later=folder_made_later)
         return Target(text, "new", path=real, mode=_default_mode())
@@ -393,8 +395,10 @@ def plan_folder(text: str, *, option: str) -> Folder:
 
 
 def _temporary(target: Target) -> tuple[int, Path]:
+    """A new private file beside the target (its name cut short: a long target name
+    must not make the temporary one too long for the file system)."""
     fd, tmp = tempfile.mkstemp(
-        dir=target.path.parent, prefix=f".{target.path.name}.", suffix=".qwkit-tmp"
+        dir=target.path.parent, prefix=f".{target.path.name[:80]}.", suffix=".qwkit-tmp"
     )
     return fd, Path(tmp)
 
