@@ -11,7 +11,9 @@ before any work:
 2. **``-`` is standard output**; ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` and
    ``/proc/self/fd/N`` are the descriptors they name, written as they are (the shell's
    ``>`` or ``>>`` decides what happens to what was there). A file named ``-`` is ``./-``.
-   What the command prints besides goes to standard error then.
+   When the output is standard output, what the command prints besides goes to
+   standard error. A stream is written as the output is made: what a failure cuts short
+   cannot be taken back, so every check that can be made is made before it is opened.
 3. **A regular file is written whole or not at all**: into a temporary file beside it,
    moved into place only when complete, so a failing or interrupted command (Ctrl-C,
    SIGTERM, SIGHUP) leaves neither a partial file nor a temporary one. A symbolic link
