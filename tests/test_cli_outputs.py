@@ -122,14 +122,15 @@ class TestOutputIsNeverAnInput:
 # ---------------------------------------------------------------------------- special files
 
 
-def _null_device(tmp_path: Path) -> Path:
-    """A character device to write into: a private copy of /dev/null when we may make
-    one (root), else /dev/null itself (which an unprivileged process cannot replace)."""
+def _null_device(tmp_path: Path, name: str = "null", minor: int = 3) -> Path:
+    """A character device to write into: a private copy of /dev/null (or /dev/full,
+    minor 7) when we may make one (root), else the device itself (which an unprivileged
+    process cannot replace)."""
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        path = tmp_path / "null"
-        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        path = tmp_path / name
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
         return path
-    return Path("/dev/null")
+    return Path("/dev") / name
 
 
 class _FifoReader(threading.Thread):
@@ -185,6 +186,12 @@ class TestSpecialFiles:
         assert stat.S_ISCHR(after.st_mode)
         assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
         assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+    def test_full_device_is_one_error_line(self, tmp_path, data):
+        device = _null_device(tmp_path, "full", 7)
+        line = fails(*_fit(data, device))
+        assert line == f"qwkit: error: cannot write '{device}': No space left on device."
+        assert stat.S_ISCHR(os.stat(device).st_mode)
 
     def test_socket_is_refused(self, tmp_path, data):
         path = tmp_path / "s"
@@ -293,6 +300,16 @@ class TestReplaceOnlyWhatQwkitWrote:
         assert "the simulation failed" in fails("economics", "--out", folder)
         assert list(tmp_path.iterdir()) == []  # neither the folder nor a file in it
 
+    def test_missing_path_ending_in_a_slash_is_not_a_file(self, tmp_path, data):
+        line = fails(*_fit(data, f"{tmp_path / 'new'}/"))
+        assert "folder" in line
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+
+    def test_long_output_name(self, tmp_path, data):
+        out = tmp_path / ("x" * 240 + ".json")
+        ok(*_fit(data, out))
+        assert json.loads(out.read_text())["truth"] == "rater1"
+
     def test_folder_option_is_not_standard_output(self):
         line = fails("demo", "--out", "-", code=2)
         assert "./-" in line
@@ -360,6 +377,24 @@ class TestStandardStreams:
         assert out["kappa"] == pytest.approx(qwkit.kappa_score(a, b), abs=1e-15)
         assert out["file"] == "-"
         assert list(tmp_path.iterdir()) == []
+
+    def test_descriptor_paths_are_streams(self, data):
+        with open(data, "rb") as stdin:
+            proc = qwkit_process(
+                "score",
+                "/dev/stdin",
+                "-t",
+                "rater1",
+                "-p",
+                "rater2",
+                "--json",
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["n"] == 20
 
     def test_empty_standard_input(self):
         assert "standard input is empty" in fails("score", "-", "-t", "x", "-p", "y", input=b"")

@@ -495,8 +495,15 @@ def open_target(target: Target) -> Iterator[BinaryIO]:
 def write_text(target: Target, text: str) -> None:
     """Write a text file (UTF-8) whole."""
     data = text.encode("utf-8")
-    with open_target(target) as out:
-        out.write(data)
+    try:
+        with open_target(target) as out:
+            out.write(data)
+            out.flush()
+    except BrokenPipeError:  # the reader of a pipe stopped: as for standard output
+        raise
+    except OSError as exc:  # e.g. a full disk (or /dev/full)
+        shown = "standard output" if target.is_stdout else target.shown
+        raise _fail(shown, f"{exc.strerror or exc}.") from None
 
 
 @contextmanager
