@@ -333,8 +333,9 @@ class TestStandardStreams:
         assert "in-sample kappa" in result.stderr
         assert not Path("-").exists()
 
-    def test_json_and_standard_output_conflict(self, data):
-        assert "--json" in fails(*_fit(data, "-", "--json"), code=2)
+    @pytest.mark.parametrize("out", ["-", "/dev/stdout", "/dev/fd/1"])
+    def test_json_and_standard_output_conflict(self, data, out):
+        assert "--json" in fails(*_fit(data, out, "--json"), code=2)
 
     def test_file_named_dash(self, tmp_path, data, monkeypatch):
         monkeypatch.chdir(tmp_path)

@@ -73,7 +73,7 @@ def thresholds_fit(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
-    if output == _io.STDIN and as_json:
+    if _output.is_standard_output(output) and as_json:
         raise typer.BadParameter(
             "-o - and --json both print to standard output; give one of them.",
             param_hint="--json",

@@ -73,6 +73,7 @@ __all__ = [
     "Kind",
     "Target",
     "commit_staged",
+    "is_standard_output",
     "mark_png",
     "open_target",
     "parquet_mark",
@@ -267,6 +268,12 @@ def _not_an_input(shown: str, identity: tuple[int, int], inputs: Sequence[Input]
                 f"the output '{shown}' is {item.what}, an input of this command (the same "
                 "file, or a link to it); it is left untouched: choose another output."
             )
+
+
+def is_standard_output(text: str | None) -> bool:
+    """Whether an output named on the command line is standard output (``-``,
+    ``/dev/stdout``, ``/dev/fd/1``, ...)."""
+    return text is not None and _descriptor(text) == 1
 
 
 def _descriptor(text: str) -> int | None:
