@@ -38,7 +38,7 @@ class TestUserDocuments:
         assert not hits, f"{path.name} names planning documents:\n" + "\n".join(hits)
 
     def test_quoted_economics_output_is_current(self):
-        # docs/economics.md quotes `qwkit economics` (seed 20261121, 10 repeats) in its only
+        # docs/economics.md quotes simulate_economics().summary() (seed 20261121, 10 repeats) in its only
         # ```text block; after a change to the simulation, paste the new summary there and
         # check the findings against it.
         text = (ROOT / "docs" / "economics.md").read_text(encoding="utf-8")

@@ -5,16 +5,18 @@ least squares, the kappa-optimal linear model (``kappa_regression``), the exact
 kappa-optimal cut points of the least-squares scores (``optimize_thresholds``), and a
 simple probability model for decisions. On the held-out part every way of turning the
 model into ratings is scored by QWK with a confidence interval (``kappa_test``), compared
-in pairs (``compare_kappa_test``), and judged by the money it makes under seed 003's
-insurance pricing model (``insurance_loss_matrix``, ``expected_cost``,
-``bayes_decision``). The report goes to ``qwkit-demo/report.html``.
+in pairs (``compare_kappa_test``), and judged by the money it makes under the insurance
+pricing model of Steele (2016), "Economic efficiency and the weighted kappa loss
+function" (``insurance_loss_matrix``, ``expected_cost``, ``bayes_decision``). The report
+goes to ``qwkit-demo/report.html``.
+
+The demo also says why the exact cut points, the best on the training wines, can lose
+to plain rounding on the held-out ones (:func:`cut_points_note`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from rich.console import Console
@@ -59,6 +61,7 @@ class DemoResult:
     loss: np.ndarray  # insurance loss matrix on the wine scale
     residual_sd: float
     citation: str
+    train_counts: np.ndarray  # training wines of each grade
 
 
 def _least_squares(x_train, y_train):
@@ -158,6 +161,52 @@ def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
         loss=loss,
         residual_sd=sd,
         citation=wine.citation,
+        train_counts=np.array([np.count_nonzero(y_train == v) for v in labels]),
+    )
+
+
+def _wines(n: int) -> str:
+    return f"{n:,} wine" + ("" if n == 1 else "s")
+
+
+def cut_points_note(result: DemoResult) -> str:
+    """Why the exact cut points, the best for the training wines, can lose to plain
+    rounding on the held-out wines: each cut point is set by the few wines near it, and
+    the extreme grades are rare."""
+    labels, counts = result.labels, result.train_counts
+    cuts = result.thresholds.thresholds
+    rated = result.models[2].predicted  # the held-out wines rated with the cut points
+    held = []
+    for i, where in ((0, "lowest"), (len(labels) - 1, "highest")):
+        grade = labels[i]
+        n_rated = int(np.count_nonzero(rated == grade))
+        n_right = int(np.count_nonzero(rated[result.y_test == grade] == grade))
+        n_true = int(np.count_nonzero(result.y_test == grade))
+        are = f"{n_true:,} {'is' if n_true == 1 else 'are'} grade {grade}"
+        if n_rated == 0:
+            held.append(f"the {where} rates no wine as grade {grade} ({are})")
+            continue
+        right = "none" if n_right == 0 else ("all" if n_right == n_rated else f"{n_right:,}")
+        held.append(
+            f"the {where} rates {_wines(n_rated)} as grade {grade} ({right} rightly; {are})"
+        )
+    c = result.comparison
+    chance = "within chance" if c.pvalue >= 0.05 else "more than chance"
+    verdict = (
+        f"Here the cut points lose to rounding by {-c.statistic:.4f} in QWK"
+        if c.statistic < 0
+        else f"Here the cut points beat rounding by {c.statistic:.4f} in QWK, but they can lose"
+    )
+    return (
+        "Why the exact cut points can lose to plain rounding on new wines: they are the best "
+        "cut points for the training wines, and each one is set by the few wines near it. "
+        f"The extreme grades are rare: {counts[0]:,} of the {result.n_train:,} training wines "
+        f"are grade {labels[0]} and {counts[-1]:,} are grade {labels[-1]}, so the lowest and "
+        f"the highest cut points ({cuts[0]:.3f} and {cuts[-1]:.3f}) are fitted on a handful "
+        "of wines and generalize badly, and a mistake in a small extreme class costs much "
+        f"kappa. On the held-out wines, {held[0]}, and {held[1]}. Rounding's cut points sit "
+        f"half-way between the grades and cannot overfit. {verdict} (p = {c.pvalue:.2g} in a "
+        f"paired test on the same wines: {chance})."
     )
 
 
@@ -203,6 +252,7 @@ def render(result: DemoResult, console: Console) -> None:
         f"Cut points vs plain rounding, paired on the same wines: ΔQWK = {c.statistic:+.4f} "
         f"(SE {c.standard_error:.4f}, p = {c.pvalue:.3g})"
     )
+    console.print(cut_points_note(result))
     best = result.models[result.best]
     low, high = result.best_bootstrap
     console.print(
@@ -211,22 +261,15 @@ def render(result: DemoResult, console: Console) -> None:
     )
     richest = max(result.models, key=lambda m: m.profit)
     console.print(
-        f"Cost view (insurance pricing, seed 003): the most profitable rule is '{richest.name}' "
+        f"Cost view (the insurance pricing of Steele 2016): the most profitable rule is "
+        f"'{richest.name}' "
         f"at {richest.profit:+.2f} $/wine, with QWK {richest.test.statistic:.4f}"
     )
     console.print(f"Data: {result.citation}", style="dim", markup=False)
 
 
-def prepare_out(out: Path) -> Path:
-    """Create the report folder if needed (its parent must exist) and check that the
-    report can be written there, before any work; the report's path."""
-    from qwkit.cli import _output
-
-    return _output.check_output(_output.make_folder(out, option="--out") / REPORT_NAME)
-
-
-def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> str:
-    """The demo's HTML report."""
+def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
+    """The demo's HTML report (an ``HtmlReport``, to be rendered)."""
     from qwkit.cli import _plots, _report
 
     labels = result.labels
@@ -281,9 +324,12 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> s
         + "; ".join(f"{name} {value:.4f}" for name, value in result.soft)
         + "."
     )
+    report.section("Why the exact cut points can lose to rounding")
+    report.paragraph(cut_points_note(result))
     report.section("The cost view")
     report.paragraph(
-        "Seed 003's insurance model: grades 3–8 are risk classes 1–6; rating a wine in "
+        "The insurance model of Steele (2016), \u201cEconomic efficiency and the weighted "
+        "kappa loss function\u201d: grades 3–8 are risk classes 1–6; rating a wine in "
         "class j charges 10·j, a wine of true class i costs 9·i, and the customer buys only "
         "if the premium is below 10·i + 5. Kappa punishes over- and under-rating alike; "
         "the insurer does not. Profit is −expected_cost(confusion, insurance_loss_matrix(6))."
@@ -318,6 +364,7 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> s
             labels,
             result.thresholds.thresholds,
             title="Held-out least-squares scores by true grade, with the cut points",
+            legend_title="tasters' grade",
         ),
         alt="Held-out scores by true grade with the kappa-optimal cut points",
     )
@@ -339,26 +386,10 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None) -> s
             confidence_level=0.95,
             method="bootstrap (BCa)",
             replicates=replicates,
-            truth_name="tasters' grade",
-            pred_name="rated grade",
+            truth_name="the tasters' grade",
+            pred_name="the rule's grade",
         ),
     )
     report.section("Data")
     report.paragraph(result.citation, css_class="note")
-    return report.render()
-
-
-def write_report(result: DemoResult, path: Path, console: Console, *, seed: int) -> None:
-    """Write the HTML report (skipped with a note when matplotlib is not installed)."""
-    from qwkit.cli import _output
-    from qwkit.cli._errors import stderr_console
-
-    if importlib.util.find_spec("matplotlib") is None:
-        console.print(
-            "Report skipped: plots need matplotlib: pip install 'qwkit[plot]'",
-            style="yellow",
-            markup=False,
-        )
-        return
-    _output.write_text(path, build_report(result, seed=seed, console=stderr_console()))
-    console.print(f"Report: {path}", markup=False)
+    return report

@@ -10,9 +10,10 @@
 - A closed stdout (``qwkit score ... | head -1``) is not an error: the command stops
   quietly with exit code 0 (files it writes, such as ``demo``'s report, are written
   before anything is printed).
-- Ctrl-C exits with 130 and SIGTERM with 143, after the outputs being written are
-  removed: :func:`guard` turns SIGTERM into an exception for the duration of a command,
-  so the clean-up of ``_io.atomic_path`` runs.
+- Ctrl-C exits with 130, SIGTERM with 143 and SIGHUP (the terminal closed) with 129,
+  after the temporary files of the outputs being written (and the copy of standard
+  input) are removed: :func:`guard` turns SIGTERM and SIGHUP into an exception for the
+  duration of a command, so every clean-up (``finally``) runs.
 
 Warnings of the API (an undefined kappa, a degenerate interval) become one
 ``qwkit: warning:`` line each on stderr. User text (column names, labels, paths) is never
@@ -44,9 +45,12 @@ __all__ = [
     "QwkitGroup",
     "StdoutConsole",
     "Terminated",
+    "captured_warnings",
+    "columns_named",
     "guard",
     "one_line",
     "stderr_console",
+    "warning_texts",
 ]
 
 #: Set to any non-empty value to see the traceback of a caught error (for developers).
@@ -54,6 +58,7 @@ DEBUG_VARIABLE = "QWKIT_DEBUG"
 #: Exit codes of an interrupted command: 128 + the signal number, as a shell reports it.
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+EXIT_HANGUP = 129
 #: Exit code when stdout's reader stops early (``qwkit score ... | head -1``): like
 #: ``yes | head``'s reader, the command did its job, so success; nothing is printed.
 EXIT_BROKEN_PIPE = 0
@@ -64,8 +69,13 @@ class CliError(Exception):
 
 
 class Terminated(BaseException):
-    """Raised by the SIGTERM handler that :func:`guard` installs (a ``BaseException``, so
-    that no ``except Exception`` swallows it and every ``finally`` runs)."""
+    """Raised by the SIGTERM and SIGHUP handler that :func:`guard` installs (a
+    ``BaseException``, so that no ``except Exception`` swallows it and every ``finally``
+    runs)."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 class StdoutConsole(Console):
@@ -108,31 +118,63 @@ def cli_wording(text: str) -> str:
     return text
 
 
+def warning_texts(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The distinct warnings, one line each, in the command line's words."""
+    texts = (cli_wording(one_line(item.message)) for item in caught)  # type: ignore[arg-type]
+    return list(dict.fromkeys(texts))
+
+
 def _show_warnings(caught: list[warnings.WarningMessage], console: Console) -> None:
-    seen = set()
-    for item in caught:
-        text = cli_wording(one_line(item.message))  # type: ignore[arg-type]
-        if text not in seen:
-            seen.add(text)
-            console.print(f"qwkit: warning: {text}", markup=False)
+    for text in warning_texts(caught):
+        console.print(f"qwkit: warning: {text}", markup=False)
+
+
+@contextmanager
+def captured_warnings() -> Iterator[list[warnings.WarningMessage]]:
+    """Record every warning raised in the block (whatever its class) into the list it
+    yields — e.g. to show them in a report — and pass them on when the block ends, so
+    that :func:`guard` still prints them on stderr."""
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as recorded:
+            warnings.simplefilter("always")
+            try:
+                yield caught
+            finally:
+                caught.extend(recorded)
+    finally:
+        for item in caught:
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
 
 
 def _on_sigterm(signum, frame) -> None:
-    raise Terminated
+    raise Terminated(signum)
+
+
+#: Signals that end a command cleanly (their outputs' temporary files removed).
+_ENDING_SIGNALS = ("SIGTERM", "SIGHUP")
 
 
 @contextmanager
 def _sigterm_raises() -> Iterator[None]:
-    """While the block runs, SIGTERM raises :class:`Terminated` (main thread only)."""
-    try:
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    except (ValueError, OSError, AttributeError):  # not the main thread / no SIGTERM
-        previous = None
+    """While the block runs, SIGTERM and SIGHUP raise :class:`Terminated` (main thread
+    only; a signal that is ignored, e.g. SIGHUP under ``nohup``, stays ignored)."""
+    previous = {}
+    for name in _ENDING_SIGNALS:
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue
+        try:
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                continue
+            previous[signum] = signal.signal(signum, _on_sigterm)
+        except (ValueError, OSError):  # not the main thread
+            pass
     try:
         yield
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _silence_stdout() -> None:
@@ -164,9 +206,10 @@ def guard() -> Iterator[None]:
             _silence_stdout()
             _show_warnings(caught, console)
             raise typer.Exit(EXIT_BROKEN_PIPE) from None
-        except Terminated:
-            console.print("qwkit: terminated")
-            raise typer.Exit(EXIT_TERMINATED) from None
+        except Terminated as exc:
+            hangup = exc.signum == getattr(signal, "SIGHUP", None)
+            console.print("qwkit: hung up" if hangup else "qwkit: terminated")
+            raise typer.Exit(EXIT_HANGUP if hangup else EXIT_TERMINATED) from None
         except (CliError, ValueError, TypeError, OSError, ImportError, MemoryError) as exc:
             _show_warnings(caught, console)
             if os.environ.get(DEBUG_VARIABLE):
@@ -183,6 +226,29 @@ def guard() -> Iterator[None]:
             )
             raise typer.Exit(1) from None
     _show_warnings(caught, console)
+
+
+@contextmanager
+def columns_named(names: dict[str, str], rows=None) -> Iterator[None]:
+    """An API error about a parameter (`y1`, `y_pred_b`, ...) is reported with the column
+    it was read from, and an ``index i`` in it as the data row of the file (``rows``:
+    the file row of each position, when rows were dropped)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        text = str(exc)
+        mentioned = [p for p in names if f"`{p}`" in text]
+        if not mentioned:
+            raise
+        for p in mentioned:
+            text = text.replace(f"`{p}`", f"column '{names[p]}'")
+        text = text.replace("`labels`", "--labels")
+        text = re.sub(
+            r"\bindex (\d+)",
+            lambda m: f"data row {int(rows[int(m[1])] if rows is not None else int(m[1])) + 1}",
+            text,
+        )
+        raise CliError(text) from None
 
 
 def _usage_line(exc: _click_errors.UsageError) -> str:

@@ -1,4 +1,4 @@
-"""Reading rating files (CSV, TSV, Parquet) and checking their values.
+"""Reading rating files (CSV, TSV, Parquet, or standard input) and checking their values.
 
 Files are read with pyarrow: CSV/TSV through its streaming reader (only the columns a
 command uses, as text, so that every value is checked by us and a bad one is reported
@@ -6,19 +6,40 @@ with its row), Parquet through ``ParquetFile.iter_batches``. Rows are numbered f
 the first row below the header ("data row 1"). A value is missing when it is empty, only
 spaces, or one of pyarrow's null spellings (``NA``, ``NaN``, ``null``, ...).
 
+Inputs. A data file is named by its path; ``-`` is standard input (a file named ``-`` is
+``./-``). Standard input, a named pipe, a device or a descriptor (``/dev/stdin``,
+``<(...)``'s ``/dev/fd/63``) can be read only once, so it is first copied to a private
+temporary file, removed when the command ends (also on an error or an interrupt). Its
+format: Parquet when it starts with Parquet's magic bytes, otherwise delimited text —
+comma-separated unless ``--sep`` says otherwise (or a named pipe's extension does),
+gzip, bz2, zstd or lz4 compressed when it starts with their magic bytes.
+
+Parquet columns of dictionary type (pandas categoricals) are read as their values; an
+*ordered* dictionary declares the rating scale (its categories in their order, used
+ones or not) when ``--labels`` is not given, as the API honours an ordered pandas
+Categorical. pyarrow restores dictionaries of text only: a numeric categorical comes back
+as plain numbers, whose scale is the integers they span.
+
 Comment lines: lines above the header whose first non-blank character is ``#`` (after an
 optional UTF-8 byte-order mark) are comments and skipped (e.g. a provenance note), except
 a line where ``#`` is directly followed by the separator: that is a header whose first
 column is named ``#``. ``qwkit thresholds apply`` copies comment lines to its output.
 
-Writing outputs is ``_output``'s job.
+Checking the values of the columns is ``_columns``'s job; writing outputs is
+``_output``'s.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -26,29 +47,36 @@ import numpy as np
 from qwkit.cli._errors import CliError
 
 __all__ = [
+    "STDIN",
+    "Columns",
     "Source",
     "column_names",
-    "missing_mask",
-    "numeric_values",
-    "parse_labels",
-    "rating_values",
+    "open_source",
     "read_columns",
     "read_table",
-    "score_values",
-    "weight_values",
 ]
 
+#: The name of standard input (and, for outputs, of standard output).
+STDIN = "-"
 _CSV_SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = (".parquet", ".pq")
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
+#: Magic bytes of what standard input (or a pipe) may hold.
+_PARQUET_MAGIC = b"PAR1"
+_COMPRESSION_MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bz2",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"\x04\x22\x4d\x18": "lz4",
+}
 _BOM = b"\xef\xbb\xbf"
+#: Names of file descriptors (read as streams whatever they hold).
+_DESCRIPTOR_PATH = re.compile(r"^/(?:dev/(?:stdin|fd/\d+)|proc/(?:self|thread-self)/fd/\d+)$")
 #: Files at least this large get a progress bar while they are read.
 _PROGRESS_BYTES = 8 * 2**20
 #: Bytes read at a time from a delimited text file (by pyarrow and by the copier of
 #: ``thresholds apply``); a quoted field may span two blocks.
 _BLOCK_BYTES = 1 << 22
-#: A number in decimal notation (no hex, no digit separators), or inf / nan.
-_NUMBER = r"^\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[iI]nf(inity)?|[nN]a[nN])\s*$"
 _ARROW_MISSING = "Reading files needs pyarrow: pip install 'qwkit[cli]'"
 
 
@@ -91,33 +119,70 @@ class Source:
     sep: str | None  # CSV delimiter
     compression: str | None
     skip_rows: int = 0  # comment lines (starting with '#') above the header
+    #: How messages name it: the path in quotes, or "standard input".
+    name: str = ""
+    #: Decimal mark of numbers written as text.
+    decimal: str = "."
+
+    @property
+    def label(self) -> str:
+        """A short name for titles and progress bars: the file's name."""
+        return self.name if not self.name.startswith("'") else self.path.name
 
     @classmethod
-    def of(cls, path: Path | str, sep: str | None = None) -> Source:
+    def of(cls, path: Path | str, sep: str | None = None, *, decimal: str = ".") -> Source:
         """Check that ``path`` is a readable, non-empty file and find its format."""
         path = Path(path)
+        name = f"'{path}'"
         if not path.exists():
-            raise CliError(f"file '{path}' does not exist.")
+            raise CliError(f"file {name} does not exist.")
         if path.is_dir():
-            raise CliError(f"'{path}' is a folder, not a data file.")
+            raise CliError(f"{name} is a folder, not a data file.")
         if path.stat().st_size == 0:
-            raise CliError(f"file '{path}' is empty.")
+            raise CliError(f"file {name} is empty.")
         ext, compression = _suffixes(path)
         if sep is not None:
             if ext in _PARQUET:
-                raise CliError(f"--sep does not apply to the Parquet file '{path}'.")
-            return cls(path, "csv", sep, compression)._with_comments()
+                raise CliError(f"--sep does not apply to the Parquet file {name}.")
+            return cls(path, "csv", sep, compression, 0, name, decimal)._checked()
         if ext in _PARQUET and compression is None:
-            return cls(path, "parquet", None, None)
+            return cls(path, "parquet", None, None, 0, name, decimal)
         if ext in _CSV_SEPARATORS:
-            return cls(path, "csv", _CSV_SEPARATORS[ext], compression)._with_comments()
+            return cls(path, "csv", _CSV_SEPARATORS[ext], compression, 0, name, decimal)._checked()
         raise CliError(
-            f"cannot tell the format of '{path}' from its extension; use .csv, .tsv or "
+            f"cannot tell the format of {name} from its extension; use .csv, .tsv or "
             ".parquet, or pass --sep (e.g. --sep ';')."
         )
 
-    def _with_comments(self) -> Source:
-        """Count the comment lines above the header; they are skipped."""
+    @classmethod
+    def sniffed(
+        cls, path: Path, *, name: str, sep: str | None, hint: Path | None, decimal: str = "."
+    ) -> Source:
+        """A copy of standard input or of a pipe: Parquet or compressed text from its
+        first bytes; delimited text with ``sep``, else the ``hint`` name's extension,
+        else a comma."""
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        if not head:
+            raise CliError(f"{name} is empty.")
+        if head.startswith(_PARQUET_MAGIC):
+            if sep is not None:
+                raise CliError(f"--sep does not apply to {name}: it holds a Parquet file.")
+            return cls(path, "parquet", None, None, 0, name, decimal)
+        compression = next((c for m, c in _COMPRESSION_MAGIC.items() if head.startswith(m)), None)
+        if sep is None:
+            ext = _suffixes(hint)[0] if hint is not None else ""
+            sep = _CSV_SEPARATORS.get(ext, ",")
+        return cls(path, "csv", sep, compression, 0, name, decimal)._checked()
+
+    def _checked(self) -> Source:
+        """Check the decimal mark against the separator; count the comment lines above
+        the header (they are skipped)."""
+        if self.decimal != "." and self.decimal == self.sep:
+            raise CliError(
+                f"--decimal '{self.decimal}' is also the column separator of {self.name}; "
+                "pass another --sep (e.g. --sep ';')."
+            )
         raw, stream = _open_stream(self)
         try:
             head = stream.read(1 << 16)
@@ -131,7 +196,64 @@ class Source:
             skip += 1
         if skip == 0:
             return self
-        return Source(self.path, self.kind, self.sep, self.compression, skip)
+        return Source(
+            self.path, self.kind, self.sep, self.compression, skip, self.name, self.decimal
+        )
+
+
+@contextmanager
+def _spooled(stream, name: str) -> Iterator[Path]:
+    """A private temporary copy of a stream that can be read only once; removed when the
+    block ends, however it ends."""
+    fd, tmp = tempfile.mkstemp(prefix="qwkit-input-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            try:
+                shutil.copyfileobj(stream, out, 1 << 20)
+            except OSError as exc:
+                raise CliError(f"could not read {name}: {exc.strerror or exc}.") from None
+        yield Path(tmp)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+@contextmanager
+def open_source(text: str, *, sep: str | None = None, decimal: str = ".") -> Iterator[Source]:
+    """The data file named on the command line: a path, or ``-`` for standard input. A
+    stream (standard input, a named pipe, a device) is read into a temporary copy that
+    is removed when the block ends."""
+    if text == STDIN:
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        with _spooled(stdin, "standard input") as tmp:
+            yield Source.sniffed(tmp, name="standard input", sep=sep, hint=None, decimal=decimal)
+        return
+    path = Path(text)
+    if _DESCRIPTOR_PATH.match(os.path.normpath(text)):  # /dev/stdin, /dev/fd/63 (<(...)), ...
+        try:
+            stream = open(path, "rb")  # closed below
+        except OSError as exc:
+            raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
+        with stream, _spooled(stream, f"'{path}'") as tmp:
+            yield Source.sniffed(tmp, name=f"'{path}'", sep=sep, hint=None, decimal=decimal)
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise CliError(f"file '{path}' does not exist.") from None
+    except OSError as exc:
+        raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        yield Source.of(path, sep, decimal=decimal)
+    elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        try:
+            stream = open(path, "rb")  # closed below
+        except OSError as exc:
+            raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
+        with stream, _spooled(stream, f"'{path}'") as tmp:
+            yield Source.sniffed(tmp, name=f"'{path}'", sep=sep, hint=path, decimal=decimal)
+    else:
+        raise CliError(f"'{path}' is not a data file (it is a socket or a block device).")
 
 
 def _progress(console, total: float, what: str):
@@ -161,7 +283,7 @@ def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) 
         which = ", ".join(f"'{c}'" for c in absent)
         plural = "s" if len(absent) > 1 else ""
         raise CliError(
-            f"column{plural} {which} not found in '{source.path}'; its columns are: "
+            f"column{plural} {which} not found in {source.name}; its columns are: "
             + ", ".join(f"'{c}'" for c in names)
             + (
                 f" (is the separator right? it was read as {_separator_name(source.sep)}-separated)"
@@ -174,7 +296,7 @@ def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) 
         count = list(names).count(c)
         if count > 1:
             raise CliError(
-                f"column '{c}' appears {count} times in '{source.path}'; rename the copies."
+                f"column '{c}' appears {count} times in {source.name}; rename the copies."
             )
 
 
@@ -193,7 +315,7 @@ def _csv_options(source: Source, columns: Sequence[str] | None):
     read = pacsv.ReadOptions(block_size=_BLOCK_BYTES, skip_rows=source.skip_rows)
     parse = _parse_options(source)
     if columns is None:
-        convert = pacsv.ConvertOptions(strings_can_be_null=True)
+        convert = pacsv.ConvertOptions(strings_can_be_null=True, decimal_point=source.decimal)
     else:
         convert = pacsv.ConvertOptions(
             include_columns=list(columns),
@@ -212,7 +334,7 @@ def _open_stream(source: Source):
 
 def _fail_reading(source: Source, exc: Exception) -> CliError:
     what = "Parquet" if source.kind == "parquet" else "delimited text"
-    return CliError(f"could not read '{source.path}' as {what}: {' '.join(str(exc).split())}")
+    return CliError(f"could not read {source.name} as {what}: {' '.join(str(exc).split())}")
 
 
 def _csv_header(source: Source) -> list[str]:
@@ -229,10 +351,15 @@ def _csv_header(source: Source) -> list[str]:
         return list(reader.schema.names)
     except Exception as exc:
         if "Empty CSV file" in str(exc):
-            raise CliError(f"file '{source.path}' is empty.") from None
+            raise CliError(f"{_a_file(source)} is empty.") from None
         raise _fail_reading(source, exc) from None
     finally:
         raw.close()
+
+
+def _a_file(source: Source) -> str:
+    """``file 'x.csv'`` or ``standard input`` (how a message starts)."""
+    return f"file {source.name}" if source.name.startswith("'") else source.name
 
 
 def _parquet_file(source: Source):
@@ -244,12 +371,11 @@ def _parquet_file(source: Source):
         raise _fail_reading(source, exc) from None
 
 
-def column_names(path: Path | str, *, sep: str | None = None) -> tuple[Source, list[str]]:
-    """The file's format and its column names (in file order, duplicates kept)."""
-    source = Source.of(path, sep)
+def column_names(source: Source) -> list[str]:
+    """The file's column names (in file order, duplicates kept)."""
     if source.kind == "parquet":
-        return source, list(_parquet_file(source).schema_arrow.names)
-    return source, _csv_header(source)
+        return list(_parquet_file(source).schema_arrow.names)
+    return _csv_header(source)
 
 
 def _blank_to_null(array):
@@ -265,20 +391,60 @@ def _blank_to_null(array):
     return pc.if_else(blank, pa.scalar(None, array.type), array)
 
 
-def read_columns(
-    path: Path | str,
-    columns: Sequence[str],
-    *,
-    sep: str | None = None,
-    console=None,
-) -> dict:
-    """Read the named columns of a file: ``{name: pyarrow.Array}``, all of one length.
+def _declared_order(source: Source, column: str, chunked) -> np.ndarray | None:
+    """The categories of an ordered dictionary column, in their order (None for any
+    other column)."""
+    pa = _arrow()
+    kind = chunked.type
+    if not pa.types.is_dictionary(kind) or not kind.ordered or chunked.num_chunks == 0:
+        return None
+    orders = [chunk.dictionary.to_pylist() for chunk in chunked.chunks]
+    if any(order != orders[0] for order in orders[1:]):
+        raise CliError(
+            f"column '{column}' of {source.name} declares different category orders in "
+            "different parts of the file; pass the scale with --labels."
+        )
+    values = orders[0]
+    if any(v is None for v in values) or len(set(values)) != len(values):
+        raise CliError(
+            f"column '{column}' of {source.name} declares categories with a missing or "
+            "repeated value; pass the scale with --labels."
+        )
+    if all(isinstance(v, str) for v in values):
+        return np.asarray(values, dtype=str)
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype=np.int64)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return np.asarray(values, dtype=np.float64)
+    return np.asarray([str(v) for v in values], dtype=str)
 
-    Raises :class:`CliError` for a missing or empty file, an unknown format, a missing
-    or repeated column (listing those that exist), a file without data rows, or a parse
-    error.
+
+def _plain_values(chunked):
+    """One array of plain values: dictionary (categorical) columns decoded."""
+    pa = _arrow()
+    if pa.types.is_dictionary(chunked.type):
+        chunked = chunked.cast(chunked.type.value_type)
+    return chunked.combine_chunks()
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """The columns :func:`read_columns` read: ``arrays`` (``{name: pyarrow.Array}``, all
+    of one length) and the category order each ordered dictionary column declares."""
+
+    arrays: dict
+    orders: dict = field(default_factory=dict)
+
+    def __getitem__(self, name: str):
+        return self.arrays[name]
+
+
+def read_columns(source: Source, columns: Sequence[str], *, console=None) -> Columns:
+    """Read the named columns of a file.
+
+    Raises :class:`CliError` for a missing or repeated column (listing those that
+    exist), a file without data rows, or a parse error.
     """
-    source = Source.of(path, sep)
     pa = _arrow()
     wanted = list(dict.fromkeys(columns))
     if source.kind == "parquet":
@@ -287,7 +453,7 @@ def read_columns(
         total = pfile.metadata.num_rows
         batches = []
         with _progress(console if total >= 1_000_000 else None, total, "rows") as bar:
-            task = bar.add_task(f"reading {source.path.name}", total=total)
+            task = bar.add_task(f"reading {source.label}", total=total)
             try:
                 for batch in pfile.iter_batches(batch_size=1 << 16, columns=wanted):
                     batches.append(batch)
@@ -304,7 +470,7 @@ def read_columns(
         size = source.path.stat().st_size
         try:
             with _progress(console if size >= _PROGRESS_BYTES else None, size, "bytes") as bar:
-                task = bar.add_task(f"reading {source.path.name}", total=size)
+                task = bar.add_task(f"reading {source.label}", total=size)
                 try:
                     reader = pacsv.open_csv(stream, *_csv_options(source, wanted))
                     batches = []
@@ -317,14 +483,19 @@ def read_columns(
         finally:
             raw.close()
     if table.num_rows == 0:
-        raise CliError(f"file '{source.path}' has a header but no data rows.")
-    return {name: _blank_to_null(table.column(name).combine_chunks()) for name in wanted}
+        raise CliError(f"{_a_file(source)} has a header but no data rows.")
+    orders = {}
+    for name in wanted:
+        order = _declared_order(source, name, table.column(name))
+        if order is not None:
+            orders[name] = order
+    arrays = {name: _blank_to_null(_plain_values(table.column(name))) for name in wanted}
+    return Columns(arrays, orders)
 
 
-def read_table(path: Path | str, *, sep: str | None = None):
+def read_table(source: Source):
     """Read a whole file as a ``pyarrow.Table``: Parquet with its own types, delimited
     text with types inferred (for a Parquet output of ``thresholds apply``)."""
-    source = Source.of(path, sep)
     _arrow()
     try:
         if source.kind == "parquet":
@@ -344,210 +515,8 @@ def read_table(path: Path | str, *, sep: str | None = None):
                 raw.close()
     except Exception as exc:
         if "Empty CSV file" in str(exc):
-            raise CliError(f"file '{source.path}' is empty.") from None
+            raise CliError(f"{_a_file(source)} is empty.") from None
         raise _fail_reading(source, exc) from None
     if table.num_rows == 0:
-        raise CliError(f"file '{source.path}' has a header but no data rows.")
+        raise CliError(f"{_a_file(source)} has a header but no data rows.")
     return table
-
-
-# ---------------------------------------------------------------------------- values
-
-
-def _row_text(value) -> str:
-    if isinstance(value, (int, float, np.number)):
-        return str(value)
-    text = str(value)
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _row(i: int, rows: np.ndarray | None) -> int:
-    """1-based data row of position ``i`` (``rows`` maps positions after dropped rows)."""
-    return int(rows[i] if rows is not None else i) + 1
-
-
-def _null_error(column: str, array, rows: np.ndarray | None = None) -> CliError:
-    pa = _arrow()
-    import pyarrow.compute as pc
-
-    i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
-    return CliError(
-        f"column '{column}' has a missing value in data row {_row(i, rows)}; fill it or pass "
-        "--drop-missing to skip such rows."
-    )
-
-
-def missing_mask(arrays: Sequence) -> np.ndarray:
-    """True for the rows where any of the arrays is null (a missing value)."""
-    import pyarrow.compute as pc
-
-    mask = np.zeros(len(arrays[0]), dtype=bool)
-    for arr in arrays:
-        if arr.null_count:
-            mask |= pc.is_null(arr).to_numpy(zero_copy_only=False)
-    return mask
-
-
-def _first_bad_number(column: str, array, rows: np.ndarray | None) -> CliError:
-    import pyarrow.compute as pc
-
-    ok = pc.match_substring_regex(array, _NUMBER).to_numpy(zero_copy_only=False)
-    bad = np.flatnonzero(~ok)
-    if bad.size:
-        i = int(bad[0])
-        return CliError(
-            f"column '{column}' must hold numbers; data row {_row(i, rows)} has "
-            f"{_row_text(array[i].as_py())}."
-        )
-    return CliError(f"column '{column}' has values that are not numbers pyarrow can read.")
-
-
-def numeric_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
-    """A column without missing values as numbers: int64 when every value is an integer
-    written without a decimal point, float64 otherwise. Text must be a decimal number
-    (``0x3`` or ``1_000`` is an error naming the row)."""
-    pa = _arrow()
-    import pyarrow.compute as pc
-
-    if array.null_count:
-        raise _null_error(column, array, rows)
-    kind = array.type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        if not pc.all(pc.match_substring_regex(array, _NUMBER)).as_py():
-            raise _first_bad_number(column, array, rows)
-        trimmed = pc.utf8_trim_whitespace(array)
-        integers = pc.all(pc.match_substring_regex(trimmed, r"^[+-]?\d+$")).as_py()
-        for target in (pa.int64(), pa.float64()) if integers else (pa.float64(),):
-            try:
-                return pc.cast(trimmed, target).to_numpy(zero_copy_only=False)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                continue
-        raise _first_bad_number(column, trimmed, rows)
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
-        values = array.to_numpy(zero_copy_only=False)
-        return values.astype(np.int64) if values.dtype == bool else values
-    if pa.types.is_decimal(kind):  # like text: integers stay integers (scale 0)
-        target = pa.int64() if kind.scale == 0 else pa.float64()
-        try:
-            return pc.cast(array, target).to_numpy(zero_copy_only=False)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return pc.cast(array, pa.float64(), safe=False).to_numpy(zero_copy_only=False)
-    raise CliError(f"column '{column}' must hold numbers; it has type {kind}.")
-
-
-def score_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
-    """A column of real-valued scores: finite float64."""
-    values = numeric_values(array, column, rows=rows).astype(np.float64)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        i = int(bad[0])
-        raise CliError(
-            f"column '{column}' must hold finite scores; data row {_row(i, rows)} has {values[i]}."
-        )
-    return values
-
-
-def weight_values(array, column: str, *, rows: np.ndarray | None = None) -> np.ndarray:
-    """A column of item weights: finite and non-negative."""
-    values = numeric_values(array, column, rows=rows)
-    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
-    if bad.size:
-        i = int(bad[0])
-        raise CliError(
-            f"column '{column}' must hold finite, non-negative weights; data row "
-            f"{_row(i, rows)} has {values[i]}."
-        )
-    return values
-
-
-def rating_values(
-    array,
-    column: str,
-    labels: np.ndarray | None,
-    *,
-    rows: np.ndarray | None = None,
-    origin: str = "--labels",
-) -> np.ndarray:
-    """A rating column: numbers, or text when ``labels`` is text; every value checked
-    against ``labels`` (when given; integers otherwise) so that a bad one is reported
-    with its row. ``origin`` names where the labels came from."""
-    if labels is not None and labels.dtype.kind == "U":
-        pa = _arrow()
-        import pyarrow.compute as pc
-
-        if array.null_count:
-            raise _null_error(column, array, rows)
-        if pa.types.is_boolean(array.type):  # a Parquet bool: spelled as in the labels
-            spelling = {str(v).lower(): str(v) for v in labels}
-            flags = array.to_numpy(zero_copy_only=False)
-            values = np.where(
-                flags, spelling.get("true", "true"), spelling.get("false", "false")
-            ).astype(str)
-        else:
-            if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-                array = pc.cast(array, pa.string())
-            values = np.asarray(
-                pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str
-            )
-    else:
-        try:
-            values = numeric_values(array, column, rows=rows)
-        except CliError as exc:
-            if labels is not None or "must hold numbers" not in str(exc):
-                raise
-            raise CliError(
-                f"{str(exc).rstrip('.')}; for text ratings pass the ordered scale with "
-                "--labels (e.g. --labels low,mid,high)."
-            ) from None
-        if values.dtype.kind == "f" and not np.isfinite(values).all():
-            i = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise CliError(
-                f"column '{column}' must hold finite ratings; data row {_row(i, rows)} has "
-                f"{values[i]}."
-            )
-        if labels is None and values.dtype.kind == "f":
-            fractional = np.flatnonzero(values != np.floor(values))
-            if fractional.size:
-                i = int(fractional[0])
-                raise CliError(
-                    f"column '{column}' must hold integer ratings; data row {_row(i, rows)} "
-                    f"has {values[i]} (for scores use `qwkit thresholds fit` or --score; for "
-                    "a non-integer scale pass --labels)."
-                )
-    if labels is not None:
-        known = np.isin(values, labels)
-        if not known.all():
-            i = int(np.flatnonzero(~known)[0])
-            shown = ", ".join(str(v) for v in labels[:12]) + (", ..." if len(labels) > 12 else "")
-            raise CliError(
-                f"column '{column}', data row {_row(i, rows)}: {_row_text(values[i])} is not "
-                f"in {origin} [{shown}]."
-            )
-    return values
-
-
-def parse_labels(text: str | None) -> np.ndarray | None:
-    """``"1,2,3"`` → int array; ``"0.5,1"`` → float; ``"low,mid,high"`` → text.
-
-    Raises ValueError (a usage error) for an empty item or a repeated label.
-    """
-    if text is None:
-        return None
-    items = [item.strip() for item in text.split(",")]
-    if not items or any(item == "" for item in items):
-        raise ValueError(f"expected comma-separated labels such as 1,2,3; got {text!r}.")
-    labels = np.asarray(items, dtype=str)
-    for kind in (int, float):
-        try:
-            values = [kind(item) for item in items]
-        except ValueError:
-            continue
-        if kind is float and not all(math.isfinite(v) for v in values):
-            break
-        labels = np.asarray(values)
-        break
-    unique, counts = np.unique(labels, return_counts=True)
-    if (counts > 1).any():
-        repeated = unique[counts > 1][0]
-        raise ValueError(f"each label must appear once; {repeated} is repeated in {text!r}.")
-    return labels

@@ -1,14 +1,17 @@
-"""Shared option and argument types of the ``qwkit`` commands (typer ``Annotated``)."""
+"""Shared option and argument types of the ``qwkit`` commands (typer ``Annotated``).
+
+Help texts are plain (no rich boxes) and every option has a short metavar, so that help
+reads well in an 80-column terminal: words are never broken.
+"""
 
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from qwkit.cli import _io
+from qwkit.cli import _columns, _io
 
 
 class Weights(str, Enum):
@@ -29,14 +32,14 @@ MAX_PRINTED_LABELS = 30
 MAX_JSON_LABELS = 10_000
 
 
-def _labels_option(text: str | None):
+def labels_option(text: str | None):
     try:
-        return _io.parse_labels(text)
+        return _columns.parse_labels(text)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--labels") from None
 
 
-def _sep_option(text: str | None):
+def sep_option(text: str | None):
     if text is None:
         return None
     named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
@@ -48,50 +51,130 @@ def _sep_option(text: str | None):
     return sep
 
 
+def decimal_option(text: str, sep: str | None) -> str:
+    """``--decimal``: '.' or ','; never the column separator given with ``--sep``."""
+    named = {"comma": ",", "point": ".", "dot": "."}
+    mark = named.get(text.lower(), text)
+    if mark not in (".", ","):
+        raise typer.BadParameter(f"must be '.' or ','; got {text!r}.", param_hint="--decimal")
+    if sep is not None and mark == sep:
+        raise typer.BadParameter(
+            f"'{mark}' is also the column separator (--sep); use another separator, "
+            "e.g. --sep ';'.",
+            param_hint="--decimal",
+        )
+    return mark
+
+
+def folder_option(text: str, option: str) -> str:
+    """An output folder: '-' (standard output) does not apply to it."""
+    if text == _io.STDIN:
+        raise typer.BadParameter(
+            "is a folder; '-' (standard output) does not apply (a folder named '-' is ./-).",
+            param_hint=option,
+        )
+    return text
+
+
 FileArg = Annotated[
-    Path,
+    str,
     typer.Argument(
-        help="CSV, TSV or Parquet file (format from the extension, or --sep). Lines above "
-        "the header that start with '#' are comments, unless '#' is followed by the separator.",
+        help="Data file: CSV, TSV or Parquet (the format from the extension, or --sep), "
+        "optionally compressed (.gz, .bz2, .zst, .lz4). '-' is standard input: "
+        "comma-separated text unless --sep says otherwise (Parquet and compressed text "
+        "are recognized); a file named '-' is ./-. Lines above the header that start "
+        "with '#' are comments, unless '#' is followed by the separator.",
         show_default=False,
         metavar="FILE",
     ),
 ]
 TruthOpt = Annotated[
-    str, typer.Option("--truth", "-t", help="Column of the true ratings.", show_default=False)
+    str,
+    typer.Option(
+        "--truth",
+        "-t",
+        help="Column of the reference ratings (the true ratings, or a first rater's).",
+        show_default=False,
+        metavar="COLUMN",
+    ),
 ]
-WeightsOpt = Annotated[Weights, typer.Option(help="Disagreement weights.")]
+WeightsOpt = Annotated[
+    Weights,
+    typer.Option(
+        help="Disagreement weights: quadratic, linear or identity (unweighted kappa).",
+        metavar="WEIGHTS",
+    ),
+]
 LabelsOpt = Annotated[
     str | None,
     typer.Option(
         help="The ordered rating scale, comma-separated (e.g. 1,2,3,4 or low,mid,high). "
-        "Default: every integer from the smallest to the largest rating.",
+        "Default: the order of ordered categories (a Parquet categorical), else every "
+        "integer from the smallest to the largest rating.",
         show_default=False,
+        metavar="LABELS",
     ),
 ]
 CiOpt = Annotated[
-    float, typer.Option("--ci", help="Confidence level of the interval.", min=0.5, max=0.9999)
+    float,
+    typer.Option(
+        "--ci",
+        help="Confidence level of the interval.",
+        min=0.5,
+        max=0.9999,
+        metavar="LEVEL",
+    ),
 ]
-MethodOpt = Annotated[Method, typer.Option(help="How the confidence interval is computed.")]
-ResamplesOpt = Annotated[int, typer.Option(help="Bootstrap resamples.", min=100)]
-SeedOpt = Annotated[int, typer.Option(help="Seed of the bootstrap (0 or more).", min=0)]
+MethodOpt = Annotated[
+    Method,
+    typer.Option(
+        help="How the confidence interval is computed: asymptotic, bootstrap (BCa), "
+        "percentile (bootstrap) or jackknife.",
+        metavar="METHOD",
+    ),
+]
+ResamplesOpt = Annotated[int, typer.Option(help="Bootstrap resamples.", min=100, metavar="N")]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the bootstrap.", min=0, metavar="SEED")]
 SepOpt = Annotated[
     str | None,
     typer.Option(
         help="Column separator of a text file (one character, or 'tab'); overrides the extension.",
         show_default=False,
+        metavar="CHAR",
+    ),
+]
+DecimalOpt = Annotated[
+    str,
+    typer.Option(
+        help="Decimal mark of the numbers in a text file: '.' or ',' (European files, "
+        "which then need another separator, e.g. --sep ';').",
+        metavar="CHAR",
     ),
 ]
 WeightColOpt = Annotated[
     str | None,
     typer.Option(
-        "--sample-weight", help="Column of non-negative item weights.", show_default=False
+        "--sample-weight",
+        help="Column of non-negative item weights.",
+        show_default=False,
+        metavar="COLUMN",
     ),
 ]
 DropOpt = Annotated[
     bool,
     typer.Option(
-        help="Skip rows with a missing value in a used column (default: they are an error)."
+        "--drop-missing",
+        help="Skip rows with a missing value in a used column (default: they are an error).",
+        show_default=False,
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+ForceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Replace an existing output file that qwkit did not write (never an input, "
+        "never a folder).",
+        show_default=False,
+    ),
+]

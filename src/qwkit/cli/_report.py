@@ -1,7 +1,15 @@
 """A self-contained HTML report: text, tables and PNG figures embedded as base64 data URIs.
 
 The page loads nothing from anywhere (no scripts, fonts or stylesheets from outside), so
-the single file can be mailed, archived or opened offline.
+the single file can be mailed, archived or opened offline. Its ``<meta name="generator">``
+tag marks it as qwkit's (``_output`` replaces an existing report only when it has one).
+
+Warnings raised while a report is computed (an undefined kappa, a degenerate interval,
+whatever their class) are shown in a box at the top of the page, as well as on stderr.
+
+Wording: the two columns are named by their roles, which default to the columns' names,
+so that two raters are never called "true" and "predicted"; ``qwkit report
+--truth-role/--pred-role`` name them otherwise (e.g. "expert", "model").
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import qwkit
-from qwkit.cli import _plots
+from qwkit.cli import _display, _output, _plots
 
 __all__ = [
     "Agreement",
@@ -46,6 +54,10 @@ figcaption { color: #5b6773; font-size: 0.9em; margin-top: 0.3em; }
 .note { color: #5b6773; font-size: 0.9em; }
 .big { font-size: 1.15em; }
 pre { background: #f4f6f8; padding: 10px; overflow-x: auto; }
+.warnings { border: 2px solid #d9822b; background: #fff4e5; padding: 6px 16px;
+            margin: 1em 0; border-radius: 4px; }
+.warnings h2 { border: none; margin: 0.4em 0; font-size: 1.1em; color: #8a4b0f; }
+.warnings li { margin: 0.3em 0; }
 footer { margin-top: 3em; color: #8a949e; font-size: 0.85em; }
 """
 
@@ -71,6 +83,11 @@ class HtmlReport:
         if subtitle:
             self._parts.append(f'<p class="subtitle">{html.escape(subtitle)}</p>')
         self.n_figures = 0
+        self._warnings: list[str] = []
+
+    def add_warnings(self, texts: Sequence[str]) -> None:
+        """Warnings to show in a box at the top of the page."""
+        self._warnings += [t for t in texts if t not in self._warnings]
 
     def section(self, heading: str, *, level: int = 2) -> None:
         self._parts.append(f"<h{level}>{html.escape(heading)}</h{level}>")
@@ -111,16 +128,30 @@ class HtmlReport:
             f'src="data:image/png;base64,{data}">{cap}</figure>'
         )
 
+    def _warning_box(self) -> list[str]:
+        if not self._warnings:
+            return []
+        items = "".join(f"<li>{html.escape(text)}</li>" for text in self._warnings)
+        heading = "Warning" if len(self._warnings) == 1 else "Warnings"
+        return [
+            f'<div class="warnings" id="warnings" role="alert"><h2>{heading}</h2>'
+            f"<ul>{items}</ul></div>"
+        ]
+
     def render(self) -> str:
+        version = html.escape(qwkit.__version__)
         footer = (
-            f"<footer>Made with qwkit {html.escape(qwkit.__version__)}. "
+            f"<footer>Made with qwkit {version}. "
             "This file is self-contained: every figure is embedded.</footer>"
         )
+        head = 2 if len(self._parts) > 1 and self._parts[1].startswith('<p class="subtitle"') else 1
+        parts = self._parts[:head] + self._warning_box() + self._parts[head:]
         return (
             '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'{_output.REPORT_MARK} {version}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{html.escape(self.title)}</title>\n<style>{_CSS}</style>\n</head>\n"
-            "<body>\n<main>\n" + "\n".join(self._parts) + f"\n{footer}\n</main>\n</body>\n"
+            "<body>\n<main>\n" + "\n".join(parts) + f"\n{footer}\n</main>\n</body>\n"
             "</html>\n"
         )
 
@@ -138,8 +169,8 @@ class Agreement:
     confidence_level: float
     method: str
     replicates: np.ndarray
-    truth_name: str = "true rating"
-    pred_name: str = "predicted rating"
+    truth_name: str = "rater A"  # how the text calls the rows' ratings
+    pred_name: str = "rater B"  # and the columns'
     sample_weight: np.ndarray | None = None
 
 
@@ -159,7 +190,7 @@ def _class_rows(confusion: np.ndarray, labels: np.ndarray) -> list[list]:
         within = near / n_true if n_true else math.nan
         rows.append(
             [
-                str(label),
+                _display.label_text(label),
                 _amount(n_true),
                 _amount(confusion[:, i].sum()),
                 f"{exact:.1%}" if n_true else "–",
@@ -223,7 +254,19 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
             "draws of the confusion matrix). The shaded band is the reported interval."
         ),
     )
+    k = len(a.labels)
     report.section("Confusion matrix", level=level)
+    caption = [f"Rows: {a.truth_name}; columns: {a.pred_name}. Colour is the share of each row."]
+    if k <= _plots.MAX_CELL_NUMBERS:
+        caption.append("The cells hold the counts.")
+    else:
+        caption.append(
+            f"With {k} classes the cells are too small to hold their counts: colour only "
+            "(the counts of each class are in the table below)."
+        )
+    step = _plots.tick_step(k)
+    if step > 1:
+        caption.append(f"Every {_ordinal(step)} class is labelled on the axes.")
     report.figure(
         _plots.confusion_heatmap(
             confusion,
@@ -233,17 +276,35 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
             pred_name=a.pred_name,
         ),
         alt="Confusion matrix heatmap",
-        caption="Counts in the cells; colour is the share of each true class (row).",
+        caption=" ".join(caption),
     )
-    report.section("Per-class agreement", level=level)
+    report.section("Agreement class by class", level=level)
+    report.paragraph(
+        f"For each class: how many items {a.truth_name} and {a.pred_name} put in it, and of "
+        f"the items {a.truth_name} puts in it, the share that {a.pred_name} puts in the same "
+        "class (exact) or at most one class away (within one)."
+        + (
+            " With this many classes the figure draws lines instead of bars."
+            if k > _plots.MAX_BAR_CLASSES
+            else ""
+        )
+    )
     report.figure(
-        _plots.per_class_agreement(confusion, a.labels), alt="Per-class agreement bar chart"
+        _plots.per_class_agreement(
+            confusion, a.labels, truth_name=a.truth_name, pred_name=a.pred_name
+        ),
+        alt="Agreement class by class",
     )
     report.table(
-        ["true class", "items (true)", "items (predicted)", "exact", "within one"],
+        ["class", f"items: {a.truth_name}", f"items: {a.pred_name}", "exact", "within one"],
         _class_rows(confusion, a.labels),
     )
     return confusion
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def replicate_kappas(test, *, n_resamples: int, seed: int, console=None) -> np.ndarray:
@@ -286,13 +347,30 @@ def _scale_of(labels, *columns) -> np.ndarray:
 
 
 def cut_point_rows(cuts: np.ndarray, labels: np.ndarray) -> list[list]:
-    edges = [-math.inf, *cuts, math.inf]
-    return [[str(label), f"({edges[j]:.6g}, {edges[j + 1]:.6g}]"] for j, label in enumerate(labels)]
+    edges = _display.cut_texts([-math.inf, *cuts, math.inf])
+    return [
+        [_display.label_text(label), f"({edges[j]}, {edges[j + 1]}]"]
+        for j, label in enumerate(labels)
+    ]
+
+
+def role_names(
+    truth: str, pred: str | None, score: str | None, truth_role: str | None, pred_role: str | None
+) -> tuple[str, str]:
+    """How the report calls the two ratings: the roles given, else the columns' names
+    (``'rater1'``; for scores: ``the class of 'score'``) — never "true" and
+    "predicted" unless the user says so."""
+    a = truth_role or f"'{truth}'"
+    b = pred_role or (f"'{pred}'" if pred is not None else f"the class of '{score}'")
+    if a == b:  # two columns with one role: tell them apart
+        a, b = f"{a} ('{truth}')", f"{b} ('{pred or score}')"
+    return a, b
 
 
 def file_report(
     *,
-    file,
+    file: str,
+    source_name: str,
     truth: str,
     pred: str | None,
     score: str | None,
@@ -311,10 +389,13 @@ def file_report(
     console=None,
     sample_weight: np.ndarray | None = None,
     weight_column: str | None = None,
-) -> tuple[str, str]:
-    """The ``qwkit report`` page: ``(html, one-line summary)``."""
+    truth_role: str | None = None,
+    pred_role: str | None = None,
+) -> tuple[HtmlReport, str]:
+    """The ``qwkit report`` page (to be rendered) and a one-line summary."""
+    a_name, b_name = role_names(truth, pred, score, truth_role, pred_role)
     y = data[truth]
-    overview = [["file", str(file)], ["true ratings", f"column '{truth}'"]]
+    overview = [["data", source_name], [_capital(a_name), f"column '{truth}'"]]
     if score is not None:
         s = data[score]
         if cuts is None:
@@ -323,8 +404,8 @@ def file_report(
             )
             cuts, cut_scale = fit.thresholds, fit.labels
             origin = (
-                "fitted on these rows by qwkit.optimize_thresholds (the exact optimum; "
-                "the kappa below is in-sample, hence optimistic)"
+                f"fitted on these rows to agree best with {a_name} (qwkit.optimize_thresholds, "
+                "the exact optimum; the kappa below is in-sample, hence optimistic)"
             )
         else:
             cut_scale = labels if labels is not None else cut_labels
@@ -337,12 +418,12 @@ def file_report(
         if cut_scale is None:
             cut_scale = np.arange(len(cuts) + 1)
         predicted = qwkit.apply_thresholds(s, cuts, labels=cut_scale)
-        overview.append(["scores", f"column '{score}', rounded with the cut points {origin}"])
-        pred_name = f"class of '{score}'"
+        overview.append(
+            [_capital(b_name), f"column '{score}' rounded with the cut points {origin}"]
+        )
     else:
         predicted = data[pred]
-        overview.append(["predicted ratings", f"column '{pred}'"])
-        pred_name = f"'{pred}'"
+        overview.append([_capital(b_name), f"column '{pred}'"])
     if labels is None and score is not None and thresholds_path is None:
         labels = cut_scale  # the scale of the fitted cut points: the truth's
     scale = _scale_of(labels, y, predicted)
@@ -363,7 +444,7 @@ def file_report(
                 else ""
             ),
         ],
-        ["rating scale", ", ".join(str(v) for v in scale)],
+        ["rating scale", ", ".join(_display.label_text(v) for v in scale)],
         ["weights", weights],
     ]
     if weight_column is not None:
@@ -371,8 +452,8 @@ def file_report(
             ["item weights", f"column '{weight_column}' (items: those of positive weight)"]
         )
     report = HtmlReport(
-        title or f"Agreement report: {Path(file).name}",
-        subtitle=f"'{truth}' against {pred_name}: {weights} weighted kappa "
+        title or f"Agreement report: {Path(file).name if file != '-' else source_name}",
+        subtitle=f"{_capital(a_name)} against {b_name}: {weights} weighted kappa "
         f"{test.statistic:.4f}, {_plots.percent(confidence_level)} CI "
         f"[{interval[0]:.4f}, {interval[1]:.4f}] ({method})",
     )
@@ -385,8 +466,16 @@ def file_report(
         )
         report.table(["class", "scores"], cut_point_rows(np.asarray(cuts), cut_scale))
         report.figure(
-            _plots.threshold_plot(s, y, scale, np.asarray(cuts), cut_labels=cut_scale),
-            alt="Histogram of the scores of each true class with the cut points",
+            _plots.threshold_plot(
+                s,
+                y,
+                scale,
+                np.asarray(cuts),
+                cut_labels=cut_scale,
+                title=f"Scores by class of {a_name}, with the cut points",
+                truth_name=a_name,
+            ),
+            alt="Histogram of the scores of each class with the cut points",
         )
     add_agreement(
         report,
@@ -400,8 +489,8 @@ def file_report(
             confidence_level=confidence_level,
             method=method,
             replicates=replicates,
-            truth_name=f"'{truth}'",
-            pred_name=pred_name,
+            truth_name=a_name,
+            pred_name=b_name,
             sample_weight=sample_weight,
         ),
     )
@@ -409,4 +498,8 @@ def file_report(
         f"kappa {test.statistic:.4f}, {_plots.percent(confidence_level)} CI [{interval[0]:.4f}, "
         f"{interval[1]:.4f}] ({method}), {test.n_samples:,} items"
     )
-    return report.render(), summary
+    return report, summary
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:] if text[:1].isalpha() else text

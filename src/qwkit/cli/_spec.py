@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,9 @@ import qwkit
 from qwkit.cli._errors import CliError
 
 __all__ = ["read_thresholds", "thresholds_json"]
+
+#: The largest thresholds file read (one with 10,000 labels is well below).
+_MAX_BYTES = 64 * 2**20
 
 
 def thresholds_json(cuts: np.ndarray) -> list:
@@ -35,7 +39,7 @@ def _cut_value(value) -> float:
     return float(value)
 
 
-def _file_labels(path: Path, labels) -> np.ndarray | None:
+def _file_labels(name: str, labels) -> np.ndarray | None:
     """The "labels" of a thresholds file: all text, or all numbers (not booleans)."""
     if labels is None:
         return None
@@ -60,23 +64,40 @@ def _file_labels(path: Path, labels) -> np.ndarray | None:
             problem = "holds a number too large for a float"
     shown = json.dumps(labels)
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
-    raise CliError(f"thresholds file '{path}': \"labels\" {problem}; got {shown}.")
+    raise CliError(f'thresholds file {name}: "labels" {problem}; got {shown}.')
 
 
-def read_thresholds(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
-    """Cut points and labels from a file written by ``qwkit thresholds fit``, checked
-    with ``qwkit.apply_thresholds`` (an error names the file)."""
+def _read(text: str) -> tuple[str, bytes]:
+    """The bytes of a thresholds file named on the command line (``-``: standard input;
+    a named pipe works too), and how messages name it."""
+    if text == "-":
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)
+        return "standard input", stdin.read(_MAX_BYTES + 1)
+    path = Path(text)
     if path.is_dir():
         raise CliError(f"thresholds file '{path}' is a folder, not a JSON file.")
-    if not path.is_file():
+    if not path.exists():
         raise CliError(f"thresholds file '{path}' does not exist.")
     try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as fh:
+            return f"'{path}'", fh.read(_MAX_BYTES + 1)
+    except OSError as exc:
+        raise CliError(f"cannot read thresholds file '{path}': {exc.strerror or exc}.") from None
+
+
+def read_thresholds(text: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """Cut points and labels from a file written by ``qwkit thresholds fit`` (``-``:
+    standard input), checked with ``qwkit.apply_thresholds`` (an error names the file)."""
+    name, data = _read(str(text))
+    if len(data) > _MAX_BYTES:
+        raise CliError(f"thresholds file {name} is larger than any qwkit writes.")
+    try:
+        spec = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise CliError(f"thresholds file '{path}' is not valid JSON: {exc}.") from None
+        raise CliError(f"thresholds file {name} is not valid JSON: {exc}.") from None
     if not isinstance(spec, dict) or "thresholds" not in spec:
         raise CliError(
-            f"thresholds file '{path}' has no \"thresholds\" list; write it with "
+            f'thresholds file {name} has no "thresholds" list; write it with '
             "`qwkit thresholds fit -o FILE`."
         )
     try:
@@ -87,12 +108,12 @@ def read_thresholds(path: Path) -> tuple[np.ndarray, np.ndarray | None]:
         shown = json.dumps(spec["thresholds"])
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
         raise CliError(
-            f'thresholds file \'{path}\': "thresholds" must be a list of numbers (or "inf", '
+            f'thresholds file {name}: "thresholds" must be a list of numbers (or "inf", '
             f'"-inf"); got {shown}.'
         ) from None
-    labels = _file_labels(path, spec.get("labels"))
+    labels = _file_labels(name, spec.get("labels"))
     try:
         qwkit.apply_thresholds(np.zeros(1), cuts, labels=labels)
     except (ValueError, TypeError) as exc:
-        raise CliError(f"thresholds file '{path}': {exc}") from None
+        raise CliError(f"thresholds file {name}: {exc}") from None
     return cuts, labels

@@ -1,0 +1,194 @@
+"""``qwkit report``: one self-contained HTML report of the agreement of two columns."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from qwkit.cli import _columns, _display, _io, _output, _report, _spec
+from qwkit.cli._errors import captured_warnings, columns_named, guard, stderr_console, warning_texts
+from qwkit.cli._options import (
+    CiOpt,
+    DecimalOpt,
+    DropOpt,
+    FileArg,
+    ForceOpt,
+    LabelsOpt,
+    Method,
+    MethodOpt,
+    ResamplesOpt,
+    SeedOpt,
+    SepOpt,
+    TruthOpt,
+    WeightColOpt,
+    Weights,
+    WeightsOpt,
+    decimal_option,
+    labels_option,
+    sep_option,
+)
+
+__all__ = ["report"]
+
+
+def report(
+    file: FileArg,
+    truth: TruthOpt,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            help="The HTML file to write ('-': standard output). An existing file is "
+            "replaced only if it is a qwkit report, or with --force.",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ],
+    pred: Annotated[
+        str | None,
+        typer.Option(
+            "--pred",
+            "-p",
+            help="Column of the other ratings (a model's, or a second rater's).",
+            show_default=False,
+            metavar="COLUMN",
+        ),
+    ] = None,
+    score_col: Annotated[
+        str | None,
+        typer.Option(
+            "--score",
+            "-s",
+            help="Column of real-valued scores instead of --pred: they are rounded with "
+            "kappa-optimal cut points (fitted here, or from --thresholds).",
+            show_default=False,
+            metavar="COLUMN",
+        ),
+    ] = None,
+    thresholds: Annotated[
+        str | None,
+        typer.Option(
+            "--thresholds",
+            help="Cut points from `qwkit thresholds fit` (with --score); their labels are "
+            "the scale unless --labels is given.",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ] = None,
+    truth_role: Annotated[
+        str | None,
+        typer.Option(
+            help="What the report calls the --truth ratings, e.g. 'expert', 'rater A' or "
+            "'true grade'. Default: the column's name.",
+            show_default=False,
+            metavar="TEXT",
+        ),
+    ] = None,
+    pred_role: Annotated[
+        str | None,
+        typer.Option(
+            help="What the report calls the --pred ratings (or the classes of --score), "
+            "e.g. 'model' or 'rater B'. Default: the column's name.",
+            show_default=False,
+            metavar="TEXT",
+        ),
+    ] = None,
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    ci: CiOpt = 0.95,
+    method: MethodOpt = Method.bootstrap,
+    n_resamples: ResamplesOpt = 9999,
+    seed: SeedOpt = 20261121,
+    sample_weight: WeightColOpt = None,
+    sep: SepOpt = None,
+    decimal: DecimalOpt = ".",
+    drop_missing: DropOpt = False,
+    title: Annotated[
+        str | None,
+        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
+    ] = None,
+    force: ForceOpt = False,
+) -> None:
+    """HTML report of the agreement of two columns.
+
+    One self-contained HTML file: kappa with its CI and bootstrap distribution, confusion
+    heatmap, agreement class by class, and for scores the cut points. Warnings (e.g. an
+    undefined kappa) are shown in the report as well as on stderr."""
+    if (pred is None) == (score_col is None):
+        raise typer.BadParameter(
+            "give exactly one of --pred and --score.", param_hint="--pred/--score"
+        )
+    if thresholds is not None and score_col is None:
+        raise typer.BadParameter("--thresholds needs --score.", param_hint="--thresholds")
+    if file == _io.STDIN and thresholds == _io.STDIN:
+        raise typer.BadParameter(
+            "FILE and --thresholds cannot both be standard input ('-').",
+            param_hint="--thresholds",
+        )
+    scale_given = labels_option(labels)
+    sep = sep_option(sep)
+    decimal = decimal_option(decimal, sep)
+    with guard():
+        inputs = [_output.Input.of(file)]
+        if thresholds is not None:
+            inputs.append(_output.Input.of(thresholds, "thresholds file"))
+        target = _output.plan(output, kind=_output.REPORT, inputs=inputs, force=force)
+        cuts = scale_file = None
+        if thresholds is not None:
+            cuts, scale_file = _spec.read_thresholds(thresholds)
+        # text labels of the cut points are the scale (numbers: the scale spans the data)
+        scale = scale_given
+        if scale is None and scale_file is not None and scale_file.dtype.kind == "U":
+            scale = scale_file
+        with _io.open_source(file, sep=sep, decimal=decimal) as source:
+            data = _columns.load(
+                source,
+                ratings=[truth] + ([pred] if pred else []),
+                scores=[score_col] if score_col else [],
+                labels=scale,
+                weight=sample_weight,
+                drop_missing=drop_missing,
+                labels_origin="--labels"
+                if scale_given is not None
+                else f"the labels of '{thresholds}'",
+                console=stderr_console(),
+            )
+        names = {
+            "y1": truth,
+            "y2": pred or f"class of {score_col}",
+            "y_true": truth,
+            "sample_weight": sample_weight or "",
+        }
+        names.update({"y_score": score_col} if score_col else {})
+        with captured_warnings() as caught, columns_named(names, data.rows):
+            page, summary = _report.file_report(
+                file=file,
+                source_name=source.name,
+                truth=truth,
+                pred=pred,
+                score=score_col,
+                data=data.columns,
+                labels=data.labels,
+                cuts=cuts,
+                cut_labels=scale_file,
+                thresholds_path=thresholds,
+                weights=weights.value,
+                confidence_level=ci,
+                method=method.value,
+                n_resamples=n_resamples,
+                seed=seed,
+                dropped=data.dropped,
+                title=title,
+                console=stderr_console(),
+                sample_weight=data.sample_weight,
+                weight_column=sample_weight,
+                truth_role=truth_role,
+                pred_role=pred_role,
+            )
+        page.add_warnings(warning_texts(caught))
+        _output.write_text(target, page.render())
+        console = _display.stdout_console(to_stderr=target.is_stdout)
+        where = "standard output" if target.is_stdout else output
+        console.print(f"{summary}\nwrote {where}")

@@ -1,0 +1,251 @@
+"""``qwkit thresholds fit`` and ``qwkit thresholds apply``: kappa-optimal cut points of
+real-valued scores, written to a JSON file, and applied to new scores."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.table import Table
+
+import qwkit
+from qwkit.cli import _columns, _display, _io, _output, _spec, _tables
+from qwkit.cli._errors import CliError, columns_named, guard, stderr_console
+from qwkit.cli._options import (
+    DecimalOpt,
+    DropOpt,
+    FileArg,
+    ForceOpt,
+    JsonOpt,
+    LabelsOpt,
+    SepOpt,
+    TruthOpt,
+    WeightColOpt,
+    Weights,
+    WeightsOpt,
+    decimal_option,
+    labels_option,
+    sep_option,
+)
+
+__all__ = ["thresholds_apply", "thresholds_fit"]
+
+ScoreOpt = Annotated[
+    str,
+    typer.Option(
+        "--score", "-s", help="Column of real-valued scores.", show_default=False, metavar="COLUMN"
+    ),
+]
+
+
+def thresholds_fit(
+    file: FileArg,
+    truth: TruthOpt,
+    score_col: ScoreOpt,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the cut points to this JSON file ('-': standard output). An "
+            "existing file is replaced only if it is a qwkit thresholds file, or with "
+            "--force.",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ] = None,
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    sample_weight: WeightColOpt = None,
+    sep: SepOpt = None,
+    decimal: DecimalOpt = ".",
+    drop_missing: DropOpt = False,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Cut points of scores that maximize kappa.
+
+    The cut points of the scores whose classes agree best (highest kappa) with the
+    reference ratings: the exact global optimum, not a local search."""
+    scale_given = labels_option(labels)
+    sep = sep_option(sep)
+    decimal = decimal_option(decimal, sep)
+    if _output.is_standard_output(output) and as_json:
+        raise typer.BadParameter(
+            "-o - and --json both print to standard output; give one of them.",
+            param_hint="--json",
+        )
+    with guard():
+        target = None
+        if output is not None:
+            target = _output.plan(
+                output, kind=_output.THRESHOLDS, inputs=[_output.Input.of(file)], force=force
+            )
+        with _io.open_source(file, sep=sep, decimal=decimal) as source:
+            data = _columns.load(
+                source,
+                ratings=[truth],
+                scores=[score_col],
+                labels=scale_given,
+                weight=sample_weight,
+                drop_missing=drop_missing,
+                console=stderr_console(),
+            )
+        names = {"y_true": truth, "y_score": score_col, "sample_weight": sample_weight or ""}
+        with columns_named(names, data.rows):
+            res = qwkit.optimize_thresholds(
+                data.columns[truth],
+                data.columns[score_col],
+                labels=data.labels,
+                weights=weights.value,
+                sample_weight=data.sample_weight,
+            )
+        sw = data.sample_weight
+        n_rows = len(data.columns[truth])
+        spec = {
+            "thresholds": _spec.thresholds_json(res.thresholds),
+            "labels": _display.plain(res.labels),
+            "statistic": res.statistic,
+            "weights": weights.value,
+            "truth": truth,
+            "score": score_col,
+            "n": n_rows if sw is None else int(np.count_nonzero(sw > 0)),
+            "n_rows": n_rows,
+            "qwkit": qwkit.__version__,
+        }
+        if target is not None:
+            _output.write_text(target, json.dumps(_display.plain(spec), indent=2) + "\n")
+        if as_json:
+            _display.print_json(spec)
+            return
+        console = _display.stdout_console(to_stderr=target is not None and target.is_stdout)
+        table = Table(title=f"Kappa-optimal cut points of '{score_col}' for '{truth}'")
+        table.add_column("class")
+        table.add_column("scores", justify="right")
+        edges = _display.cut_texts([-math.inf, *res.thresholds, math.inf])
+        for j, label in enumerate(res.labels):
+            table.add_row(_display.label_text(label), f"({edges[j]}, {edges[j + 1]}]")
+        console.print(table)
+        console.print(
+            f"in-sample kappa ({weights.value} weights): {res.statistic:.4f}"
+            + (f"; {_display.rows(data.dropped)} dropped" if data.dropped else "")
+        )
+        if target is not None and not target.is_stdout:
+            console.print(f"wrote {output}")
+
+
+def thresholds_apply(
+    file: FileArg,
+    score_col: ScoreOpt,
+    thresholds: Annotated[
+        str,
+        typer.Option(
+            "--thresholds",
+            help="JSON file written by `qwkit thresholds fit` ('-': standard input).",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ],
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Output file: the input with a new column; .csv, .tsv or .parquet (.csv "
+            "and .tsv may end in .gz, .bz2, .zst or .lz4); another extension needs --sep. "
+            "'-' is standard output (text with the input's separator). An existing file is "
+            "replaced only with --force (or a Parquet file qwkit wrote).",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ],
+    column: Annotated[
+        str | None,
+        typer.Option(
+            help="Name of the new column. Default: '<score>_class'.",
+            show_default=False,
+            metavar="NAME",
+        ),
+    ] = None,
+    sep: SepOpt = None,
+    decimal: DecimalOpt = ".",
+    drop_missing: Annotated[
+        bool,
+        typer.Option(
+            "--drop-missing",
+            help="Drop rows whose score is missing (default: they are an error).",
+            show_default=False,
+        ),
+    ] = False,
+    force: ForceOpt = False,
+) -> None:
+    """Round scores to classes with fitted cut points.
+
+    Writes the file back with a new column. A delimited text output is the input, byte
+    for byte, with one more field on each line (comment lines above the header are
+    kept); a Parquet output keeps the input's column types (a text input's are
+    inferred)."""
+    sep = sep_option(sep)
+    decimal = decimal_option(decimal, sep)
+    if file == _io.STDIN and thresholds == _io.STDIN:
+        raise typer.BadParameter(
+            "FILE and --thresholds cannot both be standard input ('-').",
+            param_hint="--thresholds",
+        )
+    with guard():
+        inputs = [_output.Input.of(file), _output.Input.of(thresholds, "thresholds file")]
+        target = _output.plan(output, kind=_output.TABLE, inputs=inputs, force=force)
+        cuts, scale = _spec.read_thresholds(thresholds)
+        with _io.open_source(file, sep=sep, decimal=decimal) as source:
+            _apply(source, target, cuts, scale, score_col, column, sep, decimal, drop_missing)
+
+
+def _apply(source, target, cuts, scale, score_col, column, sep, decimal, drop_missing) -> None:
+    import pyarrow as pa
+
+    names = _io.column_names(source)
+    out = _tables.Output.of(target, sep=sep, source_sep=source.sep)
+    if decimal != "." and out.kind == "csv":
+        out = _tables.Output(out.target, out.kind, out.sep, out.compression, decimal)
+    name = column or f"{score_col}_class"
+    if name in names:
+        raise CliError(
+            f"column '{name}' already exists in {source.name}; choose another name with --column."
+        )
+    scores = _io.read_columns(source, [score_col], console=stderr_console())[score_col]
+    n_rows = len(scores)
+    keep = rows = None
+    if drop_missing and scores.null_count:
+        keep = ~_columns.missing_mask([scores])
+        if not keep.any():
+            raise CliError(f"every row of {source.name} has a missing value in '{score_col}'.")
+        rows = np.flatnonzero(keep)
+        scores = scores.filter(pa.array(keep))
+    values = _columns.score_values(scores, score_col, rows=rows, decimal=decimal)
+    classes = qwkit.apply_thresholds(values, cuts, labels=scale)
+    if source.kind == "csv" and out.kind == "csv":
+        _tables.append_column(source, out, name, classes, keep=keep, n_rows=n_rows)
+    else:
+        table = _io.read_table(source)
+        if keep is not None:
+            table = table.filter(pa.array(keep))
+        _tables.write_table(table.append_column(name, pa.array(classes)), out)
+    distinct, counts = np.unique(classes, return_counts=True)
+    if scale is not None:  # in the order of the scale, not sorted
+        order = {_display.label_text(k): i for i, k in enumerate(scale)}
+        ranked = sorted(
+            zip(distinct, counts, strict=True), key=lambda kv: order[_display.label_text(kv[0])]
+        )
+    else:
+        ranked = list(zip(distinct, counts, strict=True))
+    dropped = n_rows - len(classes)
+    where = "standard output" if target.is_stdout else target.shown
+    stderr_console().print(
+        f"wrote {where}: {_display.rows(len(classes))}, column '{name}' ("
+        + ", ".join(f"{_display.label_text(k)}: {v:,}" for k, v in ranked)
+        + ")"
+        + (f"; {_display.rows(dropped)} with a missing score dropped" if rows is not None else "")
+    )

@@ -1,0 +1,120 @@
+"""What the commands print: JSON, rich tables, and numbers as text.
+
+Consoles never read user text (column names, labels, paths) as rich markup. Numbers
+shown to a user are rounded here, never in the library.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from qwkit.cli._errors import StdoutConsole, stderr_console
+
+__all__ = [
+    "confusion_table",
+    "cut_texts",
+    "items",
+    "label_text",
+    "number",
+    "plain",
+    "print_json",
+    "pvalue",
+    "rows",
+    "stats_table",
+    "stdout_console",
+]
+
+
+def plain(value: Any) -> Any:
+    """numpy scalars and arrays → Python; nan and ±inf → None (JSON has neither)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def print_json(obj: dict) -> None:
+    typer.echo(json.dumps(plain(obj)))
+
+
+def stdout_console(*, to_stderr: bool = False) -> Console:
+    """The console of tables and summaries: user text is printed as it is (no markup).
+    ``to_stderr``: when standard output carries a file (``-o -``)."""
+    if to_stderr:
+        return stderr_console()
+    return StdoutConsole(markup=False)
+
+
+def label_text(label) -> str:
+    """A rating label as text: integers as they are, other numbers with at most six
+    significant digits (no ``0.30000000000000004``)."""
+    value = label.item() if isinstance(label, np.generic) else label
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def cut_texts(cuts: Sequence[float]) -> list[str]:
+    """Cut points as short text: six significant digits, or more (at most 12) where two
+    different neighbouring cut points would look the same; ±inf as inf and -inf."""
+    values = [float(c) for c in cuts]
+    finite = [v for v in values if math.isfinite(v)]
+    pairs = [(a, b) for a, b in itertools.pairwise(finite) if a != b]
+    digits = 6
+    while digits < 12 and any(f"{a:.{digits}g}" == f"{b:.{digits}g}" for a, b in pairs):
+        digits += 1
+    return [f"{v:.{digits}g}" if math.isfinite(v) else ("inf" if v > 0 else "-inf") for v in values]
+
+
+def number(x: float | None, digits: int = 4) -> str:
+    return "nan" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
+
+
+def pvalue(p: float) -> str:
+    if not math.isfinite(p):
+        return "nan"
+    return f"{p:.4g}" if p >= 1e-300 else "< 1e-300"
+
+
+def stats_table(title: str, table_rows: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, show_header=False)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    for name, value in table_rows:
+        table.add_row(name, value)
+    return table
+
+
+def confusion_table(confusion: np.ndarray, scale: np.ndarray, truth: str, pred: str) -> Table:
+    table = Table(title=f"Confusion matrix (rows: '{truth}', columns: '{pred}')")
+    table.add_column("")
+    for label in scale:
+        table.add_column(label_text(label), justify="right")
+    whole = np.all(confusion == np.round(confusion))
+    for label, row in zip(scale, confusion, strict=True):
+        table.add_row(label_text(label), *((f"{v:.0f}" if whole else f"{v:.4g}") for v in row))
+    return table
+
+
+def items(n: int, dropped: int) -> str:
+    return f"{n:,}" + (f" ({dropped:,} dropped)" if dropped else "")
+
+
+def rows(n: int) -> str:
+    return f"{n:,} row" + ("" if n == 1 else "s")
