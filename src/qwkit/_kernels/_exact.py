@@ -90,8 +90,8 @@ def _decode(b):
 
 @njit(**_JIT)
 def weight_span(bits):
-    """(lowest, highest) biased exponent field of the positive weights; (0, 0) when
-    every weight is zero. Non-negative doubles order as their bit patterns."""
+    """(lowest, highest) biased exponent field of the positive weights, and whether any
+    weight is positive. Non-negative doubles order as their bit patterns."""
     lo = np.int64(0x7FF0000000000000)
     hi = np.int64(0)
     for i in range(bits.shape[0]):
@@ -99,8 +99,8 @@ def weight_span(bits):
         hi = max(hi, b)
         lo = min(lo, b if b > 0 else lo)
     if hi == 0:
-        return np.int64(0), np.int64(0)
-    return lo >> 52, hi >> 52
+        return np.int64(0), np.int64(0), False
+    return lo >> 52, hi >> 52, True
 
 
 def window(bits: np.ndarray) -> tuple[int, int, int]:
@@ -112,8 +112,9 @@ def window(bits: np.ndarray) -> tuple[int, int, int]:
     otherwise 0. ``base`` (a multiple of 32 below the lowest bit position) and
     ``n_limbs`` size the rows of the general kernels.
     """
-    elo, ehi = (int(x) for x in weight_span(bits))
-    if ehi == 0:
+    elo, ehi, positive = weight_span(bits)
+    elo, ehi = int(elo), int(ehi)
+    if not positive:
         return 0, 1, 0
     plo, phi = max(elo - 1, 0), max(ehi - 1, 0)
     base = (plo >> 5) << 5
