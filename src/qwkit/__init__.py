@@ -18,7 +18,13 @@ from qwkit._datasets import WineQuality, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
-from qwkit._kappa import confusion_matrix, kappa_from_confusion, kappa_score, soft_kappa_score
+from qwkit._kappa import (
+    SoftKappaAccumulator,
+    confusion_matrix,
+    kappa_from_confusion,
+    kappa_score,
+    soft_kappa_score,
+)
 from qwkit._regression import (
     KappaRegressionResult,
     KappaRescaleResult,
@@ -29,6 +35,7 @@ from qwkit._resampling import ConfidenceInterval
 from qwkit._results import public_module
 from qwkit._thresholds import (
     DinkelbachCertificate,
+    ThresholdAccumulator,
     ThresholdResult,
     apply_thresholds,
     optimize_thresholds,
@@ -51,6 +58,8 @@ __all__ = [
     "QwkitError",
     "QwkitTypeError",
     "RiskClassModel",
+    "SoftKappaAccumulator",
+    "ThresholdAccumulator",
     "ThresholdResult",
     "UndefinedKappaWarning",
     "WineQuality",
@@ -90,6 +99,8 @@ public_module(
     QwkitError,
     QwkitTypeError,
     RiskClassModel,
+    SoftKappaAccumulator,
+    ThresholdAccumulator,
     ThresholdResult,
     UndefinedKappaWarning,
     WineQuality,

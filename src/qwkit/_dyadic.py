@@ -133,7 +133,19 @@ class ExactRows:
         out = self.to_float()
         if np.all(np.isfinite(out)):
             return out
-        return self.to_float(-self.top_exponent())
+        return self.to_float(-self.magnitude())
+
+    def magnitude(self) -> int:
+        """The least e with every row < 2**e: exponent plus the bit length of the
+        largest row (a property of the numbers, not of how their limbs are laid out)."""
+        nonzero = self.limbs != 0
+        if not nonzero.any():
+            return self.exponent
+        width = self.limbs.shape[1]
+        top = width - 1 - np.argmax(nonzero[:, ::-1], axis=1)
+        top_limb = self.limbs[np.arange(self.n_rows), top].astype(np.float64)
+        bits = 32 * top + np.frexp(top_limb)[1]
+        return self.exponent + int(bits[nonzero.any(axis=1)].max())
 
     def row_integer(self, r: int) -> int:
         """The integer I with row r = I·2**exponent."""

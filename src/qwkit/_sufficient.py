@@ -344,9 +344,10 @@ def prepare_pair(
     return Pair(r, kind, item_weights(sample_weight, counts, r.n_samples))
 
 
-def scale_hint(r: Ratings, offset: int, k: int) -> str:
-    """How a weight matrix that does not fit the scale can be fixed."""
-    where = "" if r.labels is not None else f" ({offset}..{offset + k - 1})"
+def scale_hint(labels, offset: int, k: int) -> str:
+    """How a weight matrix that does not fit the scale can be fixed (``labels``: the
+    explicit scale or None)."""
+    where = "" if labels is not None else f" ({offset}..{offset + k - 1})"
     return f"{where}; pass `labels` to fix the scale"
 
 
@@ -369,7 +370,7 @@ def kappa(pair: Pair, replace: float) -> float:
     if counted is None:
         offset, k = measure_scale(r)
         if not named:
-            resolve(kind, k, hint=scale_hint(r, offset, k))  # raises: no matrix fits
+            resolve(kind, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
         return kappa_tablefree(r, kind, w, offset, replace)
     table, offset, k = counted
-    return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r, offset, k)), replace)
+    return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r.labels, offset, k)), replace)
