@@ -573,8 +573,10 @@ def _merge_pairs(a, b):
         exponent = min(wa.exponent, wb.exponent)
         top = max(wa.top_exponent(), wb.top_exponent())
         n_limbs = (top - exponent + 31) // 32 + 1
-        limbs = np.concatenate([wa.aligned(exponent, n_limbs), wb.aligned(exponent, n_limbs)])
-        weight = ExactRows(_pad_to(limbs, n_limbs)[order], exponent).reduce(slot, n_out)
+        la, lb = wa.aligned(exponent, n_limbs), wb.aligned(exponent, n_limbs)
+        width = max(la.shape[1], lb.shape[1])
+        limbs = np.concatenate([_pad_to(la, width), _pad_to(lb, width)])
+        weight = ExactRows(limbs[order], exponent).reduce(slot, n_out)
     else:
         weight = np.zeros(n_out)
         np.add.at(weight, slot, np.concatenate([wa, wb])[order])  # whole numbers: exact
