@@ -36,6 +36,7 @@ from qwkit._scale import (
 from qwkit._sufficient import (
     TABLE_CLASSES,
     count_table,
+    guess_table,
     kappa_from_sums,
     quadratic_sums,
     rounded_table,
@@ -224,19 +225,36 @@ class TableStats:
             return
         r = prepare_ratings((y1, y2), _values(self.labels))
         iw = item_weights(sample_weight, counts, r.n_samples, allow_zero_total=True)
-        if self.labels is None:
+        survey = iw.kind == "survey"
+        if self.labels is not None:
+            self._add_ratings(r, iw, r.offset, self.k)
+        elif survey and self.moments:
             lo, k = measure_scale(r)
             self._grow(lo, k)
-        else:
-            lo, k = r.offset, self.k
-        self._add_ratings(r, iw, lo, k)
+            self._add_ratings(r, iw, lo, k)
+        else:  # count on the batch's own range, then place it in the growing table
+            counted = guess_table(r, iw.as_float(), self.max_classes, survey)
+            if counted is None:
+                lo, k = measure_scale(r)
+                self._grow(lo, k)  # raises: too wide
+            table, lo, k = counted
+            self._grow(lo, k)
+            self._add_table(table, iw, r, lo, k)
 
     def _add_ratings(self, r, iw: ItemWeights, lo: int, k: int) -> None:
         w = iw.as_float()
-        if iw.kind == "survey":
+        if iw.kind == "survey" and self.moments:
             self._add_survey(r, w, lo, k)
             return
-        table = count_table(r, w, lo, k)
+        self._add_table(count_table(r, w, lo, k, exact=iw.kind == "survey"), iw, r, lo, k)
+
+    def _add_table(self, table, iw: ItemWeights, r, lo: int, k: int) -> None:
+        """Add a counted k×k table of the batch (on positions from ``lo``)."""
+        if iw.kind == "survey":
+            self._note_weights(iw.values)
+            cells = self._place(lo, k)
+            self.survey = _accumulate(self.survey, table, cells, self.k * self.k)
+            return
         if iw.counts:
             table = table.astype(np.int64)
             self.n_rows += int(iw.values.sum())
@@ -252,34 +270,32 @@ class TableStats:
             self.counts = flat.reshape(self.k, self.k)
 
     def _add_survey(self, r, w: np.ndarray, lo: int, k: int) -> None:
-        self.kinds.add("survey")
-        self.wmin = _nanmin(self.wmin, float(w.min()))
-        self.wmax = _nanmax(self.wmax, float(w.max()))
-        pos = w[w > 0]
-        if pos.size:
-            self.wpos_min = _nanmin(self.wpos_min, float(pos.min()))
-            self.wpos_max = _nanmax(self.wpos_max, float(pos.max()))
-        self.n_rows += int(pos.size)
-        if self.moments:
-            a = np.asarray(r.a, dtype=np.int64) - np.int64(lo)
-            b = np.asarray(r.b, dtype=np.int64) - np.int64(lo)
-            if r.labels is not None and not r.checked:
-                for col, x in enumerate((a, b)):
-                    bad = np.flatnonzero((x < 0) | (x >= k))
-                    if bad.size:
-                        raise out_of_scale_error(r, col, int(bad[0]))
-            sums, squares, positive = exact_cell_sums(a * k + b, w, k * k, squares=True)
-        else:
-            sums = count_table(r, w, lo, k, exact=True)
-            squares = positive = None
+        self._note_weights(w)
+        a = np.asarray(r.a, dtype=np.int64) - np.int64(lo)
+        b = np.asarray(r.b, dtype=np.int64) - np.int64(lo)
+        if r.labels is not None and not r.checked:
+            for col, x in enumerate((a, b)):
+                bad = np.flatnonzero((x < 0) | (x >= k))
+                if bad.size:
+                    raise out_of_scale_error(r, col, int(bad[0]))
+        sums, squares, positive = exact_cell_sums(a * k + b, w, k * k, squares=True)
         cells = self._place(lo, k)
         n_cells = self.k * self.k
         self.survey = _accumulate(self.survey, sums, cells, n_cells)
-        if self.moments:
-            self.squares = _accumulate(self.squares, squares, cells, n_cells)
-            if self.positive is None:
-                self.positive = np.zeros(n_cells, dtype=np.int64)
-            self.positive[cells] += positive
+        self.squares = _accumulate(self.squares, squares, cells, n_cells)
+        if self.positive is None:
+            self.positive = np.zeros(n_cells, dtype=np.int64)
+        self.positive[cells] += positive
+
+    def _note_weights(self, w: np.ndarray) -> None:
+        self.kinds.add("survey")
+        wmin, wmax, pos_min, n_pos = _kernels.weight_extremes(w)
+        self.wmin = _nanmin(self.wmin, float(wmin))
+        self.wmax = _nanmax(self.wmax, float(wmax))
+        if n_pos:
+            self.wpos_min = _nanmin(self.wpos_min, float(pos_min))
+            self.wpos_max = _nanmax(self.wpos_max, float(wmax))
+        self.n_rows += int(n_pos)
 
     def merge(self, other: TableStats) -> TableStats:
         if not isinstance(other, TableStats):

@@ -51,6 +51,7 @@ __all__ = [
     "Pair",
     "count_table",
     "exact_confusion",
+    "guess_table",
     "kappa",
     "kappa_from_sums",
     "kappa_from_table",
@@ -197,7 +198,11 @@ def _trim(table, k: int, lo: int, hi: int):
     return np.ascontiguousarray(table[lo : hi + 1, lo : hi + 1])
 
 
-def _guess_table(r: Ratings, weights, max_classes: int, exact: bool):
+def guess_table(r: Ratings, weights, max_classes: int, exact: bool):
+    """(table, offset, K) as :func:`count_table` counts it, on the scale of the ratings;
+    None if K > ``max_classes`` (integer ranges only). Ratings in [0, 32) — most rating
+    scales — are counted in one pass into a 32×32 table trimmed to the occurring range,
+    without a pass to measure the range first."""
     if r.n_classes is None:
         table, bad_a, bad_b, mask = _count(r, weights, 0, GUESS_CLASSES, exact)
         if bad_a < 0 and bad_b < 0:
@@ -226,7 +231,7 @@ def scaled_table(r: Ratings, weights: np.ndarray | None, max_classes: int, *, co
     on the order of the items.
     """
     exact = weights is not None and not counts
-    counted = _guess_table(r, weights, max_classes, exact)
+    counted = guess_table(r, weights, max_classes, exact)
     if counted is None or weights is None:
         return counted
     table, offset, k = counted

@@ -46,6 +46,7 @@ from qwkit._kernels._exact import (
     round_rows,
     soft_sums,
     soft_sums_weighted,
+    weight_extremes,
     window,
 )
 from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
@@ -71,5 +72,6 @@ __all__ = [
     "scan_weights",
     "soft_sums",
     "soft_sums_weighted",
+    "weight_extremes",
     "window",
 ]

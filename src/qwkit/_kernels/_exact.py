@@ -103,6 +103,24 @@ def weight_span(bits):
     return lo >> 52, hi >> 52, True
 
 
+@njit(**_JIT)
+def weight_extremes(w):
+    """(smallest, largest, smallest positive, largest) weight and the count of positive
+    ones, in one pass (weights validated: finite, non-negative; n ≥ 1)."""
+    lo = w[0]
+    hi = w[0]
+    pos_lo = np.inf
+    count = 0
+    for i in range(w.shape[0]):
+        x = w[i]
+        lo = min(lo, x)
+        hi = max(hi, x)
+        if x > 0.0:
+            pos_lo = min(pos_lo, x)
+            count += 1
+    return lo, hi, pos_lo, count
+
+
 def window(bits: np.ndarray) -> tuple[int, int, int]:
     """(base, n_limbs, narrow) of rows that hold exact sums of these weights.
 
