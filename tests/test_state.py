@@ -32,7 +32,7 @@ weight_lists = st.lists(
 
 def _exact_sums(index, w, n_bins, squares=False):
     bits = weight_bits(np.asarray(w, dtype=np.float64))
-    base, n_limbs, _ = _kernels.window(bits)
+    base, n_limbs, _, _ = _kernels.window(bits)
     rows, sq, positive = _kernels.bincount_exact(
         np.asarray(index, dtype=np.int64), bits, n_bins, base, n_limbs, squares
     )

@@ -360,7 +360,7 @@ class TableStats:
 def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squares: bool):
     """Exact Σw, Σw² (ExactRows) and the count of positive weights of every cell."""
     bits = weight_bits(weights)
-    base, n_limbs, _ = _kernels.window(bits)
+    base, n_limbs, _, _ = _kernels.window(bits)
     rows, sq, positive = _kernels.bincount_exact(
         np.ascontiguousarray(index, dtype=np.int64), bits, n_cells, base, n_limbs, squares
     )
@@ -495,7 +495,7 @@ class PairGroups:
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         if iw.kind == "survey":
             bits = weight_bits(w)
-            base, n_limbs, _ = _kernels.window(bits)
+            base, n_limbs, _, _ = _kernels.window(bits)
             pair_code, rows, group_start = _kernels.aggregate_pairs_exact(
                 codes, bits, order, group_first, self.k, base, n_limbs
             )

@@ -134,21 +134,25 @@ def exact_confusion(a: np.ndarray, b: np.ndarray, weights: np.ndarray, lo: int, 
     items; the contract is that of :func:`_kernels.confusion_weighted` otherwise.
     """
     bits = weight_bits(weights)
-    base, n_limbs, narrow = _kernels.window(bits)
+    base, n_limbs, narrow, zeros = _kernels.window(bits)
     lo = np.int64(lo)
     total = None
     mask = 0
     for start in range(0, max(a.shape[0], 1), _EXACT_CHUNK):
         part = slice(start, start + _EXACT_CHUNK)
         if narrow:  # weights within 2**10 of each other: two additions per item
-            rows, bad_a, bad_b, m = _kernels.confusion_narrow(
-                a[part], b[part], bits[part], lo, k, narrow
+            rows, bad, m = _kernels.confusion_narrow(
+                a[part], b[part], bits[part], lo, k, narrow, zeros
             )
+            rows, bad_a, bad_b, m = _kernels.finish_table(rows, a[part], b[part], lo, k, bad, m)
             counted = ExactRows.of(rows, narrow - 1075)
+            if not zeros:  # every item has positive weight: the nonzero cells tell
+                m = _occurring_mask(counted, k)
         else:
-            rows, bad_a, bad_b, m = _kernels.confusion_exact(
+            rows, bad, m = _kernels.confusion_exact(
                 a[part], b[part], bits[part], lo, k, base, n_limbs
             )
+            rows, bad_a, bad_b, m = _kernels.finish_table(rows, a[part], b[part], lo, k, bad, m)
             counted = ExactRows.of(rows, base + UNIT_EXPONENT)
         if bad_a >= 0 or bad_b >= 0:
             bad_a, bad_b = (int(i) + start if i >= 0 else -1 for i in (bad_a, bad_b))
@@ -156,6 +160,13 @@ def exact_confusion(a: np.ndarray, b: np.ndarray, weights: np.ndarray, lo: int, 
         total = counted if total is None else total + counted
         mask |= int(m)
     return total, -1, -1, mask
+
+
+def _occurring_mask(table: ExactRows, k: int) -> int:
+    """Bit mask of the positions below 64 that occur in a table of positive sums."""
+    cells = ~table.is_zero().reshape(k, k)
+    occurs = cells.any(axis=0) | cells.any(axis=1)
+    return sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
 
 
 def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int, exact: bool):

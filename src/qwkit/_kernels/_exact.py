@@ -90,17 +90,20 @@ def _decode(b):
 
 @njit(**_JIT)
 def weight_span(bits):
-    """(lowest, highest) biased exponent field of the positive weights, and whether any
-    weight is positive. Non-negative doubles order as their bit patterns."""
+    """(lowest, highest) biased exponent field of the positive weights, whether any
+    weight is positive, and whether any is zero. Non-negative doubles order as their bit
+    patterns."""
     lo = np.int64(0x7FF0000000000000)
     hi = np.int64(0)
+    zeros = False
     for i in range(bits.shape[0]):
         b = bits[i]
         hi = max(hi, b)
         lo = min(lo, b if b > 0 else lo)
+        zeros |= b == 0
     if hi == 0:
-        return np.int64(0), np.int64(0), False
-    return lo >> 52, hi >> 52, True
+        return np.int64(0), np.int64(0), False, zeros
+    return lo >> 52, hi >> 52, True, zeros
 
 
 @njit(**_JIT)
@@ -121,8 +124,9 @@ def weight_extremes(w):
     return lo, hi, pos_lo, count
 
 
-def window(bits: np.ndarray) -> tuple[int, int, int]:
-    """(base, n_limbs, narrow) of rows that hold exact sums of these weights.
+def window(bits: np.ndarray) -> tuple[int, int, int, bool]:
+    """(base, n_limbs, narrow, zeros) of rows that hold exact sums of these weights;
+    ``zeros`` says whether any weight is zero.
 
     ``narrow`` is the exponent field of the smallest positive weight when every
     positive weight is a normal double within 10 binades of it (then m·2^(E − narrow)
@@ -130,14 +134,14 @@ def window(bits: np.ndarray) -> tuple[int, int, int]:
     otherwise 0. ``base`` (a multiple of 32 below the lowest bit position) and
     ``n_limbs`` size the rows of the general kernels.
     """
-    elo, ehi, positive = weight_span(bits)
+    elo, ehi, positive, zeros = weight_span(bits)
     elo, ehi = int(elo), int(ehi)
     if not positive:
-        return 0, 1, 0
+        return 0, 1, 0, bool(zeros)
     plo, phi = max(elo - 1, 0), max(ehi - 1, 0)
     base = (plo >> 5) << 5
     narrow = elo if elo >= 1 and ehi - elo <= 10 else 0
-    return base, ((phi - base) >> 5) + 3 + SPARE_LIMBS, narrow
+    return base, ((phi - base) >> 5) + 3 + SPARE_LIMBS, narrow, bool(zeros)
 
 
 @njit(**_JIT)
@@ -185,21 +189,22 @@ def confusion_exact(a, b, bits, lo, k, base, n_limbs):
         flat = np.ascontiguousarray(rows.T).ravel()
         done = stop
     rows = np.ascontiguousarray(flat.reshape((n_limbs, n_rows)).T)
-    return _finish_table(rows, a, b, lo, uk, kk, mask, bad, present)
+    return rows, bad, present
 
 
 @njit(**_JIT)
-def confusion_narrow(a, b, bits, lo, k, elo):
+def confusion_narrow(a, b, bits, lo, k, elo, track):
     """:func:`confusion_exact` for weights within 10 binades (see :func:`window`).
 
-    Every term m·2^(E − elo) is below 2**63: two limbs per cell (rows of 3 limbs above
-    bit position elo − 1), two additions per item, each limb in an array of its own.
+    Every term m·2^(E − elo) is below 2**63: two limbs per cell, side by side, two
+    integer additions per item (rows of 3 limbs above bit position elo − 1). The bit
+    mask of occurring positions is tracked only with ``track`` (zero weights present:
+    otherwise the nonzero cells tell).
     """
     kk = k * k
     mask = _SUBTABLES - 1 if kk <= _SUBTABLE_MAX_CELLS else 0
     n_rows = (mask + 1) * kk
-    low = np.zeros(n_rows, dtype=np.int64)
-    high = np.zeros(n_rows, dtype=np.int64)
+    acc = np.zeros(2 * n_rows, dtype=np.int64)
     uk = np.uint64(k)
     present = np.uint64(0)
     one = np.uint64(1)
@@ -211,23 +216,32 @@ def confusion_narrow(a, b, bits, lo, k, elo):
         if p >= uk or q >= uk:
             bad = True
             break
-        present |= (one << (p & np.uint64(63))) | (one << (q & np.uint64(63)))
         wb = bits[i]
-        if wb == 0:
-            continue
+        if track:  # zero weights occur: they set the scale but add nothing
+            present |= (one << (p & np.uint64(63))) | (one << (q & np.uint64(63)))
+            if wb == 0:
+                continue
         v = ((wb & _MANT) | _HIDDEN) << ((wb >> 52) - elo)
-        r = (i & mask) * kk + np.int64(p * uk + q)
-        low[r] += v & _M32  # < 2**32 per item: 2**31 items per cell fit in int64
-        high[r] += v >> 32
+        r = 2 * ((i & mask) * kk + np.int64(p * uk + q))
+        acc[r] += v & _M32  # < 2**32 per item: 2**31 items per cell fit in int64
+        acc[r + 1] += v >> 32
+    low = acc[0::2]
+    high = acc[1::2]
     rows = np.zeros((n_rows, 3), dtype=np.int64)
     rows[:, 0] = low & _M32
     rows[:, 1] = (low >> 32) + (high & _M32)
     rows[:, 2] = high >> 32
-    return _finish_table(rows, a, b, lo, uk, kk, mask, bad, present)
+    return rows, bad, present
 
 
 @njit(**_JIT)
-def _finish_table(rows, a, b, lo, uk, kk, mask, bad, present):
+def finish_table(rows, a, b, lo, k, bad, present):
+    """The K×K rows of a counting pass (its sub-tables added), the first out-of-range
+    item of ``a`` or ``b`` (or −1), and the mask. Kept out of the counting kernels:
+    a call after their loop slows the loop itself down by half."""
+    uk = np.uint64(k)
+    kk = k * k
+    mask = rows.shape[0] // kk - 1
     if bad:
         ba = -1
         bb = -1
