@@ -134,7 +134,8 @@ default="quadratic"
                 f"`other` must be a KappaAccumulator; got {type(other).__name__}.",
                 parameter="other",
             )
-        if not same_labels(self._stats.labels, other._stats.labels):
+        mine, theirs = self._stats.labels, other._stats.labels
+        if mine is not None and theirs is not None and not same_labels(mine, theirs):
             raise QwkitError(
                 "`other` has a different scale: labels "
                 f"{show(other.labels)} vs {show(self.labels)}.",

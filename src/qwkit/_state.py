@@ -210,6 +210,18 @@ class TableStats:
                 self.positive = positive
         self.offset, self.k = new_lo, new_k
 
+    def _adopt(self, labels: Labels) -> None:
+        """Take the scale that the data declare (an ordered Categorical or Enum)."""
+        if self.k == 0:
+            self.labels, self.offset, self.k = labels, 0, labels.n_classes
+            self.counts = np.zeros((self.k, self.k), dtype=np.int64)
+            return
+        raise QwkitError(
+            "The ratings declare an order of categories "
+            f"{show(labels.values)}, but earlier batches were integers; pass `labels`.",
+            parameter="labels",
+        )
+
     def _place(self, lo: int, k: int) -> np.ndarray:
         """Cell indices in this table of the cells of a k×k table starting at lo."""
         if self.labels is not None:
@@ -225,6 +237,8 @@ class TableStats:
             return
         r = prepare_ratings((y1, y2), _values(self.labels))
         iw = item_weights(sample_weight, counts, r.n_samples, allow_zero_total=True)
+        if self.labels is None and r.labels is not None:  # a declared order (Categorical)
+            self._adopt(r.labels)
         survey = iw.kind == "survey"
         if self.labels is not None:
             self._add_ratings(r, iw, r.offset, self.k)
@@ -303,9 +317,11 @@ class TableStats:
                 f"`other` must be of the same kind; got {type(other).__name__}.",
                 parameter="other",
             )
-        _check_same(self.labels, other.labels, "labels")
         if other.k == 0:
             return self
+        if self.k == 0 and self.labels is None and other.labels is not None:
+            self._adopt(other.labels)
+        _check_same(self.labels, other.labels, "labels")
         if self.labels is None:
             self._grow(other.offset, other.k)
         cells = self._place(other.offset, other.k)
