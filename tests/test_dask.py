@@ -108,6 +108,13 @@ class TestKappaScore:
             assert got == ref
         got = qd.kappa_score(ddf.r1, ddf.r2, labels=scale, sample_weight=ddf.w)
         assert got == qwkit.kappa_score(frame.r1, frame.r2, labels=scale, sample_weight=frame.w)
+        # an ordered Categorical declares the scale itself
+        ordered = frame.astype({"r1": pd.CategoricalDtype(scale, ordered=True)})
+        ordered["r2"] = ordered.r2.astype(ordered.r1.dtype)
+        dordered = dd.from_pandas(ordered, npartitions=3)
+        got = qd.kappa_test("r1", "r2", data=dordered, weights="linear")
+        assert got.statistic == qwkit.kappa_score(ordered.r1, ordered.r2, weights="linear")
+        np.testing.assert_array_equal(got.labels, scale)
 
     def test_order_of_partitions_does_not_matter(self, client, data):
         # the same items, partitioned and ordered differently: the same bits

@@ -164,6 +164,19 @@ class TestAccumulators:
         exact = 2 * (n * syf - sy * sf) / (n * (syy + sff) - 2 * sy * sf)
         assert qwkit.soft_kappa_score(y, f, sample_weight=w) == _rounded(exact)
 
+    def test_ordered_categorical_declares_the_scale(self):
+        import pandas as pd
+
+        cat = pd.CategoricalDtype(["low", "mid", "high"], ordered=True)
+        a = pd.Series(["low", "high", "mid", "mid", "low"], dtype=cat)
+        b = pd.Series(["low", "mid", "mid", "high", "mid"], dtype=cat)
+        first, second, empty = (qwkit.KappaAccumulator(weights="linear") for _ in range(3))
+        first.update(a[:2], b[:2])
+        second.update(a[2:], b[2:])
+        merged = empty.merge(first.merge(second))
+        assert merged.score() == qwkit.kappa_score(a, b, weights="linear")
+        np.testing.assert_array_equal(merged.labels, ["low", "mid", "high"])
+
     def test_threshold_accumulator_grows_its_integer_scale(self):
         acc = qwkit.ThresholdAccumulator()
         acc.update([3, 4, 4], [3.1, 3.9, 4.2])
