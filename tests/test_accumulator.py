@@ -109,6 +109,22 @@ class TestKappaAccumulator:
         np.testing.assert_array_equal(acc.confusion, [[1, 0], [0, 1]])
         assert acc.confusion.dtype == np.int64
 
+    def test_integer_scale_grows_without_labels(self):
+        acc = KappaAccumulator()
+        acc.update([1, 5], [2, 3])
+        acc.update([-3, 2], [2, 2])
+        other = KappaAccumulator()
+        other.update([9], [7])
+        acc.merge(other)
+        y1, y2 = [1, 5, -3, 2, 9], [2, 3, 2, 2, 7]
+        assert acc.score() == kappa_score(y1, y2)
+        np.testing.assert_array_equal(acc.labels, np.arange(-3, 10))
+        np.testing.assert_array_equal(acc.confusion, confusion_matrix(y1, y2))
+        with pytest.raises(ValueError, match="text ratings"):
+            KappaAccumulator().update(["a", "b"], ["a", "a"])
+        with pytest.raises(ValueError, match="1025 integer categories"):
+            KappaAccumulator().update([0, 1024], [0, 0])
+
     def test_labels_attribute(self):
         acc = KappaAccumulator([3, 1, 2])
         np.testing.assert_array_equal(acc.labels, [3, 1, 2])
@@ -150,9 +166,15 @@ class TestKappaAccumulator:
         assert (acc.n_samples, int(acc.confusion.sum()), acc.score()) == (3, 3, 1.0)
 
     def test_accumulator_huge_weights(self):
+        # Sums of weights are exact: no float64 sum overflows, and kappa is that of all
+        # the rows at once (the table is scaled by a power of two when it would).
         acc = KappaAccumulator(labels=[0, 1, 2])
         acc.update([0, 1, 2, 0], [0, 1, 2, 1], sample_weight=[1e308] * 4)
         assert acc.score() == pytest.approx(0.8)
-        with pytest.raises(ValueError, match="overflowed float64; rescale"):
-            acc.update([0, 1, 2, 0], [0, 1, 2, 1], sample_weight=[1e308] * 4)
-        assert acc.score() == pytest.approx(0.8)  # unchanged by the refused batch
+        acc.update([0, 1, 2, 0], [0, 1, 2, 1], sample_weight=[1e308] * 4)
+        y1, y2 = [0, 1, 2, 0] * 2, [0, 1, 2, 1] * 2
+        assert acc.score() == kappa_score(y1, y2, sample_weight=[1e308] * 8)
+        np.testing.assert_array_equal(
+            acc.confusion, confusion_matrix(y1, y2, sample_weight=[1e308] * 8)
+        )
+        assert np.all(np.isfinite(acc.confusion))

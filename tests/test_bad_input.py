@@ -436,7 +436,7 @@ BAD_INPUTS = [
         r"`sample_weight`",
     ),
     # ---------------------------------------------------------------- KappaAccumulator
-    ("acc-labels-none", _bad(KappaAccumulator, None), TypeError, r"`labels`"),
+    ("acc-labels-2d", _bad(KappaAccumulator, [[1, 2], [3, 4]]), ValueError, r"`labels`"),
     ("acc-duplicate-labels", _bad(KappaAccumulator, [1, 2, 1]), ValueError, r"`labels`"),
     ("acc-empty-labels", _bad(KappaAccumulator, []), ValueError, r"`labels`"),
     (

@@ -38,9 +38,9 @@ class TestUserDocuments:
         assert not hits, f"{path.name} names planning documents:\n" + "\n".join(hits)
 
     def test_quoted_economics_output_is_current(self):
-        # docs/economics.md quotes simulate_economics().summary() (seed 20261121, 10 repeats) in its only
-        # ```text block; after a change to the simulation, paste the new summary there and
-        # check the findings against it.
+        # docs/economics.md quotes simulate_economics().summary() (seed 20261121, 10
+        # repeats) in its only ```text block; after a change to the simulation, paste the
+        # new summary there and check the findings against it.
         text = (ROOT / "docs" / "economics.md").read_text(encoding="utf-8")
         blocks = re.findall(r"```text\n(.*?)```", text, flags=re.DOTALL)
         assert len(blocks) == 1

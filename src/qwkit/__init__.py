@@ -28,7 +28,13 @@ from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._gradients import kappa_gradient_hessian
 from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
-from qwkit._kappa import confusion_matrix, kappa_from_confusion, kappa_score, soft_kappa_score
+from qwkit._kappa import (
+    SoftKappaAccumulator,
+    confusion_matrix,
+    kappa_from_confusion,
+    kappa_score,
+    soft_kappa_score,
+)
 from qwkit._optimism import OptimismResult, optimism_corrected_kappa
 from qwkit._regression import (
     KappaRegressionResult,
@@ -40,6 +46,7 @@ from qwkit._resampling import ConfidenceInterval
 from qwkit._results import public_module
 from qwkit._thresholds import (
     DinkelbachCertificate,
+    ThresholdAccumulator,
     ThresholdResult,
     apply_thresholds,
     optimize_thresholds,
@@ -65,6 +72,8 @@ __all__ = [
     "QwkitTypeError",
     "RatingsTable",
     "RiskClassModel",
+    "SoftKappaAccumulator",
+    "ThresholdAccumulator",
     "ThresholdResult",
     "UndefinedKappaWarning",
     "WineQuality",
@@ -111,6 +120,8 @@ public_module(
     QwkitError,
     QwkitTypeError,
     RiskClassModel,
+    SoftKappaAccumulator,
+    ThresholdAccumulator,
     ThresholdResult,
     UndefinedKappaWarning,
     WineQuality,

@@ -1,15 +1,27 @@
-"""Streaming, mergeable kappa: the confusion table is a sufficient statistic."""
+"""Streaming, mergeable kappa: the confusion table is a sufficient statistic.
+
+``KappaAccumulator.test`` finalizes into the inference feature's result through
+``_inference.stats_test_result`` — the one place that turns a table state into a
+:class:`KappaTestResult`, shared with nothing else (see the report of issue 12).
+"""
 
 from __future__ import annotations
+
+import copy
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels, prepare_ratings
-from qwkit._sufficient import count_table, kappa_from_table
-from qwkit._validation import check_replace_undefined_by, item_weights, show
+from qwkit._inference import KappaTestResult, stats_test_result
+from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
+from qwkit._state import TableStats, same_labels
+from qwkit._sufficient import TABLE_CLASSES, kappa_from_table, scale_hint
+from qwkit._validation import check_alternative, check_replace_undefined_by, item_weights, show
 from qwkit._weights import WeightsLike, check_weights, resolve
+
+Alternative = Literal["two-sided", "greater", "less"]
 
 __all__ = ["KappaAccumulator"]
 
@@ -19,12 +31,18 @@ class KappaAccumulator:
 
     The K×K confusion table is a sufficient statistic for kappa and merges by
     addition, so kappa over any number of :meth:`update` calls, or of accumulators
-    merged with :meth:`merge`, equals :func:`kappa_score` on all the data at once.
+    merged with :meth:`merge`, equals :func:`kappa_score` on all the data at once —
+    to the last bit, in any order: counts are integers, and sums of ``sample_weight``
+    are kept exactly and rounded once (``docs/dask.md``). :meth:`test` gives the
+    :class:`KappaTestResult` of :func:`kappa_test`.
 
     Parameters
     ----------
-    labels : array-like of shape (K,)
-        The ordered rating scale, fixed up front so that pieces can be merged.
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale. When None, the ratings must be integers (or ordered
+        Categoricals) and the scale is the integer range of every rating seen, which
+        grows with the updates (at most 1,024 categories for named weights, 10,000 for
+        a matrix); text ratings need ``labels``.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights; see :func:`weight_matrix`.
@@ -32,12 +50,12 @@ default="quadratic"
     Attributes
     ----------
     labels : ndarray of shape (K,)
-        The scale.
+        The scale (so far).
     confusion : ndarray of shape (K, K)
         The table so far: int64 counts, or float64 once any update carried
-        ``sample_weight``. A copy; the accumulator is not changed through it.
+        ``sample_weight`` (each cell the exact sum, rounded once). A copy.
     n_samples : int
-        Number of items seen (weighted or not; with ``counts``, their sum).
+        Number of rows seen (weighted or not; with ``counts``, their sum).
 
     See Also
     --------
@@ -52,32 +70,35 @@ default="quadratic"
     >>> other.update([0, 1, 1, 2, 1], [0, 1, 1, 2, 1])
     >>> round(acc.merge(other).score(), 6)  # the Kaggle page's example, in two pieces
     0.318182
+    >>> round(acc.test().standard_error, 6)
+    0.282487
     """
 
-    def __init__(self, labels: ArrayLike, *, weights: WeightsLike = "quadratic"):
-        if labels is None:
-            raise QwkitTypeError(
-                "`labels` is required: the scale must be fixed before merging.",
-                parameter="labels",
-            )
-        self._labels = prepare_labels(labels)
-        k = self._labels.n_classes
-        if k > MAX_DENSE_CLASSES:
-            raise QwkitError(
-                f"`labels` has {k} categories; at most {MAX_DENSE_CLASSES} are supported.",
-                parameter="labels",
-            )
-        self._wmat = resolve(check_weights(weights), k, scale="`labels`")
-        self._table = np.zeros((k, k), dtype=np.int64)
+    def __init__(self, labels: ArrayLike | None = None, *, weights: WeightsLike = "quadratic"):
+        self._kind = check_weights(weights)
+        named = isinstance(self._kind, str)
+        lab = None if labels is None else prepare_labels(labels)
+        if lab is not None:
+            if lab.n_classes > MAX_DENSE_CLASSES:
+                raise QwkitError(
+                    f"`labels` has {lab.n_classes} categories; at most {MAX_DENSE_CLASSES} are "
+                    "supported.",
+                    parameter="labels",
+                )
+            self._wmat = resolve(self._kind, lab.n_classes, scale="`labels`")
+        else:
+            self._wmat = None  # resolved when the scale is known
+        limit = TABLE_CLASSES if named and lab is None else MAX_DENSE_CLASSES
+        self._stats = TableStats(lab, max_classes=limit)
         self._n = 0
 
     @property
     def labels(self) -> np.ndarray:
-        return self._labels.values.copy()
+        return np.array(self._stats.scale(), copy=True)
 
     @property
     def confusion(self) -> np.ndarray:
-        return self._table.copy()
+        return self._stats.table()
 
     @property
     def n_samples(self) -> int:
@@ -91,22 +112,20 @@ default="quadratic"
         *,
         counts: ArrayLike | None = None,
     ) -> None:
-        """Add a batch of paired ratings (every rating must be in ``labels``).
+        """Add a batch of paired ratings (every rating must be in ``labels``, if given).
 
         ``sample_weight`` (survey weights) or ``counts`` (whole numbers: how many
         identical items each row stands for) as in :func:`kappa_score`. An empty
         batch, or one whose weights are all zero, adds nothing (an empty partition of a
         larger data set is not an error).
         """
-        r = prepare_ratings((y1, y2), self._labels.values, allow_empty=True)
-        iw = item_weights(sample_weight, counts, r.n_samples, allow_zero_total=True)
-        if r.n_samples == 0:
-            return
-        table = count_table(r, iw.as_float(), r.offset, r.n_classes)
-        if iw.counts:
-            table = table.astype(np.int64)
-        self._add(table)
-        self._n += int(iw.values.sum()) if iw.counts else r.n_samples
+        stats = copy.deepcopy(self._stats)  # a refused batch leaves the state unchanged
+        stats.update(y1, y2, sample_weight, counts=counts)
+        n = len(y1)
+        if counts is not None and n:
+            n = int(item_weights(None, counts, n, allow_zero_total=True).values.sum())
+        self._stats = stats
+        self._n += n
 
     def merge(self, other: KappaAccumulator) -> KappaAccumulator:
         """Add ``other``'s table into this one (in place) and return ``self``."""
@@ -115,51 +134,69 @@ default="quadratic"
                 f"`other` must be a KappaAccumulator; got {type(other).__name__}.",
                 parameter="other",
             )
-        same_scale = self._labels.values.shape == other._labels.values.shape and bool(
-            np.all(self._labels.values == other._labels.values)
-        )
-        if not same_scale:
+        mine, theirs = self._stats.labels, other._stats.labels
+        if mine is not None and theirs is not None and not same_labels(mine, theirs):
             raise QwkitError(
                 "`other` has a different scale: labels "
-                f"{show(other._labels.values)} vs {show(self._labels.values)}.",
+                f"{show(other.labels)} vs {show(self.labels)}.",
                 parameter="other",
             )
-        if not _same_up_to_scale(self._wmat, other._wmat):
+        if not _same_weights(self._kind, other._kind, self._wmat, other._wmat):
             raise QwkitError(
                 "`other` uses different `weights`; merged kappa would be ambiguous.",
                 parameter="other",
             )
-        self._add(other._table)
+        self._stats = copy.deepcopy(self._stats).merge(other._stats)
         self._n += other._n
         return self
 
-    def _add(self, table: np.ndarray) -> None:
-        """A new table (never in place: copies of this accumulator stay independent)."""
-        with np.errstate(over="ignore"):
-            total = self._table + table  # int64 + float64 → float64 once weights appear
-        if total.dtype.kind == "f" and not np.all(np.isfinite(total)):
-            raise QwkitError(
-                "The summed `sample_weight` overflowed float64; rescale the weights (kappa "
-                "does not change when every weight is multiplied by the same factor).",
-                parameter="sample_weight",
-            )
-        self._table = total
+    def __copy__(self) -> KappaAccumulator:
+        new = object.__new__(KappaAccumulator)
+        new.__dict__.update(self.__dict__)
+        new._stats = copy.deepcopy(self._stats)
+        return new
+
+    def _weight_matrix(self) -> np.ndarray:
+        st = self._stats
+        if self._wmat is not None:
+            return self._wmat
+        return resolve(self._kind, st.k, hint=scale_hint(st.labels, st.offset, st.k))
 
     def score(self, *, replace_undefined_by: float = np.nan) -> float:
         """Kappa of everything seen so far (the value :func:`kappa_score` gives on all the
         data at once)."""
         replace = check_replace_undefined_by(replace_undefined_by)
-        if not np.any(self._table > 0):
+        self._check_seen()
+        return kappa_from_table(self._stats.table(), self._weight_matrix(), replace)
+
+    def test(self, *, alternative: Alternative = "two-sided") -> KappaTestResult:
+        """:func:`kappa_test` of everything seen so far: the statistic, its standard
+        errors, the z-test and every interval method — except that with unequal survey
+        weights the rows themselves are not kept, so intervals are asymptotic only."""
+        alternative = check_alternative(alternative)
+        self._check_seen()
+        self._weight_matrix()  # a matrix must fit the scale
+        return stats_test_result(self._stats, self._kind, alternative)
+
+    def _check_seen(self) -> None:
+        if self._stats.empty:
             raise QwkitError("No items with positive weight yet: call `update` before `score`.")
-        return kappa_from_table(self._table, self._wmat, replace)
 
     def __repr__(self) -> str:
-        return f"KappaAccumulator(labels={show(self._labels.values)}, n_samples={self._n})"
+        return f"KappaAccumulator(labels={show(self.labels)}, n_samples={self._n})"
 
 
-def _same_up_to_scale(w1: np.ndarray, w2: np.ndarray) -> bool:
-    """Weight matrices that give the same kappa for every table: equal up to a positive
-    factor (e.g. 'quadratic' and ``weight_matrix(K)``, its normalized form)."""
+def _same_weights(k1, k2, w1, w2) -> bool:
+    """Weights that give the same kappa for every table: the same name, or matrices
+    equal up to a positive factor (e.g. 'quadratic' and ``weight_matrix(K)``)."""
+    if w1 is None or w2 is None:
+        if isinstance(k1, str) and isinstance(k2, str):
+            return k1 == k2
+        if isinstance(k1, str) or isinstance(k2, str):
+            return False
+        w1, w2 = k1, k2
+    if w1.shape != w2.shape:
+        return False
     t1, t2 = w1.max(), w2.max()
     if t1 == 0 or t2 == 0:
         return bool(t1 == t2)

@@ -22,12 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from qwkit._dyadic import ExactRows
+from qwkit._errors import QwkitError
 from qwkit._numerics import unit_scale
 from qwkit._scale import Ratings, measure_scale, positions
+from qwkit._state import TableStats, exact_cell_sums
 from qwkit._validation import ItemWeights
 from qwkit._weights import resolve, weights_at
 
-__all__ = ["CellKappa", "Cells", "Sample", "tabulate"]
+__all__ = ["CellKappa", "Cells", "Sample", "stats_cells", "survey_sums", "tabulate"]
 
 #: Bootstrap work is done in chunks of about this many float64 entries (16 MiB).
 CHUNK_ENTRIES = 1 << 21
@@ -54,10 +57,17 @@ class Sample:
     n_items: int
     item_cell: np.ndarray | None = None  # intp (n,): cell of each item (weighted only)
     item_weight: np.ndarray | None = None  # float64 (n,)
+    #: Unequal survey weights whose items are not at hand (a merged state): why the
+    #: rows cannot be resampled. The asymptotic variance needs only the cell sums.
+    no_items: str | None = None
 
     @property
     def unit(self) -> bool:
-        return self.item_cell is None
+        return self.item_cell is None and self.no_items is None
+
+    def _check_items(self) -> None:
+        if self.no_items is not None:
+            raise QwkitError(self.no_items, parameter="method")
 
     @property
     def n_eff(self) -> float:
@@ -66,6 +76,7 @@ class Sample:
 
     def draws(self, n_resamples: int, rng: np.random.Generator):
         """Yield (b, m) float arrays of resampled cell weights, b rows at a time."""
+        self._check_items()
         m = self.counts.shape[0]
         if self.unit:
             n = self.n_items
@@ -86,6 +97,7 @@ class Sample:
 
     def removals(self):
         """(cell, weight removed, multiplicity) of every distinct leave-one-out sample."""
+        self._check_items()
         if self.unit:
             cell = np.arange(self.counts.shape[0])
             return cell, np.ones(cell.shape[0]), self.counts
@@ -119,8 +131,12 @@ def _compress(cols: list[np.ndarray], k: int):
     return [np.searchsorted(used, p) for p in cols], used
 
 
-def _cell_sums(cell_code: np.ndarray, n_codes: int, weights: np.ndarray | None):
-    """Present cells of integer cell codes: (codes, Σw, Σw², item → cell or None)."""
+def _cell_sums(cell_code: np.ndarray, n_codes: int, weights: np.ndarray | None, survey: bool):
+    """Present cells of integer cell codes: (codes, Σw, Σw², item → cell or None).
+
+    Survey weights are summed exactly (``_dyadic``) and rounded once per cell by
+    :func:`survey_sums`: the sums do not depend on the order of the items.
+    """
     small = n_codes <= max(1 << 20, 2 * cell_code.shape[0])
     if weights is None:
         if small:
@@ -140,9 +156,22 @@ def _cell_sums(cell_code: np.ndarray, n_codes: int, weights: np.ndarray | None):
     else:
         present, item_cell = np.unique(cell_code, return_inverse=True)
     m = present.shape[0]
-    w = np.bincount(item_cell, weights=weights, minlength=m)
+    if survey:
+        sums, squares, _ = exact_cell_sums(item_cell, weights, m, squares=True)
+        w, w2 = survey_sums(sums, squares, float(weights.max()))
+        return present, w, w2, item_cell
+    w = np.bincount(item_cell, weights=weights, minlength=m)  # whole numbers: exact
     w2 = np.bincount(item_cell, weights=weights * weights, minlength=m)
     return present, w, w2, item_cell
+
+
+def survey_sums(sums: ExactRows, squares: ExactRows, wmax: float):
+    """(Σw, Σw²) per cell as float64: the exact sums times 2**−e and 2**−2e, e the
+    exponent that brings the largest weight to [½, 1) (so that no sum of squares can
+    underflow or overflow; kappa and its standard errors do not change), each rounded
+    once."""
+    e = int(np.frexp(wmax)[1])
+    return sums.to_float(-e), squares.to_float(-2 * e)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,12 +199,11 @@ def tabulate(r: Ratings, iw: ItemWeights, kind, *, hint: str) -> Cells:
     offset, k = measure_scale(r)
     cols = positions(r, offset)
     weights = iw.as_float()
+    survey = weights is not None and not iw.counts
     if weights is not None:
         keep = weights > 0
         if not keep.all():
             cols, weights = [c[keep] for c in cols], weights[keep]
-        if not iw.counts:
-            weights = unit_scale(weights.copy())
     n_rows = cols[0].shape[0]
     codes, used = _compress(cols, k)
     if isinstance(kind, str):
@@ -187,7 +215,9 @@ def tabulate(r: Ratings, iw: ItemWeights, kind, *, hint: str) -> Cells:
     cell_code = codes[0].astype(np.int64)
     for c in codes[1:]:
         cell_code = cell_code * ku + c
-    present, w, w2, item_cell = _cell_sums(cell_code, ku ** len(codes), weights)
+    present, w, w2, item_cell = _cell_sums(cell_code, ku ** len(codes), weights, survey)
+    if survey:  # the items' own weights, for resampling: scaled as the sums
+        weights = unit_scale(weights.copy())
     digits = []
     rest = present
     for _ in codes:
@@ -196,6 +226,52 @@ def tabulate(r: Ratings, iw: ItemWeights, kind, *, hint: str) -> Cells:
     n_items = round(float(w.sum())) if iw.counts else n_rows
     sample = _sample_of(w, w2, item_cell, iw, weights, n_items)
     return Cells(tuple(reversed(digits)), wmat, sample)
+
+
+#: Why a merged state with unequal survey weights has no bootstrap or jackknife.
+NO_ITEMS = (
+    "The bootstrap and the jackknife with unequal `sample_weight` resample the rows "
+    "themselves (in memory, exactly as scipy.stats.bootstrap does), which a merged "
+    "table does not keep. Use method='asymptotic' (the sandwich standard error of eq. 5, "
+    "exact from the merged cell sums), or `counts` if the weights are frequencies."
+)
+
+
+def stats_cells(stats: TableStats, kind, *, hint: str) -> Cells:
+    """The present cells of a merged table state: the cells :func:`tabulate` builds
+    from the same items, to the last bit (same categories, order, sums, weights)."""
+    k = stats.k
+    if stats.survey is None:
+        flat = stats.counts.ravel()
+        present = np.flatnonzero(flat)
+        w = flat[present].astype(np.float64)
+        n_items = stats.n_rows
+        sample = Sample(counts=w, counts_sq=w, n_items=n_items)
+    else:
+        sums, squares, positive = stats.survey, stats.squares, stats.positive
+        wmax = stats.wpos_max
+        if np.any(stats.counts):  # unweighted items count with weight 1
+            ints = stats.counts.ravel()
+            sums = sums + ExactRows.from_integers(ints)
+            squares = squares + ExactRows.from_integers(ints)
+            positive = positive + ints
+            wmax = max(wmax, 1.0)
+        present = np.flatnonzero(positive)
+        if stats.wpos_min == wmax and not np.any(stats.counts):
+            unit = positive[present].astype(np.float64)  # equal weights: unit items
+            sample = Sample(counts=unit, counts_sq=unit, n_items=stats.n_rows)
+        else:
+            w, w2 = survey_sums(sums.take(present), squares.take(present), wmax)
+            sample = Sample(w, w2, stats.n_rows, no_items=NO_ITEMS)
+    rows, cols = present // k, present % k
+    used = np.unique(np.concatenate([rows, cols]))
+    if isinstance(kind, str):
+        wmat = weights_at(kind, used)
+    else:
+        idx = used.astype(np.intp)
+        wmat = np.ascontiguousarray(resolve(kind, k, hint=hint)[np.ix_(idx, idx)])
+    digits = tuple(np.searchsorted(used, x).astype(np.intp) for x in (rows, cols))
+    return Cells(digits, wmat, sample)
 
 
 def table_cells(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, Sample]:

@@ -207,7 +207,7 @@ default="quadratic"
     iw = item_weights(sample_weight, counts, r.n_samples)
 
     offset, k = measure_scale(r)
-    cells = tabulate(r, iw, kind, hint=_sufficient.scale_hint(r, offset, k))
+    cells = tabulate(r, iw, kind, hint=_sufficient.scale_hint(r.labels, offset, k))
     truth, pred_a, pred_b = cells.digits
     model_a = CellKappa(rows=truth, cols=pred_a, wmat=cells.wmat)
     model_b = CellKappa(rows=truth, cols=pred_b, wmat=cells.wmat)

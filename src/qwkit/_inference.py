@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit import _sufficient
-from qwkit._cells import CellKappa, Sample, table_cells, tabulate
+from qwkit._cells import CellKappa, Sample, stats_cells, table_cells, tabulate
 from qwkit._errors import QwkitError
 from qwkit._resampling import (
     MIN_ITEMS,
@@ -35,6 +35,7 @@ from qwkit._resampling import (
 )
 from qwkit._results import labels_dict, result_dict
 from qwkit._scale import measure_scale, scale_values
+from qwkit._state import TableStats
 from qwkit._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
 from qwkit._weights import WeightsLike, check_weights, kind_name, resolve
 
@@ -43,6 +44,7 @@ __all__ = [
     "KappaTestResult",
     "kappa_test",
     "kappa_test_from_confusion",
+    "stats_test_result",
 ]
 
 Alternative = Literal["two-sided", "greater", "less"]
@@ -170,6 +172,25 @@ def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, kind: str
     return _test_result(CellKappa(rows, cols, wmat), sample, statistic, alternative, kind, labels)
 
 
+def stats_test_result(stats: TableStats, kind, alternative: str) -> KappaTestResult:
+    """:func:`kappa_test` of the items merged into a table state: the same branches on
+    the same numbers, so the same result to the last bit (with unequal survey weights,
+    the rows themselves are not at hand: intervals are asymptotic only)."""
+    k = stats.k
+    offset = stats.offset
+    scale = stats.scale()
+    hint = _sufficient.scale_hint(stats.labels, offset, k)
+    survey_only = stats.survey is not None and not np.any(stats.counts)
+    uniform = stats.survey is None or (survey_only and stats.wmin == stats.wmax)
+    if uniform and k <= _sufficient.TABLE_CLASSES:
+        table = stats.counts if stats.survey is None else stats.positive.reshape(k, k)
+        return _from_table(table, resolve(kind, k, hint=hint), alternative, kind_name(kind), scale)
+    cells = stats_cells(stats, kind, hint=hint)
+    model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
+    statistic = _sufficient.kappa_from_table(stats.table(), resolve(kind, k, hint=hint), math.nan)
+    return _test_result(model, cells.sample, statistic, alternative, kind_name(kind), scale)
+
+
 def kappa_test(
     y1: ArrayLike,
     y2: ArrayLike,
@@ -267,7 +288,7 @@ default="quadratic"
     r, kind, iw = pair.ratings, pair.kind, pair.item_weights
     offset, k = measure_scale(r)
     scale = scale_values(r, offset, k)
-    hint = _sufficient.scale_hint(r, offset, k)
+    hint = _sufficient.scale_hint(r.labels, offset, k)
     if (iw.counts or iw.uniform) and k <= _sufficient.TABLE_CLASSES:
         # One counting pass (numba) into the K×K table; equal weights change nothing.
         table = _sufficient.count_table(r, iw.as_float() if iw.counts else None, offset, k)

@@ -12,8 +12,8 @@ from numpy.typing import ArrayLike
 
 from qwkit import _sufficient
 from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._numerics import is_constant, unit_factors, unit_scale
 from qwkit._scale import MAX_DENSE_CLASSES, measure_scale, prepare_ratings
+from qwkit._state import SoftSums, soft_sums
 from qwkit._validation import (
     as_1d,
     check_confusion,
@@ -26,6 +26,7 @@ from qwkit._warnings import warn_undefined
 from qwkit._weights import WeightsLike, check_weights, resolve
 
 __all__ = [
+    "SoftKappaAccumulator",
     "confusion_matrix",
     "kappa_from_confusion",
     "kappa_score",
@@ -275,14 +276,19 @@ def soft_kappa_score(
 
     Notes
     -----
-    This is the alternate form of Vaughn & Justice (2015, §1.2). It is evaluated in the centered
-    form, with weighted means ȳ, f̄ and centered sums S:
+    This is the alternate form of Vaughn & Justice (2015, §1.2). With n = Σw and the
+    sums Sy = Σwy, Sf = Σwf, Syy = Σwy², Sff = Σwf², Syf = Σwyf,
 
-        κ = 2·S_yf / (S_yy + S_ff + Σw·(ȳ − f̄)²)                             (eq. 2')
+        κ = 2·(n·Syf − Sy·Sf) / (n·(Syy + Sff) − 2·Sy·Sf)                      (eq. 2')
 
-    (their eq. 2 is the special case ȳ = f̄ = 0). Centering first keeps the
-    result accurate for data far from zero (e.g. 10⁹ + small ratings), where the
-    uncentered sums would cancel catastrophically.
+    (their eq. 2 is the centered special case). The six sums are computed *exactly*:
+    every double is an integer multiple of 2**−1074, so each product of doubles is an
+    exact integer at a fixed binary exponent, and so is each sum (``docs/dask.md``).
+    Eq. 2' is then evaluated in integer arithmetic and rounded once: the result is the
+    correctly rounded soft kappa of the given doubles, free of the cancellation that
+    the uncentered float sums suffer for data far from zero (e.g. 10⁹ + small
+    ratings), and independent of the order of the items (:class:`SoftKappaAccumulator`
+    merges pieces to the same value).
 
     Examples
     --------
@@ -292,36 +298,103 @@ def soft_kappa_score(
     """
     y, f = _soft_inputs(y_true, y_score)
     w = item_weights(sample_weight, counts, y.shape[0]).as_float()
-    w = np.ones_like(y) if w is None else unit_scale(w.copy())
-    total = w.sum()
-    used = w > 0
-    y_const, f_const = is_constant(y[used]), is_constant(f[used])
-    if y_const or f_const:  # S_yf = 0 exactly; decide 0/0 exactly, not from rounding noise
-        if y_const and f_const and y[used][0] == f[used][0]:
-            return warn_undefined(np.nan, "`y_true` and `y_score` are one and the same constant")
-        return 0.0
-    dy = y - np.dot(w, y) / total
-    df = f - np.dot(w, f) / total
-    # Second-pass correction of the means (two-pass algorithm): exact to rounding.
-    dy -= np.dot(w, dy) / total
-    df -= np.dot(w, df) / total
-    mean_gap = np.dot(w, y - f) / total
-    # κ is invariant to scaling y and f together: scale the centered data to unit size
-    # so that their squares neither underflow nor overflow.
-    size = max(np.abs(dy).max(), np.abs(df).max(), abs(mean_gap))
-    dy, df, mean_gap = dy / size, df / size, mean_gap / size
-    syf = np.dot(w * dy, df)
-    den = np.dot(w * dy, dy) + np.dot(w * df, df) + total * mean_gap * mean_gap  # (eq. 2')
-    return float(2.0 * syf / den)
+    sums = SoftSums()
+    sums.add(soft_sums(y, f, w))
+    return _soft_kappa(sums)
+
+
+def _soft_kappa(sums: SoftSums) -> float:
+    kappa = sums.kappa()
+    if kappa is None:
+        return warn_undefined(np.nan, "`y_true` and `y_score` are one and the same constant")
+    return kappa
+
+
+class SoftKappaAccumulator:
+    """Soft kappa over data that arrives in pieces, on one machine or many.
+
+    Soft kappa (eq. 2') is a function of six sums — Σw, Σwy, Σwf, Σwy², Σwf², Σwyf —
+    which qwkit keeps exactly (every double is an integer multiple of 2**−1074, so
+    every sum of products of doubles is an exact integer at a fixed binary exponent).
+    They merge by integer addition, so :meth:`score` after any sequence of
+    :meth:`update` and :meth:`merge` calls equals :func:`soft_kappa_score` on all the
+    data at once, to the last bit.
+
+    Attributes
+    ----------
+    n_samples : int
+        Number of rows seen (zero-weight rows included).
+
+    See Also
+    --------
+    soft_kappa_score : Soft kappa of data held in memory.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> acc = qwkit.SoftKappaAccumulator()
+    >>> acc.update([1, 2], [1.2, 1.9])
+    >>> other = qwkit.SoftKappaAccumulator()
+    >>> other.update([3, 4], [3.4, 3.6])
+    >>> round(acc.merge(other).score(), 6)
+    0.959206
+    """
+
+    def __init__(self):
+        self._sums = SoftSums()
+        self._n = 0
+
+    @property
+    def n_samples(self) -> int:
+        return self._n
+
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        counts: ArrayLike | None = None,
+    ) -> None:
+        """Add a batch (``sample_weight`` or ``counts`` as in :func:`soft_kappa_score`).
+        An empty batch adds nothing."""
+        if len(as_1d(y_true, "y_true")) == 0:
+            check_same_length(as_1d(y_true, "y_true"), as_1d(y_score, "y_score"), _SOFT_NAMES)
+            item_weights(sample_weight, counts, 0, allow_zero_total=True)
+            return
+        y, f = _soft_inputs(y_true, y_score)
+        w = item_weights(sample_weight, counts, y.shape[0], allow_zero_total=True).as_float()
+        self._sums.add(soft_sums(y, f, w))
+        self._n += int(y.shape[0])
+
+    def merge(self, other: SoftKappaAccumulator) -> SoftKappaAccumulator:
+        """Add ``other``'s sums into this accumulator (in place) and return ``self``."""
+        if not isinstance(other, SoftKappaAccumulator):
+            raise QwkitTypeError(
+                f"`other` must be a SoftKappaAccumulator; got {type(other).__name__}.",
+                parameter="other",
+            )
+        self._sums.merge(other._sums)
+        self._n += other._n
+        return self
+
+    def score(self) -> float:
+        """Soft kappa of everything seen so far."""
+        if self._sums.sums[0] == 0:
+            raise QwkitError("No items with positive weight yet: call `update` before `score`.")
+        return _soft_kappa(self._sums)
+
+    def __repr__(self) -> str:
+        return f"SoftKappaAccumulator(n_samples={self._n})"
+
+
+_SOFT_NAMES = ("y_true", "y_score")
 
 
 def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
-    """Validated float64 copies of both vectors, shifted and scaled without rounding.
-
-    Integers are shifted by their common minimum before conversion (so 2**55 + small
-    integers stay exact), and both vectors are scaled by one power of two that brings
-    the largest magnitude to [½, 1] (so sums of values near 1e308 cannot overflow).
-    """
+    """Validated float64 vectors. Integers are shifted by their common minimum before
+    conversion (so 2**55 + small integers stay exact; soft kappa does not change when
+    both vectors move together)."""
     y = as_1d(y_true, "y_true")
     f = as_1d(y_score, "y_score")
     for arr, name in ((y, "y_true"), (f, "y_score")):
@@ -341,7 +414,4 @@ def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
         y, f = y.astype(np.float64), f.astype(np.float64)
         check_finite(y, "y_true")
         check_finite(f, "y_score")
-    for factor in unit_factors(max(np.abs(y).max(), np.abs(f).max())):
-        y *= factor  # the same power of two for both vectors
-        f *= factor
     return y, f

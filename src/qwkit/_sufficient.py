@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qwkit import _kernels
+from qwkit._dyadic import UNIT_EXPONENT, ExactRows, weight_bits
 from qwkit._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._scale import (
     MAX_DENSE_CLASSES,
@@ -49,12 +50,15 @@ __all__ = [
     "TABLE_CLASSES",
     "Pair",
     "count_table",
+    "exact_confusion",
+    "guess_table",
     "kappa",
     "kappa_from_sums",
     "kappa_from_table",
     "kappa_tablefree",
     "prepare_pair",
     "quadratic_sums",
+    "rounded_table",
     "scale_hint",
     "scaled_table",
 ]
@@ -119,21 +123,77 @@ def kappa_from_sums(n: int, sa: int, sb: int, saa: int, sbb: int, sab: int, repl
 # ---------------------------------------------------------------------------- tables
 
 
-def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int):
-    """One counting pass: (table, bad_a, bad_b, bit mask of positions < 64 that occur)."""
+#: Items per call of the narrow exact kernel (its int64 limbs hold 2**31 additions).
+_EXACT_CHUNK = 1 << 31
+
+
+def exact_confusion(a: np.ndarray, b: np.ndarray, weights: np.ndarray, lo: int, k: int):
+    """Exact K×K table of survey weights: (ExactRows of K·K cells, bad_a, bad_b, mask).
+
+    Every cell is the exact sum of its weights (``_dyadic``), whatever the order of the
+    items; the contract is that of :func:`_kernels.confusion_weighted` otherwise.
+    """
+    bits = weight_bits(weights)
+    base, n_limbs, narrow, zeros = _kernels.window(bits)
+    lo = np.int64(lo)
+    total = None
+    mask = 0
+    for start in range(0, max(a.shape[0], 1), _EXACT_CHUNK):
+        part = slice(start, start + _EXACT_CHUNK)
+        if narrow:  # weights within 2**10 of each other: two additions per item
+            rows, bad, m = _kernels.confusion_narrow(
+                a[part], b[part], bits[part], lo, k, narrow, zeros
+            )
+            rows, bad_a, bad_b, m = _kernels.finish_table(rows, a[part], b[part], lo, k, bad, m)
+            counted = ExactRows.of(rows, narrow - 1075)
+            if not zeros:  # every item has positive weight: the nonzero cells tell
+                m = _occurring_mask(counted, k)
+        else:
+            rows, bad, m = _kernels.confusion_exact(
+                a[part], b[part], bits[part], lo, k, base, n_limbs
+            )
+            rows, bad_a, bad_b, m = _kernels.finish_table(rows, a[part], b[part], lo, k, bad, m)
+            counted = ExactRows.of(rows, base + UNIT_EXPONENT)
+        if bad_a >= 0 or bad_b >= 0:
+            bad_a, bad_b = (int(i) + start if i >= 0 else -1 for i in (bad_a, bad_b))
+            return counted, bad_a, bad_b, 0
+        total = counted if total is None else total + counted
+        mask |= int(m)
+    return total, -1, -1, mask
+
+
+def _occurring_mask(table: ExactRows, k: int) -> int:
+    """Bit mask of the positions below 64 that occur in a table of positive sums."""
+    cells = ~table.is_zero().reshape(k, k)
+    occurs = cells.any(axis=0) | cells.any(axis=1)
+    return sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
+
+
+def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int, exact: bool):
+    """One counting pass: (table, bad_a, bad_b, bit mask of positions < 64 that occur).
+
+    The table is int64 counts (no weights), float64 sums of whole-number ``weights``
+    (exact: their total is below 2**53), or with ``exact`` the exact sums of survey
+    weights as :class:`ExactRows`.
+    """
     lo = np.int64(offset)
     if weights is None:
         table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
         occurs = (table.sum(axis=0) + table.sum(axis=1)) > 0
         mask = sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
         return table, bad_a, bad_b, mask
+    if exact:
+        return exact_confusion(r.a, r.b, weights, offset, k)
     table, bad_a, bad_b, mask = _kernels.confusion_weighted(r.a, r.b, weights, lo, k)
     return table, bad_a, bad_b, int(mask)
 
 
-def count_table(r: Ratings, weights: np.ndarray | None, offset: int, k: int) -> np.ndarray:
-    """Dense K×K table of positions (value − offset); int64 counts or float64 weights."""
-    table, bad_a, bad_b, _ = _count(r, weights, offset, k)
+def count_table(
+    r: Ratings, weights: np.ndarray | None, offset: int, k: int, *, exact: bool = False
+):
+    """Dense K×K table of positions (value − offset): int64 counts, float64 sums of
+    whole-number weights, or (``exact``) :class:`ExactRows` of survey weights."""
+    table, bad_a, bad_b, _ = _count(r, weights, offset, k, exact)
     if bad_a >= 0:
         raise out_of_scale_error(r, 0, bad_a)
     if bad_b >= 0:
@@ -141,16 +201,35 @@ def count_table(r: Ratings, weights: np.ndarray | None, offset: int, k: int) -> 
     return table
 
 
-def _guess_table(r: Ratings, weights, max_classes: int):
+def _trim(table, k: int, lo: int, hi: int):
+    """The block [lo, hi] × [lo, hi] of a K×K table (dense array or ExactRows)."""
+    if isinstance(table, ExactRows):
+        idx = np.arange(lo, hi + 1)
+        return table.take((idx[:, None] * k + idx[None, :]).ravel())
+    return np.ascontiguousarray(table[lo : hi + 1, lo : hi + 1])
+
+
+def guess_table(r: Ratings, weights, max_classes: int, exact: bool):
+    """(table, offset, K) as :func:`count_table` counts it, on the scale of the ratings;
+    None if K > ``max_classes`` (integer ranges only). Ratings in [0, 32) — most rating
+    scales — are counted in one pass into a 32×32 table trimmed to the occurring range,
+    without a pass to measure the range first."""
     if r.n_classes is None:
-        table, bad_a, bad_b, mask = _count(r, weights, 0, GUESS_CLASSES)
+        table, bad_a, bad_b, mask = _count(r, weights, 0, GUESS_CLASSES, exact)
         if bad_a < 0 and bad_b < 0:
             lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
-            return np.ascontiguousarray(table[lo : hi + 1, lo : hi + 1]), lo, hi - lo + 1
+            return _trim(table, GUESS_CLASSES, lo, hi), lo, hi - lo + 1
     offset, k = measure_scale(r)
     if r.n_classes is None and k > max_classes:
         return None
-    return count_table(r, weights, offset, k), offset, k
+    return count_table(r, weights, offset, k, exact=exact), offset, k
+
+
+def rounded_table(table: ExactRows, k: int) -> np.ndarray:
+    """The K×K float64 table of exact sums, each correctly rounded once. If a sum
+    overflows float64, every cell is first scaled by the same power of two (kappa does
+    not change)."""
+    return table.finite_float().reshape(k, k)
 
 
 def scaled_table(r: Ratings, weights: np.ndarray | None, max_classes: int, *, counts=False):
@@ -158,17 +237,18 @@ def scaled_table(r: Ratings, weights: np.ndarray | None, max_classes: int, *, co
     (integer ranges only: an explicit scale is always counted).
 
     ``weights`` are float64 item weights (or None); with ``counts`` they are whole
-    numbers and the table is returned as exact int64 counts. Summed survey weights that
-    overflow are counted again scaled by a power of two (kappa does not change).
+    numbers and the table is returned as exact int64 counts. Survey weights are summed
+    exactly and rounded once per cell (:func:`rounded_table`): the table does not depend
+    on the order of the items.
     """
-    counted = _guess_table(r, weights, max_classes)
+    exact = weights is not None and not counts
+    counted = guess_table(r, weights, max_classes, exact)
     if counted is None or weights is None:
         return counted
+    table, offset, k = counted
     if counts:
-        return counted[0].astype(np.int64), counted[1], counted[2]
-    if not np.all(np.isfinite(counted[0])):  # rare: summed weights overflowed
-        counted = _guess_table(r, unit_scale(weights.copy()), max_classes)
-    return counted
+        return table.astype(np.int64), offset, k
+    return rounded_table(table, k), offset, k
 
 
 # ---------------------------------------------------------------------------- kappa
@@ -352,9 +432,10 @@ def prepare_pair(
     return Pair(r, kind, item_weights(sample_weight, counts, r.n_samples))
 
 
-def scale_hint(r: Ratings, offset: int, k: int) -> str:
-    """How a weight matrix that does not fit the scale can be fixed."""
-    where = "" if r.labels is not None else f" ({offset}..{offset + k - 1})"
+def scale_hint(labels, offset: int, k: int) -> str:
+    """How a weight matrix that does not fit the scale can be fixed (``labels``: the
+    explicit scale or None)."""
+    where = "" if labels is not None else f" ({offset}..{offset + k - 1})"
     return f"{where}; pass `labels` to fix the scale"
 
 
@@ -377,7 +458,7 @@ def kappa(pair: Pair, replace: float) -> float:
     if counted is None:
         offset, k = measure_scale(r)
         if not named:
-            resolve(kind, k, hint=scale_hint(r, offset, k))  # raises: no matrix fits
+            resolve(kind, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
         return kappa_tablefree(r, kind, w, offset, replace, counts=iw.counts)
     table, offset, k = counted
-    return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r, offset, k)), replace)
+    return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r.labels, offset, k)), replace)

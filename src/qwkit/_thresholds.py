@@ -13,6 +13,7 @@ each step an O(m·K) dynamic program (eq. T5) over the m distinct scores.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,13 +21,20 @@ from numpy.typing import ArrayLike
 
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._fractional import minimize_ratio
-from qwkit._kernels import aggregate_pairs, assignment_table, monotone_dp
-from qwkit._numerics import to_unit_max
+from qwkit._kernels import assignment_table, monotone_dp
 from qwkit._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
-from qwkit._scale import positions_on_scale, prepare_labels
+from qwkit._scale import (
+    MAX_DENSE_CLASSES,
+    measure_scale,
+    positions_on_scale,
+    prepare_labels,
+    prepare_ratings,
+)
+from qwkit._state import PairGroups, same_labels
 from qwkit._sufficient import kappa_from_table
 from qwkit._validation import (
     as_1d,
+    check_integer,
     check_same_length,
     item_weights,
     real_vector,
@@ -36,6 +44,7 @@ from qwkit._weights import WeightsLike, check_weights, resolve
 
 __all__ = [
     "DinkelbachCertificate",
+    "ThresholdAccumulator",
     "ThresholdResult",
     "apply_thresholds",
     "fit_sorted",
@@ -114,44 +123,21 @@ class ThresholdResult:
 # ---------------------------------------------------------------------------- validation
 
 
-@dataclass(frozen=True, slots=True)
-class _Problem:
-    """Validated inputs of the threshold search: items of positive weight only."""
-
-    codes: np.ndarray  # int64 positions of the true ratings
-    scores: np.ndarray  # float64
-    weights: np.ndarray  # float64, positive
-    scale: np.ndarray  # the K labels
-    wmat: np.ndarray  # (K, K) disagreement weights
-    h: np.ndarray  # weighted margin of the truth
-    chance: np.ndarray  # δ[c] (eq. T1)
-
-
-def _prepare(y_true, y_score, labels, weights, sample_weight, counts) -> _Problem:
-    kind = check_weights(weights)
-    codes, scale = positions_on_scale(y_true, labels, "y_true")
-    scores = real_vector(y_score, "y_score")
-    check_same_length(codes, scores, ("y_true", "y_score"))
-    iw = item_weights(sample_weight, counts, codes.shape[0])
-    k = int(scale.shape[0])
-    wmat = np.ascontiguousarray(
+def _weight_matrix(kind, k: int) -> np.ndarray:
+    return np.ascontiguousarray(
         resolve(
             kind, k, scale="the rating scale of `y_true`", hint="; pass `labels` to fix the scale"
         ),
         dtype=np.float64,
     )
-    w = iw.as_float()
-    if w is None:
-        w = np.ones(codes.shape[0])
-    else:  # zero weight = dropped row, also for where the cut points land
-        kept = w > 0
-        codes, scores, w = codes[kept], scores[kept], w[kept]
-        if not iw.counts:
-            # A power of two (exact) puts the largest weight in [1, 2): sums of huge
-            # weights cannot overflow nor subnormal ones vanish; kappa is unchanged.
-            w = to_unit_max(w)[0]
-    h = np.bincount(codes, weights=w, minlength=k)
+
+
+def _problem(groups: PairGroups, wmat: np.ndarray):
+    """The merged groups as float64 arrays, with the chance term δ (eq. T1); checks that
+    some rounding has a defined kappa."""
+    values, pair_code, pair_weight, group_start, h = groups.groups()
     if np.count_nonzero(h) < 2:
+        scale = groups.labels.values
         raise QwkitError(
             "`y_true` must contain at least two distinct ratings (of positive weight); got "
             f"only {show(scale[h > 0])}. Kappa is undefined or 0 for every rounding.",
@@ -164,7 +150,7 @@ def _prepare(y_true, y_score, labels, weights, sample_weight, counts) -> _Proble
             "undefined for every rounding of `y_score`.",
             parameter="weights",
         )
-    return _Problem(codes, scores, w, scale, wmat, h, chance)
+    return values, pair_code, pair_weight, group_start, h, chance
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -175,21 +161,6 @@ def _ratio_parts(table: np.ndarray, wmat: np.ndarray, chance: np.ndarray, total:
     n_part = float(np.sum(table * wmat)) / total  # N   (eq. T1)
     d_part = float(table.sum(axis=0) @ chance) / total  # D   (eq. T1)
     return n_part, d_part
-
-
-def _groups(scores, codes, weights, k: int):
-    """Sort by score; aggregate the items into (distinct score, true label) pairs."""
-    order = np.argsort(scores)
-    s = scores[order]
-    new_score = np.empty(s.shape[0], dtype=bool)
-    new_score[0] = True
-    np.not_equal(s[1:], s[:-1], out=new_score[1:])  # -0.0 and 0.0 are one score
-    first = np.flatnonzero(new_score)
-    values = s[first]
-    group_first = np.append(first, s.shape[0]).astype(np.int64)
-    pair_code, pair_weight, group_start = aggregate_pairs(codes, weights, order, group_first, k)
-    group_weight = np.add.reduceat(pair_weight, group_start[:-1])
-    return values, pair_code, pair_weight, group_start, group_weight
 
 
 def _initial_assignments(values, group_weight, h, scale):
@@ -222,6 +193,200 @@ def _cut_points(values: np.ndarray, cls: np.ndarray, k: int) -> np.ndarray:
             mid = lo / 2 + hi / 2  # no overflow for huge scores   (eq. T6)
             out[j] = mid if lo <= mid < hi else lo  # adjacent floats: cut at lo
     return out
+
+
+# ---------------------------------------------------------------------------- the state
+
+
+class ThresholdAccumulator:
+    """Kappa-optimal thresholds over data that arrives in pieces, on one machine or many.
+
+    Per distinct score and true rating, the summed weight is all the exact search
+    needs; it merges by union (equal pairs added exactly, survey weights included), so
+    :meth:`optimize` after any sequence of :meth:`update` and :meth:`merge` calls
+    returns the :class:`ThresholdResult` that :func:`optimize_thresholds` gives on all
+    the data at once, to the last bit.
+
+    Parameters
+    ----------
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale of ``y_true``. When None, the true ratings must be
+        integers (or an ordered Categorical) and the scale is the integer range of
+        every rating seen, which grows with the updates.
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights, indexed ``[true class, predicted class]``.
+    max_pairs : int, default=None
+        Refuse (with a clear error) to hold more distinct (score, true rating) pairs than
+        this; None: no limit. About 24 bytes per pair (more with survey weights).
+
+    Attributes
+    ----------
+    n_pairs : int
+        Distinct (score, true rating) pairs held.
+
+    See Also
+    --------
+    optimize_thresholds : The same on data held in memory.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> acc = qwkit.ThresholdAccumulator()
+    >>> acc.update([0, 0, 1, 1], [0.1, 0.9, 0.7, 1.6])
+    >>> other = qwkit.ThresholdAccumulator()
+    >>> other.update([2, 2, 3, 3], [1.2, 1.9, 2.1, 2.4])
+    >>> res = acc.merge(other).optimize()
+    >>> res.thresholds
+    array([1.05, 1.75, 2.  ])
+    >>> round(res.statistic, 6)
+    0.909091
+    """
+
+    def __init__(
+        self,
+        labels: ArrayLike | None = None,
+        *,
+        weights: WeightsLike = "quadratic",
+        max_pairs: int | None = None,
+    ):
+        self._kind = check_weights(weights)
+        self._max_pairs = (
+            (1 << 62) if max_pairs is None else check_integer(max_pairs, "max_pairs", 1)
+        )
+        self._fixed = labels is not None
+        lab = None if labels is None else prepare_labels(labels)
+        if lab is not None and lab.n_classes > MAX_DENSE_CLASSES:
+            raise QwkitError(
+                f"`labels` has {lab.n_classes} categories; at most {MAX_DENSE_CLASSES} are "
+                "supported here.",
+                parameter="labels",
+            )
+        self._offset = 0
+        self._ranged = False  # the scale is the integer range of the data, growing
+        k = 0 if lab is None else lab.n_classes
+        self._groups = PairGroups(lab, k, max_pairs=self._max_pairs)
+
+    @property
+    def n_pairs(self) -> int:
+        return self._groups.n_pairs
+
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        counts: ArrayLike | None = None,
+    ) -> None:
+        """Add a batch of true ratings and scores (``sample_weight`` or ``counts`` as in
+        :func:`optimize_thresholds`). An empty batch, or one of zero weight, adds
+        nothing."""
+        self._add(y_true, y_score, sample_weight, counts, strict=False)
+
+    def _add(self, y_true, y_score, sample_weight, counts, *, strict: bool) -> None:
+        scores = real_vector(y_score, "y_score")
+        if scores.shape[0] == 0 and not strict:
+            truth = as_1d(y_true, "y_true")
+            check_same_length(truth, scores, ("y_true", "y_score"))
+            item_weights(sample_weight, counts, 0, allow_zero_total=True)
+            return
+        g = self._groups
+        if self._fixed:
+            codes, _ = positions_on_scale(y_true, g.labels.values, "y_true")
+        else:
+            r = prepare_ratings((y_true,), None, names=("y_true",))
+            if r.labels is not None:  # a declared order: it fixes the scale
+                codes = np.asarray(r.a, dtype=np.int64)
+                if g.labels is None:
+                    self._set_scale(r.labels, 0)
+                elif not same_labels(g.labels, r.labels):
+                    raise QwkitError(
+                        "`y_true` declares an order different from earlier batches: "
+                        f"{show(r.labels.values)} vs {show(g.labels.values)}.",
+                        parameter="y_true",
+                    )
+            else:
+                lo, k = measure_scale(r)
+                self._grow(lo, k)
+                codes = np.asarray(r.a, dtype=np.int64) - np.int64(self._offset)
+        check_same_length(codes, scores, ("y_true", "y_score"))
+        iw = item_weights(sample_weight, counts, codes.shape[0], allow_zero_total=not strict)
+        g.add_items(codes, scores, iw)
+
+    def _set_scale(self, labels, offset: int) -> None:
+        self._groups.labels = labels
+        self._groups.k = labels.n_classes
+        self._offset = offset
+
+    def _grow(self, lo: int, k: int) -> None:
+        g = self._groups
+        if g.k == 0:
+            new_lo, new_hi = lo, lo + k - 1
+        else:
+            new_lo, new_hi = min(self._offset, lo), max(self._offset + g.k - 1, lo + k - 1)
+        if (new_lo, new_hi - new_lo + 1) == (self._offset, g.k):
+            return
+        if new_hi - new_lo + 1 > MAX_DENSE_CLASSES:
+            raise QwkitError(
+                f"`y_true` spans {new_hi - new_lo + 1} integer categories ({new_lo}..{new_hi});"
+                f" at most {MAX_DENSE_CLASSES} are supported here. Pass `labels` with the "
+                "ratings that occur.",
+                parameter="y_true",
+            )
+        g.pair_code = g.pair_code + (self._offset - new_lo)
+        self._set_scale(prepare_labels(np.arange(new_lo, new_hi + 1)), new_lo)
+        self._ranged = True
+
+    def merge(self, other: ThresholdAccumulator) -> ThresholdAccumulator:
+        """Add ``other``'s pairs into this accumulator (in place) and return ``self``."""
+        if not isinstance(other, ThresholdAccumulator):
+            raise QwkitTypeError(
+                f"`other` must be a ThresholdAccumulator; got {type(other).__name__}.",
+                parameter="other",
+            )
+        if not _same_weights(self._kind, other._kind):
+            raise QwkitError("`other` uses different `weights`.", parameter="other")
+        mine, theirs = self._groups, other._groups
+        if theirs.labels is None:  # nothing seen there
+            return self
+        if mine.labels is None:  # nothing seen here: adopt the other scale
+            self._groups = copy.deepcopy(theirs)
+            self._groups.max_pairs = self._max_pairs
+            self._offset, self._ranged = other._offset, other._ranged
+            return self
+        if self._ranged and other._ranged:  # integer ranges: align the codes, then merge
+            self._grow(other._offset, theirs.k)
+            theirs = copy.copy(theirs)
+            theirs.pair_code = theirs.pair_code + (other._offset - self._offset)
+            theirs.labels, theirs.k = self._groups.labels, self._groups.k
+        self._groups.merge(theirs)
+        return self
+
+    def optimize(self) -> ThresholdResult:
+        """The kappa-optimal cut points of everything seen so far (the result of
+        :func:`optimize_thresholds` on all the data at once)."""
+        g = self._groups
+        if g.n_pairs == 0:
+            raise QwkitError("No items with positive weight yet: call `update` first.")
+        scale = g.labels.values
+        wmat = _weight_matrix(self._kind, g.k)
+        cuts, table, certificate = fit_sorted(*_problem(g, wmat), wmat, scale)
+        return ThresholdResult(
+            thresholds=cuts,
+            statistic=float(kappa_from_table(table, wmat, np.nan)),
+            labels=scale,
+            certificate=certificate,
+        )
+
+    def __repr__(self) -> str:
+        return f"ThresholdAccumulator(n_pairs={self.n_pairs})"
+
+
+def _same_weights(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    return a.shape == b.shape and bool(np.all(a == b))
 
 
 # ---------------------------------------------------------------------------- public
@@ -323,19 +488,9 @@ default="quadratic"
     >>> round(qwkit.kappa_score(y, res.predict(score)), 6)
     0.909091
     """
-    p = _prepare(y_true, y_score, labels, weights, sample_weight, counts)
-    values, pair_code, pair_weight, group_start, _ = _groups(
-        p.scores, p.codes, p.weights, p.scale.shape[0]
-    )
-    cuts, table, certificate = fit_sorted(
-        values, pair_code, pair_weight, group_start, p.h, p.chance, p.wmat, p.scale
-    )
-    return ThresholdResult(
-        thresholds=cuts,
-        statistic=float(kappa_from_table(table, p.wmat, np.nan)),
-        labels=p.scale,
-        certificate=certificate,
-    )
+    acc = ThresholdAccumulator(labels, weights=weights)
+    acc._add(y_true, y_score, sample_weight, counts, strict=True)
+    return acc.optimize()
 
 
 def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, scale):
@@ -346,8 +501,9 @@ def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, sca
     weight positive — ``h`` is the weighted true margin (≥ 2 positive entries) and
     ``chance`` the δ of eq. T1 (some entry positive). Dinkelbach's method (eq. T4) with
     the dynamic program (eq. T5) as the exact subproblem solver; returns the cut points
-    (eq. T6) of the global optimum, its K×K table and the certificate. Resamples of one
-    sorted sample (``qwkit._optimism``) are refitted through here without sorting again.
+    (eq. T6) of the global optimum, its K×K table and the certificate. The merged
+    groups of a ``ThresholdAccumulator`` and the resamples of one sorted sample
+    (``qwkit._optimism``) are both solved here.
     """
     k = h.shape[0]
     total = float(h.sum())

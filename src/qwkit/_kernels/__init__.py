@@ -6,13 +6,16 @@ options are set once, in ``_jit``.
 
 Who may import what (the floors of the package, bottom up):
 
-1. ``_kernels`` (numba only), ``_errors``, ``_warnings``, ``_numerics``.
+1. ``_kernels`` (numba only), ``_errors``, ``_warnings``, ``_numerics``, ``_dyadic``
+   (exact sums of float weights, whatever their order).
 2. ``_validation`` (arrays, item weights, options) → ``_scale`` (labels, ratings on a
    scale, for any number of raters) → ``_weights`` (the one resolver of ``weights``).
 3. Shared machinery: ``_sufficient`` (five sums, tables, kappa from them; two-rater
    inputs), ``_cells`` (present cells, kappa of cells, resampling units),
    ``_resampling`` (intervals, tests), ``_fractional`` (Dinkelbach), ``_linalg``
-   (least squares), ``_results`` (result helpers), ``_files`` (atomic writing).
+   (least squares), ``_results`` (result helpers), ``_files`` (atomic writing),
+   ``_state`` (mergeable sufficient statistics: the one implementation behind the
+   in-memory functions, the accumulators and ``qwkit.dask``).
 4. Features — ``_kappa``, ``_accumulator``, ``_inference``, ``_compare``,
    ``_thresholds``, ``_decision``, ``_regression``, ``_costs``, and the newer ones —
    import floors 1–3, never each other's private names (a public function of another
@@ -35,20 +38,44 @@ from qwkit._kernels._counts import (
     minmax2,
     scan_weights,
 )
+from qwkit._kernels._exact import (
+    aggregate_pairs_exact,
+    bincount_exact,
+    confusion_exact,
+    confusion_narrow,
+    finish_table,
+    normalize_rows,
+    round_rows,
+    soft_sums,
+    soft_sums_weighted,
+    weight_extremes,
+    window,
+)
 from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
 
 __all__ = [
     "LIMB_BITS",
     "aggregate_pairs",
+    "aggregate_pairs_exact",
     "assignment_table",
+    "bincount_exact",
     "confusion_counts",
+    "confusion_exact",
+    "confusion_narrow",
     "confusion_weighted",
+    "finish_table",
     "five_sums",
     "five_sums_checked",
     "five_sums_limbs",
     "five_sums_shifted",
     "minmax2",
     "monotone_dp",
+    "normalize_rows",
     "ratio_apply",
+    "round_rows",
     "scan_weights",
+    "soft_sums",
+    "soft_sums_weighted",
+    "weight_extremes",
+    "window",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from qwkit._kernels._exact import _sort_small
 from qwkit._kernels._jit import JIT as _JIT
 
 
@@ -85,8 +86,9 @@ def aggregate_pairs(code, weight, order, group_first, k):
 
     ``order`` sorts the items by score; ``group_first`` (length m + 1) gives the
     position in that order of the first item of each distinct score. Returns the code
-    and summed weight of every pair, and the first pair of every group (length m + 1).
-    O(n): a per-group accumulator is reset only where it was touched.
+    and summed weight of every pair — the pairs of a score in increasing label order,
+    whatever the order of its items — and the first pair of every group (length
+    m + 1). O(n): a per-group accumulator is reset only where it was touched.
     """
     n = order.shape[0]
     m = group_first.shape[0] - 1
@@ -108,6 +110,7 @@ def aggregate_pairs(code, weight, order, group_first, k):
                 touched[count] = t
                 count += 1
             acc[t] += weight[i]
+        _sort_small(touched, count)
         for q in range(count):
             t = touched[q]
             pair_code[p] = t
