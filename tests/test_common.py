@@ -72,10 +72,7 @@ def _accumulate(d: Data, **kw):
     """Three unequal chunks, streamed: must equal the whole."""
     acc = qwkit.KappaAccumulator(range(K), weights=kw.pop("weights", "quadratic"))
     sw, counts = kw.pop("sample_weight", None), kw.pop("counts", None)
-    n = len(d.y1)
-    cuts = [0, n // 5, (2 * n) // 3, n]
-    for lo, hi in itertools.pairwise(cuts):
-        part = slice(lo, hi)
+    for part in _chunks(len(d.y1)):
         acc.update(
             np.asarray(d.y1)[part],
             np.asarray(d.y2)[part],
@@ -83,6 +80,37 @@ def _accumulate(d: Data, **kw):
             counts=None if counts is None else np.asarray(counts)[part],
         )
     return (acc.score(),)
+
+
+def _chunks(n: int):
+    cuts = [0, n // 5, (2 * n) // 3, n]
+    return [slice(lo, hi) for lo, hi in itertools.pairwise(cuts)]
+
+
+def _stream(acc, y, score, sw, counts):
+    for part in _chunks(len(y)):
+        acc.update(
+            np.asarray(y)[part],
+            np.asarray(score)[part],
+            None if sw is None else np.asarray(sw)[part],
+            counts=None if counts is None else np.asarray(counts)[part],
+        )
+    return acc
+
+
+def _soft_accumulate(d: Data, **kw):
+    acc = _stream(qwkit.SoftKappaAccumulator(), d.y1, d.score, *_weights_of(kw))
+    return (acc.score(),)
+
+
+def _threshold_accumulate(d: Data, **kw):
+    acc = qwkit.ThresholdAccumulator(range(K), weights=kw.pop("weights", "quadratic"))
+    res = _stream(acc, d.y1, d.score, *_weights_of(kw)).optimize()
+    return (res.statistic, *res.thresholds)
+
+
+def _weights_of(kw):
+    return kw.pop("sample_weight", None), kw.pop("counts", None)
 
 
 def _thresholds(d, **kw):
@@ -123,6 +151,8 @@ METRICS = [
         exact_counts=False,
     ),
     Metric("optimize_thresholds", _thresholds, weights=True),
+    Metric("ThresholdAccumulator", _threshold_accumulate, weights=True),
+    Metric("SoftKappaAccumulator", _soft_accumulate, exact_counts=False),
     Metric(
         "kappa_regression",
         lambda d, **kw: _regression(qwkit.kappa_regression(d.X, d.y1, **kw)),
@@ -223,3 +253,66 @@ class TestInvariances:
             return
         swapped = Data(data.y2, data.y1, data.y3, data.score, data.X)
         _same(_quiet(metric.fn, swapped), _quiet(metric.fn, data), metric.rtol)
+
+
+# ---------------------------------------------------------------------------- many raters
+
+COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light")
+
+
+def make_panel(seed: int, n: int = 40, raters: int = 4) -> np.ndarray:
+    """Items x raters on 1..5 with a shared latent level and some missing ratings."""
+    rng = np.random.default_rng(seed)
+    level = rng.integers(1, 6, n)
+    x = np.clip(level[:, None] + rng.integers(-1, 2, (n, raters)), 1, 5).astype(float)
+    x[rng.random((n, raters)) < 0.15] = np.nan
+    return x
+
+
+@pytest.fixture(params=SEEDS)
+def panel(request):
+    return make_panel(request.param)
+
+
+@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+class TestAgreementInvariances:
+    def _score(self, x, coefficient, **kw):
+        return qwkit.agreement_score(x, coefficient=coefficient, labels=range(1, 6), **kw)
+
+    def test_item_permutation(self, coefficient, panel):
+        perm = np.random.default_rng(0).permutation(panel.shape[0])
+        a, b = self._score(panel[perm], coefficient), self._score(panel, coefficient)
+        assert a == pytest.approx(b, rel=1e-12)
+
+    def test_rater_permutation(self, coefficient, panel):
+        a = self._score(panel[:, ::-1], coefficient)
+        assert a == pytest.approx(self._score(panel, coefficient), rel=1e-12)
+
+    def test_containers(self, coefficient, panel):
+        ref = self._score(panel, coefficient)
+        frame = pd.DataFrame(panel, columns=list("abcd"))
+        listed = [[None if np.isnan(v) else int(v) for v in row] for row in panel]
+        for x in (frame, pl.from_pandas(frame), listed):
+            assert self._score(x, coefficient) == pytest.approx(ref, rel=1e-14)
+
+    def test_weight_matrix_scaling(self, coefficient, panel):
+        w = qwkit.weight_matrix(5, "linear")
+        a = self._score(panel, coefficient, weights=w * 7.25)
+        assert a == pytest.approx(self._score(panel, coefficient, weights="linear"), rel=1e-12)
+
+    def test_all_missing_items_are_dropped(self, coefficient, panel):
+        padded = np.vstack([panel, np.full((3, panel.shape[1]), np.nan)])
+        a = self._score(padded, coefficient)
+        assert a == pytest.approx(self._score(panel, coefficient), rel=1e-14)
+
+
+def test_two_raters_reduce_to_cohen(panel):
+    # Conger's and Light's kappa of two raters are Cohen's weighted kappa (kappa_score)
+    both = ~np.isnan(panel[:, :2]).any(axis=1)
+    y1, y2 = panel[both, 0].astype(int), panel[both, 1].astype(int)
+    ref = qwkit.kappa_score(y1, y2, labels=range(1, 6))
+    for coefficient in ("conger", "light"):
+        got = qwkit.agreement_score(
+            np.column_stack([y1, y2]), coefficient=coefficient, labels=range(1, 6)
+        )
+        assert got == pytest.approx(ref, rel=1e-12)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from qwkit._kernels._jit import JIT as _JIT
 
-@njit(cache=True, nogil=True)
+
+@njit(**_JIT)
 def ratio_apply(y, s):
     """out[k] = Σₗ s[l]·((y[k] − y[l])/(y[k] + y[l]))², 0/0 read as 0 (y ≥ 0)."""
     v = y.shape[0]
