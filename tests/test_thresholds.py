@@ -256,7 +256,7 @@ class TestOptimizeThresholds:
         assert got.statistic == ref.statistic
         assert got.certificate.ratio == ref.certificate.ratio
 
-    def test_reviewer_subnormal_and_huge_weights(self):
+    def test_subnormal_and_huge_weights(self):
         # [1e-310] * 4 gave nan; [1e308] * 5 a wrong "zero chance-expected disagreement".
         y, s = [0, 1, 2, 3, 1], [0.1, 0.5, 0.4, 0.9, 0.3]
         ref = qwkit.optimize_thresholds(y, s)
