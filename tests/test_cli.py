@@ -112,13 +112,13 @@ class TestScore:
     def test_json_matches_api_and_published_value(self):
         out = as_json("score", ANXIETY, "--truth", "rater1", "--pred", "rater2")
         ref = qwkit.kappa_test(RATER1, RATER2)
-        assert round(out["kappa"], 3) == 0.297  # R irr kappa2(..., "squared")
-        assert round(out["kappa"] / out["standard_error_null"], 2) == 1.34
+        assert round(out["statistic"], 3) == 0.297  # R irr kappa2(..., "squared")
+        assert round(out["statistic"] / out["standard_error_null"], 2) == 1.34
         assert round(out["pvalue"], 2) == 0.18
-        assert out["kappa"] == ref.statistic
+        assert out["statistic"] == ref.statistic
         assert out["standard_error"] == ref.standard_error
         assert (out["ci_low"], out["ci_high"]) == tuple(ref.confidence_interval(0.95))
-        assert out["n"] == 20
+        assert out["n_samples"] == 20
         assert out["labels"] == [1, 2, 3, 4, 5, 6]
         assert out["confusion"] == qwkit.confusion_matrix(RATER1, RATER2).tolist()
         assert (out["method"], out["confidence_level"], out["weights"]) == (
@@ -155,16 +155,16 @@ class TestScore:
         out = as_json("score", ANXIETY, "-t", "rater1", "-p", "rater3", "--weights", weights)
         rater3 = pacsv.read_csv(ANXIETY, read_options=pacsv.ReadOptions(skip_rows=1))["rater3"]
         expected = qwkit.kappa_score(RATER1, rater3.to_numpy(), weights=weights)
-        assert out["kappa"] == pytest.approx(expected, rel=1e-12)
+        assert out["statistic"] == pytest.approx(expected, rel=1e-12)
 
     @pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "gz"])
     def test_every_format_reads_the_same(self, wine_files, fmt):
         files, arrays = wine_files
         out = as_json("score", files[fmt], "-t", "quality", "-p", "ls_rounded")
-        assert out["kappa"] == pytest.approx(
+        assert out["statistic"] == pytest.approx(
             qwkit.kappa_score(arrays["quality"], arrays["ls_rounded"]), rel=1e-12
         )
-        assert out["n"] == 1599
+        assert out["n_samples"] == 1599
         assert out["labels"] == [3, 4, 5, 6, 7, 8]
 
     def test_sep_option_for_other_extensions(self, wine_files):
@@ -172,7 +172,7 @@ class TestScore:
         out = as_json(
             "score", files["semicolon"], "-t", "quality", "-p", "ls_rounded", "--sep", ";"
         )
-        assert out["kappa"] == pytest.approx(
+        assert out["statistic"] == pytest.approx(
             qwkit.kappa_score(arrays["quality"], arrays["ls_rounded"]), rel=1e-12
         )
 
@@ -182,7 +182,7 @@ class TestScore:
             "score", files["parquet"], "-t", "quality", "-p", "noisy", "--sample-weight", "weight"
         )
         ref = qwkit.kappa_test(a["quality"], a["noisy"], sample_weight=a["weight"])
-        assert out["kappa"] == pytest.approx(ref.statistic, rel=1e-12)
+        assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-12)
         assert out["standard_error"] == pytest.approx(ref.standard_error, rel=1e-12)
 
     def test_drop_missing(self):
@@ -192,8 +192,8 @@ class TestScore:
             [v is not None for v in data["r2"]]
         )
         y1, y2 = data["r1"][keep].astype(int), data["r2"][keep].astype(int)
-        assert (out["n"], out["rows_dropped"]) == (29, 1)
-        assert out["kappa"] == pytest.approx(qwkit.kappa_score(y1, y2), rel=1e-12)
+        assert (out["n_samples"], out["rows_dropped"]) == (29, 1)
+        assert out["statistic"] == pytest.approx(qwkit.kappa_score(y1, y2), rel=1e-12)
 
     def test_text_labels(self, tmp_path):
         path = tmp_path / "text.csv"
@@ -202,7 +202,7 @@ class TestScore:
         b = names[np.array(RATER2) % 3]
         path.write_text("a,b\n" + "".join(f"{x}, {y}\n" for x, y in zip(a, b, strict=True)))
         out = as_json("score", path, "-t", "a", "-p", "b", "--labels", "low,mid,high")
-        assert out["kappa"] == pytest.approx(
+        assert out["statistic"] == pytest.approx(
             qwkit.kappa_score(a, b, labels=["low", "mid", "high"]), rel=1e-12
         )
         assert out["labels"] == ["low", "mid", "high"]
@@ -213,7 +213,7 @@ class TestScore:
         )
         assert out["labels"] == list(range(8))
         assert np.array(out["confusion"]).shape == (8, 8)
-        assert out["kappa"] == pytest.approx(
+        assert out["statistic"] == pytest.approx(
             qwkit.kappa_score(RATER1, RATER2, labels=range(8)), rel=1e-12
         )
 
@@ -227,7 +227,7 @@ class TestScore:
         path = tmp_path / "constant.csv"
         path.write_text("a,b\n" + "3,3\n" * 5)
         result = ok("score", path, "-t", "a", "-p", "b", "--json")
-        assert json.loads(result.stdout)["kappa"] is None
+        assert json.loads(result.stdout)["statistic"] is None
         assert "qwkit: warning:" in result.stderr
 
 
@@ -238,11 +238,11 @@ class TestCompare:
         ref = qwkit.compare_kappa_test(a["quality"], a["ls_rounded"], a["noisy"])
         assert out["kappa_a"] == ref.kappa_a
         assert out["kappa_b"] == ref.kappa_b
-        assert out["difference"] == ref.statistic
+        assert out["statistic"] == ref.statistic
         assert out["standard_error"] == ref.standard_error
         assert out["pvalue"] == ref.pvalue
         assert (out["ci_low"], out["ci_high"]) == tuple(ref.confidence_interval())
-        assert out["n"] == 1599
+        assert out["n_samples"] == 1599
 
     def test_table_output(self):
         text = ok("compare", EXPSY, "-t", "r1", "-p", "r2", "-p", "r3", "--drop-missing").stdout
@@ -552,11 +552,12 @@ class TestBadInput:
     def test_mismatched_labels(self):
         line = fails("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--labels", "1,2,3,4,5")
         assert "column 'rater1'" in line and "data row 12" in line  # RATER1[11] == 6
-        assert "6 is not in --labels [1, 2, 3, 4, 5]" in line
+        # qwkit's own error, said with the column and the file row
+        assert "contains 6, which is not in --labels [1, 2, 3, 4, 5]" in line
 
     def test_text_labels_on_numbers_is_an_error(self):
         line = fails("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--labels", "a,b")
-        assert "is not in --labels [a, b]" in line
+        assert "contains '3', which is not in --labels ['a', 'b']" in line
 
     def test_malformed_labels_is_a_usage_error(self):
         fails("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--labels", "1,,2", code=2)
@@ -750,7 +751,7 @@ class TestProgress:
         )
         assert result.exit_code == 0, result.stderr
         out = json.loads(result.stdout)
-        assert out["kappa"] == qwkit.kappa_test(a["quality"], a["noisy"]).statistic
+        assert out["statistic"] == qwkit.kappa_test(a["quality"], a["noisy"]).statistic
         report = tmp_path / "r.html"
         result = run(
             "report",
@@ -1089,28 +1090,46 @@ class TestRowsInErrors:
         assert "column 'b' must hold integer ratings; data row 2 has 2.5" in line
 
     def test_api_errors_are_mapped_to_columns_and_rows(self):
-        from qwkit.cli._errors import CliError, columns_named
+        # from the error's attributes (parameter, row), through the kept-row map
+        from qwkit.cli._errors import CliError, in_file_terms
 
         with (
             pytest.raises(CliError) as info,
-            columns_named({"y_pred_b": "model b"}, np.array([0, 2, 5])),
+            in_file_terms({"y_pred_b": "model b"}, np.array([0, 2, 5])),
         ):
-            raise ValueError("`y_pred_b` contains 9, which is not in `labels` [1, 2] (index 2).")
+            raise qwkit.QwkitError(
+                "`y_pred_b` contains 9, which is not in `labels` [1, 2] (index 2).",
+                parameter="y_pred_b",
+                row=2,
+                also=("labels",),
+            )
         assert str(info.value) == (
             "column 'model b' contains 9, which is not in --labels [1, 2] (data row 6)."
         )
 
+    def test_messages_are_not_parsed(self):
+        # a ValueError that is not qwkit's passes through untouched (no guessing from
+        # its text), and a QwkitError without a row keeps its positions as they are
+        from qwkit.cli._errors import CliError, in_file_terms
+
+        with pytest.raises(ValueError) as plain, in_file_terms({"y1": "a"}):
+            raise ValueError("`y1` at index 2")
+        assert type(plain.value) is ValueError and str(plain.value) == "`y1` at index 2"
+        with pytest.raises(CliError) as said, in_file_terms({"y1": "a"}):
+            raise qwkit.QwkitError("`y1` at index 2", parameter="y1")
+        assert str(said.value) == "column 'a' at index 2"
+
     def test_negative_weight_names_the_row(self, tmp_path):
         path = _write(tmp_path / "w.csv", "a,b,w\n1,1,1\n2,2,-1\n")
         line = fails("score", path, "-t", "a", "-p", "b", "--sample-weight", "w")
-        assert "column 'w'" in line and "data row 2 has -1" in line
+        assert "column 'w' must be finite and non-negative; got -1.0 at data row 2" in line
 
     def test_blank_cell_is_missing(self, tmp_path):
         path = _write(tmp_path / "ws.csv", "g,m\n1,1\n   ,2\n2,2\n3,3\n")
         line = fails("score", path, "-t", "g", "-p", "m")
         assert "missing value in data row 2" in line
         out = as_json("score", path, "-t", "g", "-p", "m", "--drop-missing")
-        assert (out["n"], out["rows_dropped"]) == (3, 1)
+        assert (out["n_samples"], out["rows_dropped"]) == (3, 1)
 
     @pytest.mark.parametrize("value", ["0x3", "1_000", "3e", "0b1"])
     def test_only_decimal_numbers(self, tmp_path, value):
@@ -1127,8 +1146,8 @@ class TestWideScale:
         y = [0, 10**12, 0, 5]
         p = [0, 10**12, 10**12, 0]
         out = as_json("score", path, "-t", "g", "-p", "m")
-        assert out["kappa"] == qwkit.kappa_score(y, p) == qwkit.kappa_test(y, p).statistic
-        assert round(out["kappa"], 6) == 0.5
+        assert out["statistic"] == qwkit.kappa_score(y, p) == qwkit.kappa_test(y, p).statistic
+        assert round(out["statistic"], 6) == 0.5
         assert (out["confusion"], out["labels"], out["n_labels"]) == (None, None, 10**12 + 1)
         text = ok("score", path, "-t", "g", "-p", "m").stdout
         assert "confusion matrix not shown" in text and "0.5000" in text
@@ -1293,7 +1312,7 @@ class TestCommentLines:
     def test_header_whose_first_column_is_hash(self, tmp_path):
         path = _write(tmp_path / "h.csv", "#,grade,model\n1,1,2\n2,3,3\n3,2,2\n")
         out = as_json("score", path, "-t", "grade", "-p", "model")
-        assert out["n"] == 3 and out["kappa"] == pytest.approx(
+        assert out["n_samples"] == 3 and out["statistic"] == pytest.approx(
             qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
         )
 
@@ -1302,7 +1321,7 @@ class TestCommentLines:
             tmp_path / "b.csv", "\ufeff# note, with a comma\ngrade,model\n1,2\n3,3\n2,2\n"
         )
         out = as_json("score", path, "-t", "grade", "-p", "model")
-        assert out["n"] == 3 and out["kappa"] == pytest.approx(
+        assert out["n_samples"] == 3 and out["statistic"] == pytest.approx(
             qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
         )
 
@@ -1331,7 +1350,7 @@ class TestQuotedLineBreaks:
         monkeypatch.setattr(_io, "_BLOCK_BYTES", block)
         path, _, raw = _multiline_csv(tmp_path / "ml.csv", 3000)
         out = as_json("score", path, "-t", "grade", "-p", "grade")
-        assert out["n"] == 3000 and out["kappa"] == 1.0
+        assert out["n_samples"] == 3000 and out["statistic"] == 1.0
         spec = tmp_path / "t.json"
         ok("thresholds", "fit", path, "-t", "grade", "-s", "raw", "-o", spec)
         cuts = json.loads(spec.read_text())["thresholds"]
@@ -1509,10 +1528,10 @@ class TestItemCounts:
         score = as_json("score", path, "-t", "y", "-p", "p", "--sample-weight", "w")
         fit = as_json("thresholds", "fit", path, "-t", "y", "-s", "s", "--sample-weight", "w")
         compare = as_json("compare", path, "-t", "y", "-p", "p", "-p", "y", "--sample-weight", "w")
-        assert score["n"] == fit["n"] == compare["n"] == 4
+        assert score["n_samples"] == fit["n_samples"] == compare["n_samples"] == 4
         assert score["n_rows"] == fit["n_rows"] == compare["n_rows"] == 6
         unweighted = as_json("thresholds", "fit", path, "-t", "y", "-s", "s")
-        assert unweighted["n"] == unweighted["n_rows"] == 6
+        assert unweighted["n_samples"] == unweighted["n_rows"] == 6
 
     def test_one_row_dropped(self, tmp_path):
         path = _write(tmp_path / "m.csv", "y,s\n1,0.9\n2,\n3,3.2\n1,1.4\n2,2.2\n")
@@ -1597,7 +1616,7 @@ class TestParquetTypes:
         )
         pq.write_table(table, path)
         out = as_json("score", path, "-t", "y", "-p", "p")
-        assert out["kappa"] == pytest.approx(qwkit.kappa_score(y, p), rel=1e-12)
+        assert out["statistic"] == pytest.approx(qwkit.kappa_score(y, p), rel=1e-12)
         fit = as_json("thresholds", "fit", path, "-t", "y", "-s", "s")
         ref = qwkit.optimize_thresholds(y, np.array(p) + 0.25)
         assert fit["statistic"] == pytest.approx(ref.statistic, rel=1e-12)
@@ -1612,15 +1631,15 @@ class TestParquetTypes:
         ref = qwkit.kappa_score(np.array(y, int), np.array(p, int))
         for labels in ("False,True", "false,true"):
             out = as_json("score", path, "-t", "y", "-p", "p", "--labels", labels)
-            assert out["kappa"] == pytest.approx(ref, rel=1e-12)
+            assert out["statistic"] == pytest.approx(ref, rel=1e-12)
             assert out["labels"] == labels.split(",")
-        assert as_json("score", path, "-t", "y", "-p", "p")["kappa"] == pytest.approx(ref)
+        assert as_json("score", path, "-t", "y", "-p", "p")["statistic"] == pytest.approx(ref)
         # the same as a CSV file spelling them True/False
         csv_path = _write(
             tmp_path / "b.csv", "y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, p, strict=True))
         )
         out = as_json("score", csv_path, "-t", "y", "-p", "p", "--labels", "False,True")
-        assert out["kappa"] == pytest.approx(ref, rel=1e-12)
+        assert out["statistic"] == pytest.approx(ref, rel=1e-12)
 
 
 class TestTextRatingsHint:
