@@ -34,6 +34,7 @@ COMMANDS = [
     [],
     ["score"],
     ["compare"],
+    ["agreement"],
     ["report"],
     ["demo"],
     ["economics"],
