@@ -4,14 +4,16 @@ comparison of two models' kappas. They write no file; they print a rich table or
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 import typer
 
 import qwkit
-from qwkit.cli import _columns, _display, _io, _plots
-from qwkit.cli._errors import guard, stderr_console
+from qwkit.cli import _columns, _display, _engine, _io, _plots
+from qwkit.cli._errors import guard, in_file_terms, stderr_console
 from qwkit.cli._options import (
+    FILE_HELP,
     MAX_JSON_LABELS,
     MAX_PRINTED_LABELS,
     CiOpt,
@@ -56,8 +58,25 @@ def rows_json(data: _columns.Loaded, n_rows: int) -> dict:
     }
 
 
+class Engine(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+ScoreFileArg = Annotated[
+    str,
+    typer.Argument(
+        help=FILE_HELP + " With --engine dask: a file, a glob (quoted, e.g. 'ratings/*.parquet') "
+        "or a folder of Parquet or CSV files, read in partitions (the data may be larger "
+        "than memory).",
+        show_default=False,
+        metavar="PATH",
+    ),
+]
+
+
 def score(
-    file: FileArg,
+    file: ScoreFileArg,
     truth: TruthOpt,
     pred: Annotated[
         str,
@@ -80,16 +99,79 @@ def score(
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
     drop_missing: DropOpt = False,
+    engine: Annotated[
+        Engine,
+        typer.Option(
+            help="local: read the file into memory. dask: read PATH in partitions with "
+            "dask and merge each partition's table exactly (the same result to the last "
+            "bit; needs the dask extra; no confusion matrix is printed).",
+            metavar="ENGINE",
+        ),
+    ] = Engine.local,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="With --engine dask: the address of a running dask scheduler, e.g. "
+            "tcp://10.0.0.1:8786, whose workers compute (they must be able to read PATH). "
+            "Default: dask's threaded scheduler in this process, on every core.",
+            show_default=False,
+            metavar="ADDRESS",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Kappa of two rating columns, with its interval.
 
     Kappa, its standard error and confidence interval, the p-value of the test of no
-    agreement, and the confusion matrix."""
+    agreement, and the confusion matrix. With --engine dask, PATH may be larger than
+    memory."""
     item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    if engine is Engine.dask:
+        _dask_options(file, sep, decimal, drop_missing)
+        with guard():
+            test, context = _engine.dask_kappa_test(
+                file,
+                truth=truth,
+                pred=pred,
+                weights=weights.value,
+                labels=scale_given,
+                sample_weight=sample_weight,
+                counts=counts,
+                scheduler=scheduler,
+            )
+            with in_file_terms({"sample_weight": sample_weight, "counts": counts}):
+                low, high = confidence_interval(test, ci, method, n_resamples, seed)
+            if as_json:
+                _display.print_json(
+                    {
+                        "file": file,
+                        "truth": truth,
+                        "pred": pred,
+                        **test.to_dict(),
+                        **interval_json(low, high, ci, method),
+                        "sample_weight": sample_weight,
+                        "counts": counts,
+                        **context,
+                    }
+                )
+                return
+            print_score(
+                test,
+                (low, high),
+                ci,
+                method,
+                title=f"{file}: '{truth}' vs '{pred}' (dask, {context['partitions']} partitions)",
+                dropped=0,
+                confusion=None,
+                names=(truth, pred),
+                note="(confusion matrix not computed with --engine dask)",
+            )
+        return
+    if scheduler is not None:
+        raise typer.BadParameter("applies only with --engine dask.", param_hint="--scheduler")
     with guard(), _io.open_source(file, sep=sep, decimal=decimal) as source:
         data = _columns.load(
             source,
@@ -133,6 +215,27 @@ def score(
             confusion=confusion,
             names=(truth, pred),
         )
+
+
+def _dask_options(path: str, sep, decimal: str, drop_missing: bool) -> None:
+    """What --engine dask cannot do: standard input, the reading options of the local
+    reader."""
+    if path == _io.STDIN:
+        raise typer.BadParameter(
+            "--engine dask reads files (a path, a glob or a folder), not standard input.",
+            param_hint="PATH",
+        )
+    for given, option in (
+        (sep, "--sep"),
+        (decimal != ".", "--decimal"),
+        (drop_missing, "--drop-missing"),
+    ):
+        if given:
+            raise typer.BadParameter(
+                "applies to the local engine only (dask reads Parquet, and CSV or TSV by "
+                "their extension).",
+                param_hint=option,
+            )
 
 
 def print_score(test, bounds, ci, method, *, title, dropped, confusion, names, note=None) -> None:
