@@ -355,3 +355,37 @@ def test_no_json_has_nan_or_infinity(tmp_path):
     assert any(isinstance(t, str) and "inf" in t for t in json.loads(out)["thresholds"])
     assert not math.isnan(json.loads(out)["statistic"])
 
+
+# ---------------------------------------------------------------------------- README
+
+
+def _readme_examples():
+    """``$ qwkit ...`` lines of the README's command-line section and the output below
+    each (dedented, trailing blanks dropped)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"\n( *)```console\n(.*?)\n *```", section, flags=re.DOTALL)
+    examples = []
+    for indent, body in blocks:
+        lines = [line[len(indent) :] for line in body.splitlines()]
+        assert lines[0].startswith("$ qwkit ")
+        examples.append((shlex.split(lines[0][2:])[1:], [line.rstrip() for line in lines[1:]]))
+    return examples
+
+
+@pytest.mark.parametrize("args, expected", _readme_examples(), ids=lambda a: str(a)[:30])
+def test_readme_examples_print_what_the_readme_shows(args, expected):
+    # run from the repository's root, as the README's paths are
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    args = [str(root / a) if a.startswith("tests/data/") else a for a in args]
+    result = run(*args, env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.stderr
+    shown = [line.rstrip() for line in result.stdout.rstrip("\n").splitlines()]
+    shown[0] = shown[0].replace(str(root) + "/", "")  # the title names the file
+    assert shown == expected
