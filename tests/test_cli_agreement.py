@@ -167,7 +167,7 @@ class TestErrors:
         path = tmp_path / "l.csv"
         path.write_text("a,b\n1,\n,2\n")
         line = fails("agreement", path, "-r", "a,b")
-        assert "the ratings has no item with two or more ratings" in line
+        assert "the table of ratings has no item with two or more ratings" in line
 
     @pytest.mark.parametrize(
         ("args", "hint"),
@@ -267,3 +267,29 @@ class TestPairwiseKappas:
             kappa, _ = pairwise_kappas(y, weights, None)
             ref = qwkit.agreement_score(y[:, :2], coefficient="conger", weights=weights)
             assert kappa[0, 1] == ref
+
+
+def test_pairwise_figure_stays_readable():
+    # long rater names and twelve raters: tick labels do not overlap, every pair's
+    # value is written, the diagonal and undefined pairs are blank or a dash
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from qwkit.cli import _plots
+
+    rng = np.random.default_rng(20261121)
+    r = 12
+    values = rng.uniform(-0.2, 1.0, (r, r))
+    values = (values + values.T) / 2
+    np.fill_diagonal(values, np.nan)
+    values[0, 1] = values[1, 0] = np.nan
+    names = [f"clinician number {i}" for i in range(r)]
+    fig = _plots.pairwise_figure(values, names, title="pairs", label="kappa")
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    for ticks in (ax.get_xticklabels(), ax.get_yticklabels()):
+        boxes = [t.get_window_extent(renderer) for t in ticks if t.get_text()]
+        assert len(boxes) == r
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == r * r - r and texts.count("–") == 2

@@ -224,7 +224,7 @@ def _write_report(target, data, results, *, file, source_name, weights, ci, meth
     )
     report.figure(
         _plots.pairwise_heatmap(
-            kappa, names, title="Pairwise weighted kappa", label="weighted kappa"
+            kappa, names, title=f"Kappa of each pair of raters ({weights} weights)", label="kappa"
         ),
         alt="Heatmap of the weighted kappa of each pair of raters",
     )
@@ -349,7 +349,7 @@ def agreement(
 
         def terms():
             return in_file_terms(
-                {}, data.rows, labels=data.labels_origin, said={"ratings": "the ratings"}
+                {}, data.rows, labels=data.labels_origin, said={"ratings": "the table of ratings"}
             )
 
         with terms():

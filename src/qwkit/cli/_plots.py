@@ -167,8 +167,18 @@ def pairwise_figure(values: np.ndarray, names: Sequence[str], *, title: str, lab
         for i in range(r):
             for j in range(r):
                 if i != j:
-                    text = "–" if not np.isfinite(table[i, j]) else f"{table[i, j]:.2f}"
-                    ax.text(j, i, text, ha="center", va="center", fontsize=9 if r <= 10 else 7)
+                    value = table[i, j]
+                    text = "–" if not np.isfinite(value) else f"{value:.2f}"
+                    dark = np.isfinite(value) and abs(value) > 0.7
+                    ax.text(
+                        j,
+                        i,
+                        text,
+                        ha="center",
+                        va="center",
+                        fontsize=9 if r <= 10 else 7,
+                        color="white" if dark else "black",
+                    )
     fig.colorbar(image, ax=ax, shrink=0.8, label=_text(label))
     return fig
 
