@@ -10,7 +10,8 @@ Where it runs: without ``--scheduler``, on dask's threaded scheduler in this pro
 no cluster to start, and all cores are used, since qwkit's kernels and the Parquet
 reader release the GIL. ``--scheduler tcp://HOST:8786`` connects to a running
 ``dask scheduler`` and computes on its workers (which must be able to read PATH).
-A progress bar counts the partitions done.
+A progress bar counts the partitions done. CSV files are read by ``dask.dataframe``:
+the header on the first line, the separator from the extension (.csv, .tsv).
 """
 
 from __future__ import annotations

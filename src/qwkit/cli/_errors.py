@@ -5,8 +5,11 @@
   instead of typer's framed box.
 - Everything a user's data or files can cause — a missing file or column, a bad value,
   an API ``ValueError``/``TypeError`` — is caught by :func:`guard` and exits with 1 as one
-  ``qwkit: error:`` line. An unexpected exception is reported the same way (with its type);
-  set ``QWKIT_DEBUG=1`` to see its traceback.
+  ``qwkit: error:`` line. qwkit's own errors are said in the file's words by
+  :func:`in_file_terms`, from their attributes (the parameter, the item's position):
+  ``column 'grade'``, ``data row 12``, ``--labels``; their text is never parsed. An
+  unexpected exception is reported the same way (with its type); set ``QWKIT_DEBUG=1``
+  to see its traceback.
 - A closed stdout (``qwkit score ... | head -1``) is not an error: the command stops
   quietly with exit code 0 (files it writes, such as ``demo``'s report, are written
   before anything is printed).
