@@ -106,9 +106,9 @@ def _raters(values: list[str] | None) -> list[str]:
 def _layout(raters, long, item, rater, rating) -> list[str] | None:
     """The rater columns (wide format), or None for the long format; usage errors for a
     mix of the two."""
-    given = [name for name, value in (("--item", item), ("--rater", rater), ("--rating", rating))]
+    options = {"--item": item, "--rater": rater, "--rating": rating}
     if long:
-        missing = [n for n, v in zip(given, (item, rater, rating), strict=True) if v is None]
+        missing = [name for name, value in options.items() if value is None]
         if missing:
             raise typer.BadParameter(
                 "the long format needs --item, --rater and --rating; missing "
@@ -122,7 +122,7 @@ def _layout(raters, long, item, rater, rating) -> list[str] | None:
                 param_hint="--raters",
             )
         return None
-    if any(v is not None for v in (item, rater, rating)):
+    if any(value is not None for value in options.values()):
         raise typer.BadParameter(
             "--item, --rater and --rating describe the long format: add --long.",
             param_hint="--long",
