@@ -34,6 +34,7 @@ COMMANDS = [
     [],
     ["score"],
     ["compare"],
+    ["agreement"],
     ["report"],
     ["demo"],
     ["economics"],
@@ -143,8 +144,9 @@ class TestOrderedCategories:
         out = json.loads(ok("score", path, "-t", "a", "-p", "b", "--json").stdout)
         assert out["labels"] == list(self.SCALE)
         # the API honours the same ordered categoricals
-        assert out["kappa"] == pytest.approx(qwkit.kappa_score(frame["a"], frame["b"]), abs=1e-15)
-        assert out["kappa"] == pytest.approx(qwkit.kappa_score(a, b, labels=self.SCALE), abs=1e-15)
+        kappa = out["statistic"]
+        assert kappa == pytest.approx(qwkit.kappa_score(frame["a"], frame["b"]), abs=1e-15)
+        assert kappa == pytest.approx(qwkit.kappa_score(a, b, labels=self.SCALE), abs=1e-15)
 
     def test_labels_option_wins(self, tmp_path):
         a, b = self._data()
@@ -165,7 +167,7 @@ class TestOrderedCategories:
         out = json.loads(
             ok("score", path, "-t", "a", "-p", "b", "--labels", "low,mid,high", "--json").stdout
         )
-        assert out["kappa"] == pytest.approx(
+        assert out["statistic"] == pytest.approx(
             qwkit.kappa_score(a, b, labels=["low", "mid", "high"]), abs=1e-15
         )
         assert "--labels" in fails("score", path, "-t", "a", "-p", "b")  # text needs a scale

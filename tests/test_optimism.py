@@ -258,6 +258,16 @@ class TestOptimismCorrectedKappa:
             _same(a, qwkit.optimism_corrected_kappa(y, s, rng=np.random.default_rng(25), **opts))
             assert qwkit.optimism_corrected_kappa(y, s, rng=26, **opts).optimism != a.optimism
 
+    @pytest.mark.parametrize(("method", "total"), [("cv", 20), ("bootstrap", 30)])
+    def test_progress_counts_every_refit_and_changes_nothing(self, method, total):
+        # the bootstrap adds one repetition of 10-fold cross-fitting (its optimism's SE)
+        y, s = _sample(27, n=70)
+        calls = []
+        opts = dict(method=method, n_resamples=20, rng=28)
+        res = qwkit.optimism_corrected_kappa(y, s, progress=lambda *a: calls.append(a), **opts)
+        assert calls == [(i, total) for i in range(total + 1)]
+        _same(res, qwkit.optimism_corrected_kappa(y, s, **opts))
+
     # ------------------------------------------------------------ standard errors
 
     def test_standard_error_apparent_is_kappa_test(self):

@@ -23,6 +23,7 @@ without sorting again; the memory is O(pairs), whatever the number of resamples.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -328,8 +329,9 @@ def _pairs(codes, scores, weight, wmat, scale, n_items, survey: bool) -> _Pairs:
 # ---------------------------------------------------------------------------- estimators
 
 
-def _bootstrap(pairs: _Pairs, n_resamples: int, rng: np.random.Generator):
-    """Efron–Gong optimism (eq. O2): (mean optimism, refits used)."""
+def _bootstrap(pairs: _Pairs, n_resamples: int, rng: np.random.Generator, tick=None):
+    """Efron–Gong optimism (eq. O2): (mean optimism, refits used). ``tick()`` after each
+    resample."""
     survey = pairs.row_pair is not None
     if not survey:
         n = pairs.n_items
@@ -345,6 +347,8 @@ def _bootstrap(pairs: _Pairs, n_resamples: int, rng: np.random.Generator):
         else:  # a bootstrap resample of the items is a multinomial draw of the pairs (O1)
             w = rng.multinomial(n, pvals).astype(np.float64)
         fit = pairs.refit(w)
+        if tick is not None:
+            tick()
         if fit is None:
             continue
         cuts, apparent_b = fit
@@ -409,9 +413,9 @@ def _influence_variance(t, a, b, w, w_sq, wmat) -> float:
 
 
 def _cross_fit(
-    pairs: _Pairs, fitted_cls: np.ndarray, n_splits: int, n_repeats: int, rng
+    pairs: _Pairs, fitted_cls: np.ndarray, n_splits: int, n_repeats: int, rng, tick=None
 ) -> tuple[float, int, float]:
-    """Repeated K-fold cross-fitting (eq. O4).
+    """Repeated K-fold cross-fitting (eq. O4); ``tick()`` after each fold.
 
     Returns the mean pooled out-of-fold kappa, the number of refits used and the mean
     over repetitions of the paired variance (eq. O5) of apparent − out-of-fold kappa.
@@ -457,6 +461,8 @@ def _cross_fit(
                 remaining = remaining - draw
                 fold = fold_sq = draw.astype(np.float64)
                 train = pairs.weight - fold  # whole numbers: exact
+            if tick is not None:
+                tick()
             if not complete:
                 continue  # keep drawing: the random stream does not depend on the data
             fit = pairs.refit(train)
@@ -482,6 +488,20 @@ def _cross_fit(
     if not used:
         return math.nan, 0, math.nan
     return total / used, used * n_splits, total_var / used
+
+
+def _ticker(progress, total: int):
+    """A ``tick()`` that calls ``progress(done, total)`` (None without ``progress``)."""
+    if progress is None:
+        return None
+    done = [0]
+    progress(0, total)
+
+    def tick() -> None:
+        done[0] += 1
+        progress(done[0], total)
+
+    return tick
 
 
 # ---------------------------------------------------------------------------- validation
@@ -534,6 +554,7 @@ def optimism_corrected_kappa(
     n_resamples: int = 200,
     n_splits: int | None = None,
     rng: int | np.random.Generator | None = None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> OptimismResult:
     """The kappa that cut points fitted to these data will have on new data.
 
@@ -578,6 +599,10 @@ default="quadratic"
         an error with ``"bootstrap"``.
     rng : None, int or numpy.random.Generator, default=None
         Source of randomness; an integer seed makes the result reproducible.
+    progress : callable, default=None
+        ``progress(done, total)`` is called as refits are completed (e.g. to drive a
+        progress bar); ``total`` counts every refit, for ``"bootstrap"`` with those of
+        its one repetition of cross-fitting.
 
     Returns
     -------
@@ -712,14 +737,16 @@ default="quadratic"
     )
 
     apparent = fitted.statistic
+    extra_splits = min(_DEFAULT_SPLITS, n_items)
+    tick = _ticker(progress, n_resamples + (extra_splits if method == "bootstrap" else 0))
     if method == "bootstrap":
-        optimism, used = _bootstrap(pairs, n_resamples, gen)
+        optimism, used = _bootstrap(pairs, n_resamples, gen, tick)
         statistic = apparent - optimism  # (eq. O3)
         # the optimism's standard error from one repetition of cross-fitting   (eq. O5)
-        _, _, var_optimism = _cross_fit(pairs, fitted_cls, min(_DEFAULT_SPLITS, n_items), 1, gen)
+        _, _, var_optimism = _cross_fit(pairs, fitted_cls, extra_splits, 1, gen, tick)
     else:
         statistic, used, var_optimism = _cross_fit(
-            pairs, fitted_cls, n_splits, n_resamples // n_splits, gen
+            pairs, fitted_cls, n_splits, n_resamples // n_splits, gen, tick
         )
         optimism = apparent - statistic  # (eq. O4)
     if used < n_resamples:

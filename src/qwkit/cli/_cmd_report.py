@@ -7,9 +7,11 @@ from typing import Annotated
 import typer
 
 from qwkit.cli import _columns, _display, _io, _output, _report, _spec
-from qwkit.cli._errors import captured_warnings, columns_named, guard, stderr_console, warning_texts
+from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
+from qwkit.cli._optimism import Optimism, OptimismOpt, OptimismResamplesOpt
 from qwkit.cli._options import (
     CiOpt,
+    CountsOpt,
     DecimalOpt,
     DropOpt,
     FileArg,
@@ -25,6 +27,7 @@ from qwkit.cli._options import (
     Weights,
     WeightsOpt,
     decimal_option,
+    item_weight_options,
     labels_option,
     sep_option,
 )
@@ -102,6 +105,9 @@ def report(
     n_resamples: ResamplesOpt = 9999,
     seed: SeedOpt = 20261121,
     sample_weight: WeightColOpt = None,
+    counts: CountsOpt = None,
+    optimism_method: OptimismOpt = Optimism.cv,
+    optimism_resamples: OptimismResamplesOpt = 200,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
     drop_missing: DropOpt = False,
@@ -114,8 +120,9 @@ def report(
     """HTML report of the agreement of two columns.
 
     One self-contained HTML file: kappa with its CI and bootstrap distribution, confusion
-    heatmap, agreement class by class, and for scores the cut points. Warnings (e.g. an
-    undefined kappa) are shown in the report as well as on stderr."""
+    heatmap, agreement class by class, and for scores the cut points (fitted here: with
+    the kappa they will have on new data, --optimism). Warnings (e.g. an undefined
+    kappa) are shown in the report as well as on stderr."""
     if (pred is None) == (score_col is None):
         raise typer.BadParameter(
             "give exactly one of --pred and --score.", param_hint="--pred/--score"
@@ -127,6 +134,7 @@ def report(
             "FILE and --thresholds cannot both be standard input ('-').",
             param_hint="--thresholds",
         )
+    item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
@@ -149,28 +157,23 @@ def report(
                 scores=[score_col] if score_col else [],
                 labels=scale,
                 weight=sample_weight,
+                counts=counts,
                 drop_missing=drop_missing,
                 labels_origin="--labels"
                 if scale_given is not None
                 else f"the labels of '{thresholds}'",
                 console=stderr_console(),
             )
-        names = {
-            "y1": truth,
-            "y2": pred or f"class of {score_col}",
-            "y_true": truth,
-            "sample_weight": sample_weight or "",
-        }
-        names.update({"y_score": score_col} if score_col else {})
-        with captured_warnings() as caught, columns_named(names, data.rows):
+        columns = {"y1": truth, "y2": pred, "y_true": truth, "y_score": score_col}
+        said = {"y2": f"the classes of '{score_col}'"} if score_col else {}
+        with captured_warnings() as caught, data.terms(columns, labels=data.labels, said=said):
             page, summary = _report.file_report(
                 file=file,
                 source_name=source.name,
                 truth=truth,
                 pred=pred,
                 score=score_col,
-                data=data.columns,
-                labels=data.labels,
+                data=data,
                 cuts=cuts,
                 cut_labels=scale_file,
                 thresholds_path=thresholds,
@@ -179,13 +182,12 @@ def report(
                 method=method.value,
                 n_resamples=n_resamples,
                 seed=seed,
-                dropped=data.dropped,
                 title=title,
-                console=stderr_console(),
-                sample_weight=data.sample_weight,
-                weight_column=sample_weight,
                 truth_role=truth_role,
                 pred_role=pred_role,
+                optimism=None
+                if score_col is None or thresholds is not None
+                else (optimism_method, optimism_resamples),
             )
         page.add_warnings(warning_texts(caught))
         _output.write_text(target, page.render())

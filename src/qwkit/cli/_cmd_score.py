@@ -4,17 +4,20 @@ comparison of two models' kappas. They write no file; they print a rich table or
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Annotated
 
 import typer
 
 import qwkit
-from qwkit.cli import _columns, _display, _io, _plots
-from qwkit.cli._errors import columns_named, guard, stderr_console
+from qwkit.cli import _columns, _display, _engine, _io, _plots
+from qwkit.cli._errors import guard, in_file_terms, stderr_console
 from qwkit.cli._options import (
+    FILE_HELP,
     MAX_JSON_LABELS,
     MAX_PRINTED_LABELS,
     CiOpt,
+    CountsOpt,
     DecimalOpt,
     DropOpt,
     FileArg,
@@ -30,27 +33,50 @@ from qwkit.cli._options import (
     Weights,
     WeightsOpt,
     decimal_option,
+    item_weight_options,
     labels_option,
     sep_option,
 )
+from qwkit.cli._progress import confidence_interval
 
 __all__ = ["compare", "score"]
 
 
-def _interval(result, confidence_level: float, method: Method, n_resamples: int, seed: int):
-    """The API's interval, behind a spinner on a terminal (a bootstrap can take a while)."""
-    console = stderr_console()
-    kwargs = {"method": method.value}
-    if method in (Method.bootstrap, Method.percentile):
-        kwargs.update(n_resamples=n_resamples, rng=seed)
-    if console.is_terminal and method is not Method.asymptotic:
-        with console.status(f"{method.value} interval ({n_resamples:,} resamples)..."):
-            return result.confidence_interval(confidence_level, **kwargs)
-    return result.confidence_interval(confidence_level, **kwargs)
+def interval_json(low: float, high: float, level: float, method: Method) -> dict:
+    """The interval's part of ``--json``."""
+    return {"confidence_level": level, "method": method.value, "ci_low": low, "ci_high": high}
+
+
+def rows_json(data: _columns.Loaded, n_rows: int) -> dict:
+    """What ``--json`` says about the rows read: how many, how many dropped, and the
+    item-weight column."""
+    return {
+        "n_rows": n_rows,
+        "rows_dropped": data.dropped,
+        "sample_weight": data.weight_column,
+        "counts": data.counts_column,
+    }
+
+
+class Engine(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+ScoreFileArg = Annotated[
+    str,
+    typer.Argument(
+        help=FILE_HELP + " With --engine dask: a file, a glob (quoted, e.g. 'ratings/*.parquet') "
+        "or a folder of Parquet or CSV files, read in partitions (the data may be larger "
+        "than memory).",
+        show_default=False,
+        metavar="PATH",
+    ),
+]
 
 
 def score(
-    file: FileArg,
+    file: ScoreFileArg,
     truth: TruthOpt,
     pred: Annotated[
         str,
@@ -69,90 +95,181 @@ def score(
     n_resamples: ResamplesOpt = 9999,
     seed: SeedOpt = 20261121,
     sample_weight: WeightColOpt = None,
+    counts: CountsOpt = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
     drop_missing: DropOpt = False,
+    engine: Annotated[
+        Engine,
+        typer.Option(
+            help="local: read the file into memory. dask: read PATH in partitions with "
+            "dask and merge each partition's table exactly (the same result to the last "
+            "bit; needs the dask extra; no confusion matrix is printed).",
+            metavar="ENGINE",
+        ),
+    ] = Engine.local,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="With --engine dask: the address of a running dask scheduler, e.g. "
+            "tcp://10.0.0.1:8786, whose workers compute (they must be able to read PATH). "
+            "Default: dask's threaded scheduler in this process, on every core.",
+            show_default=False,
+            metavar="ADDRESS",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Kappa of two rating columns, with its interval.
 
     Kappa, its standard error and confidence interval, the p-value of the test of no
-    agreement, and the confusion matrix."""
+    agreement, and the confusion matrix. With --engine dask, PATH may be larger than
+    memory."""
+    item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    if engine is Engine.dask:
+        _dask_options(file, sep, decimal, drop_missing)
+        with guard():
+            test, context = _engine.dask_kappa_test(
+                file,
+                truth=truth,
+                pred=pred,
+                weights=weights.value,
+                labels=scale_given,
+                sample_weight=sample_weight,
+                counts=counts,
+                scheduler=scheduler,
+            )
+            with in_file_terms({"sample_weight": sample_weight, "counts": counts}):
+                low, high = confidence_interval(test, ci, method, n_resamples, seed)
+            if as_json:
+                _display.print_json(
+                    {
+                        "file": file,
+                        "truth": truth,
+                        "pred": pred,
+                        **test.to_dict(),
+                        **interval_json(low, high, ci, method),
+                        "sample_weight": sample_weight,
+                        "counts": counts,
+                        **context,
+                    }
+                )
+                return
+            print_score(
+                test,
+                (low, high),
+                ci,
+                method,
+                title=f"{file}: '{truth}' vs '{pred}' (dask, {context['partitions']} partitions)",
+                dropped=0,
+                confusion=None,
+                names=(truth, pred),
+                note="(confusion matrix not computed with --engine dask)",
+            )
+        return
+    if scheduler is not None:
+        raise typer.BadParameter("applies only with --engine dask.", param_hint="--scheduler")
     with guard(), _io.open_source(file, sep=sep, decimal=decimal) as source:
         data = _columns.load(
             source,
             ratings=[truth, pred],
             labels=scale_given,
             weight=sample_weight,
+            counts=counts,
             drop_missing=drop_missing,
             console=stderr_console(),
         )
         y1, y2 = data.columns[truth], data.columns[pred]
-        sw = data.sample_weight
-        names = {"y1": truth, "y2": pred, "sample_weight": sample_weight or ""}
-        with columns_named(names, data.rows):
+        with data.terms({"y1": truth, "y2": pred}, labels=data.labels):
             test = qwkit.kappa_test(
-                y1, y2, weights=weights.value, labels=data.labels, sample_weight=sw
+                y1, y2, weights=weights.value, labels=data.labels, **data.item_weights
             )
-        low, high = _interval(test, ci, method, n_resamples, seed)
-        k = _columns.n_labels(data.labels, y1, y2)
-        shown = MAX_JSON_LABELS if as_json else MAX_PRINTED_LABELS
-        scale = confusion = None
-        if k <= shown:
-            scale = _columns.scale(data.labels, y1, y2)
-            confusion = qwkit.confusion_matrix(y1, y2, labels=data.labels, sample_weight=sw)
+            low, high = confidence_interval(test, ci, method, n_resamples, seed)
+            k = len(test.labels)
+            confusion = None
+            if k <= (MAX_JSON_LABELS if as_json else MAX_PRINTED_LABELS):
+                confusion = qwkit.confusion_matrix(y1, y2, labels=test.labels, **data.item_weights)
         if as_json:
             _display.print_json(
                 {
                     "file": file,
                     "truth": truth,
                     "pred": pred,
-                    "weights": weights.value,
-                    "kappa": test.statistic,
-                    "standard_error": test.standard_error,
-                    "standard_error_null": test.standard_error_null,
-                    "pvalue": test.pvalue,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "confidence_level": ci,
-                    "method": method.value,
-                    "n": test.n_samples,
-                    "n_rows": len(y1),
-                    "rows_dropped": data.dropped,
-                    "n_labels": k,
-                    "labels": scale,  # None (null) when wider than MAX_JSON_LABELS
-                    "confusion": confusion,
+                    **test.to_dict(),
+                    **interval_json(low, high, ci, method),
+                    **rows_json(data, len(y1)),
+                    "confusion": confusion,  # None (null) beyond MAX_JSON_LABELS labels
                 }
             )
             return
-        console = _display.stdout_console()
-        console.print(
-            _display.stats_table(
-                f"{source.label}: '{truth}' vs '{pred}'",
-                [
-                    (f"kappa ({weights.value} weights)", _display.number(test.statistic)),
-                    ("standard error", _display.number(test.standard_error)),
-                    (
-                        f"{_plots.percent(ci)} CI ({method.value})",
-                        f"[{_display.number(low)}, {_display.number(high)}]",
-                    ),
-                    ("p-value (H0: kappa = 0)", _display.pvalue(test.pvalue)),
-                    ("items", _display.items(test.n_samples, data.dropped)),
-                ],
-            )
+        print_score(
+            test,
+            (low, high),
+            ci,
+            method,
+            title=f"{source.label}: '{truth}' vs '{pred}'",
+            dropped=data.dropped,
+            confusion=confusion,
+            names=(truth, pred),
         )
-        if confusion is not None:
-            console.print(_display.confusion_table(confusion, scale, truth, pred))
-        elif k <= MAX_JSON_LABELS:
-            console.print(f"({k}×{k} confusion matrix not shown; see --json)")
-        else:
-            console.print(
-                f"(confusion matrix not shown: the scale has {k:,} labels; pass --labels "
-                "with the ratings that occur to see it)"
+
+
+def _dask_options(path: str, sep, decimal: str, drop_missing: bool) -> None:
+    """What --engine dask cannot do: standard input, the reading options of the local
+    reader."""
+    if path == _io.STDIN:
+        raise typer.BadParameter(
+            "--engine dask reads files (a path, a glob or a folder), not standard input.",
+            param_hint="PATH",
+        )
+    for given, option in (
+        (sep, "--sep"),
+        (decimal != ".", "--decimal"),
+        (drop_missing, "--drop-missing"),
+    ):
+        if given:
+            raise typer.BadParameter(
+                "applies to the local engine only (dask reads Parquet, and CSV or TSV by "
+                "their extension).",
+                param_hint=option,
             )
+
+
+def print_score(test, bounds, ci, method, *, title, dropped, confusion, names, note=None) -> None:
+    """The table of ``qwkit score``: kappa, its standard error, interval, p-value and
+    items; the confusion matrix when it was computed."""
+    console = _display.stdout_console()
+    low, high = bounds
+    console.print(
+        _display.stats_table(
+            title,
+            [
+                (f"kappa ({test.weights_kind} weights)", _display.number(test.statistic)),
+                ("standard error", _display.number(test.standard_error)),
+                (
+                    f"{_plots.percent(ci)} CI ({method.value})",
+                    f"[{_display.number(low)}, {_display.number(high)}]",
+                ),
+                ("p-value (H0: kappa = 0)", _display.pvalue(test.pvalue)),
+                ("items", _display.items(test.n_samples, dropped)),
+            ],
+        )
+    )
+    k = len(test.labels)
+    if note is not None:
+        console.print(note)
+    elif confusion is not None:
+        console.print(_display.confusion_table(confusion, test.labels, *names))
+    elif k <= MAX_JSON_LABELS:
+        console.print(f"({k}×{k} confusion matrix not shown; see --json)")
+    else:
+        console.print(
+            f"(confusion matrix not shown: the scale has {k:,} labels; pass --labels "
+            "with the ratings that occur to see it)"
+        )
 
 
 def compare(
@@ -175,6 +292,7 @@ def compare(
     n_resamples: ResamplesOpt = 9999,
     seed: SeedOpt = 20261121,
     sample_weight: WeightColOpt = None,
+    counts: CountsOpt = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
     drop_missing: DropOpt = False,
@@ -190,6 +308,7 @@ def compare(
         )
     if pred[0] == pred[1]:
         raise typer.BadParameter("the two --pred columns must differ.", param_hint="--pred")
+    item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
@@ -199,46 +318,27 @@ def compare(
             ratings=[truth, *pred],
             labels=scale_given,
             weight=sample_weight,
+            counts=counts,
             drop_missing=drop_missing,
             console=stderr_console(),
         )
         y, a, b = (data.columns[c] for c in (truth, *pred))
-        names = {
-            "y_true": truth,
-            "y_pred_a": pred[0],
-            "y_pred_b": pred[1],
-            "sample_weight": sample_weight or "",
-        }
-        with columns_named(names, data.rows):
+        columns = {"y_true": truth, "y_pred_a": pred[0], "y_pred_b": pred[1]}
+        with data.terms(columns, labels=data.labels):
             res = qwkit.compare_kappa_test(
-                y, a, b, weights=weights.value, labels=data.labels, sample_weight=data.sample_weight
+                y, a, b, weights=weights.value, labels=data.labels, **data.item_weights
             )
-        low, high = _interval(res, ci, method, n_resamples, seed)
+            low, high = confidence_interval(res, ci, method, n_resamples, seed)
         if as_json:
-            k = _columns.n_labels(data.labels, y, a, b)
             _display.print_json(
                 {
                     "file": file,
                     "truth": truth,
                     "pred_a": pred[0],
                     "pred_b": pred[1],
-                    "weights": weights.value,
-                    "kappa_a": res.kappa_a,
-                    "kappa_b": res.kappa_b,
-                    "difference": res.statistic,
-                    "standard_error": res.standard_error,
-                    "pvalue": res.pvalue,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "confidence_level": ci,
-                    "method": method.value,
-                    "n": res.n_samples,
-                    "n_rows": len(y),
-                    "rows_dropped": data.dropped,
-                    "n_labels": k,
-                    "labels": _columns.scale(data.labels, y, a, b)
-                    if k <= MAX_JSON_LABELS
-                    else None,
+                    **res.to_dict(),
+                    **interval_json(low, high, ci, method),
+                    **rows_json(data, len(y)),
                 }
             )
             return
@@ -247,8 +347,8 @@ def compare(
             _display.stats_table(
                 f"{source.label}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
                 [
-                    (f"kappa a ({weights.value} weights)", number(res.kappa_a)),
-                    (f"kappa b ({weights.value} weights)", number(res.kappa_b)),
+                    (f"kappa a ({res.weights_kind} weights)", number(res.kappa_a)),
+                    (f"kappa b ({res.weights_kind} weights)", number(res.kappa_b)),
                     ("difference a − b", number(res.statistic)),
                     ("standard error (paired)", number(res.standard_error)),
                     (

@@ -13,8 +13,21 @@ from rich.table import Table
 
 import qwkit
 from qwkit.cli import _columns, _display, _io, _output, _spec, _tables
-from qwkit.cli._errors import CliError, columns_named, guard, stderr_console
+from qwkit.cli._errors import CliError, guard, in_file_terms, stderr_console
+from qwkit.cli._optimism import (
+    OPTIMISM_MEANING,
+    OPTIMISM_WORDS,
+    Optimism,
+    OptimismOpt,
+    OptimismResamplesOpt,
+    OptimismSeedOpt,
+    optimism,
+    optimism_json,
+    optimism_text,
+)
 from qwkit.cli._options import (
+    CiOpt,
+    CountsOpt,
     DecimalOpt,
     DropOpt,
     FileArg,
@@ -27,6 +40,7 @@ from qwkit.cli._options import (
     Weights,
     WeightsOpt,
     decimal_option,
+    item_weight_options,
     labels_option,
     sep_option,
 )
@@ -59,7 +73,12 @@ def thresholds_fit(
     ] = None,
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
+    optimism_method: OptimismOpt = Optimism.cv,
+    optimism_resamples: OptimismResamplesOpt = 200,
+    ci: CiOpt = 0.95,
+    seed: OptimismSeedOpt = 20261121,
     sample_weight: WeightColOpt = None,
+    counts: CountsOpt = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
     drop_missing: DropOpt = False,
@@ -69,7 +88,10 @@ def thresholds_fit(
     """Cut points of scores that maximize kappa.
 
     The cut points of the scores whose classes agree best (highest kappa) with the
-    reference ratings: the exact global optimum, not a local search."""
+    reference ratings: the exact global optimum, not a local search. Their kappa on
+    these rows is optimistic; the optimism corrected kappa (--optimism) is what these
+    cut points will score on new data, with its interval."""
+    item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
@@ -91,29 +113,40 @@ def thresholds_fit(
                 scores=[score_col],
                 labels=scale_given,
                 weight=sample_weight,
+                counts=counts,
                 drop_missing=drop_missing,
                 console=stderr_console(),
             )
-        names = {"y_true": truth, "y_score": score_col, "sample_weight": sample_weight or ""}
-        with columns_named(names, data.rows):
+        y, s = data.columns[truth], data.columns[score_col]
+        columns = {"y_true": truth, "y_score": score_col}
+        with data.terms(columns, labels=data.labels):
             res = qwkit.optimize_thresholds(
-                data.columns[truth],
-                data.columns[score_col],
-                labels=data.labels,
-                weights=weights.value,
-                sample_weight=data.sample_weight,
+                y, s, labels=data.labels, weights=weights.value, **data.item_weights
             )
-        sw = data.sample_weight
-        n_rows = len(data.columns[truth])
+        opt = optimism(
+            y,
+            s,
+            data,
+            data.terms(columns, labels=data.labels, said=OPTIMISM_WORDS),
+            labels=data.labels,
+            weights=weights.value,
+            method=optimism_method,
+            n_resamples=optimism_resamples,
+            seed=seed,
+        )
         spec = {
+            **res.to_dict(),
             "thresholds": _spec.thresholds_json(res.thresholds),
-            "labels": _display.plain(res.labels),
-            "statistic": res.statistic,
+            "labels": _display.plain(res.labels),  # always: the file needs its scale
             "weights": weights.value,
             "truth": truth,
             "score": score_col,
-            "n": n_rows if sw is None else int(np.count_nonzero(sw > 0)),
-            "n_rows": n_rows,
+            "optimism_corrected": optimism_json(opt, ci),
+            "n_samples": data.n_items if opt is None else opt.n_samples,
+            "n_rows": len(y),
+            "rows_dropped": data.dropped,
+            "sample_weight": sample_weight,
+            "counts": counts,
             "qwkit": qwkit.__version__,
         }
         if target is not None:
@@ -133,6 +166,9 @@ def thresholds_fit(
             f"in-sample kappa ({weights.value} weights): {res.statistic:.4f}"
             + (f"; {_display.rows(data.dropped)} dropped" if data.dropped else "")
         )
+        if opt is not None:
+            console.print(optimism_text(opt, ci))
+            console.print(f"  = {OPTIMISM_MEANING}")
         if target is not None and not target.is_stdout:
             console.print(f"wrote {output}")
 
@@ -225,7 +261,8 @@ def _apply(source, target, cuts, scale, score_col, column, sep, decimal, drop_mi
         rows = np.flatnonzero(keep)
         scores = scores.filter(pa.array(keep))
     values = _columns.score_values(scores, score_col, rows=rows, decimal=decimal)
-    classes = qwkit.apply_thresholds(values, cuts, labels=scale)
+    with in_file_terms({"y_score": score_col}, rows):
+        classes = qwkit.apply_thresholds(values, cuts, labels=scale)
     if source.kind == "csv" and out.kind == "csv":
         _tables.append_column(source, out, name, classes, keep=keep, n_rows=n_rows)
     else:

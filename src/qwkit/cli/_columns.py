@@ -1,7 +1,11 @@
-"""The columns a command uses: read (``_io``), checked, and turned into numpy arrays.
+"""The columns a command uses: read (``_io``) and turned into numpy arrays.
 
-Every value is checked here so that a bad one is reported with its column and its data
-row (rows are numbered from 1, the first row below the header). Numbers written as text
+What only the file can tell is checked here, with the column and the data row (rows are
+numbered from 1, the first row below the header): a missing value, a cell that is not a
+number. Whether a value is acceptable to qwkit (a rating on the scale, a finite score, a
+non-negative weight, whole counts) is qwkit's own check: its error carries the parameter
+and the item's position, which :meth:`Loaded.terms` says as the column and the data row
+(``_errors.in_file_terms``). Numbers written as text
 are decimal numbers with ``.`` as the decimal mark, or ``,`` with ``--decimal ,``
 (European CSV files, which then use another separator, e.g. ``;``); hex, digit
 separators and the like are errors. Without ``--labels``, ordered categories of the
@@ -10,6 +14,7 @@ rating columns (a Parquet dictionary, see ``_io``) declare the rating scale.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -17,20 +22,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwkit.cli._errors import CliError
+from qwkit.cli._errors import CliError, file_row, in_file_terms
 from qwkit.cli._io import Source, _arrow, read_columns
 
 __all__ = [
     "Loaded",
+    "Ratings",
+    "fractional_rating",
     "load",
+    "load_long",
+    "load_ratings",
     "missing_mask",
-    "n_labels",
     "numeric_values",
     "parse_labels",
     "rating_values",
-    "scale",
     "score_values",
-    "weight_values",
+    "text_values",
 ]
 
 #: A number in decimal notation (no hex, no digit separators), or inf / nan; the
@@ -45,18 +52,13 @@ def _row_text(value) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def _row(i: int, rows: np.ndarray | None) -> int:
-    """1-based data row of position ``i`` (``rows`` maps positions after dropped rows)."""
-    return int(rows[i] if rows is not None else i) + 1
-
-
 def _null_error(column: str, array, rows: np.ndarray | None = None) -> CliError:
     pa = _arrow()
     import pyarrow.compute as pc
 
     i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
     return CliError(
-        f"column '{column}' has a missing value in data row {_row(i, rows)}; fill it or pass "
+        f"column '{column}' has a missing value in data row {file_row(i, rows)}; fill it or pass "
         "--drop-missing to skip such rows."
     )
 
@@ -85,7 +87,7 @@ def _first_bad_number(column: str, array, rows: np.ndarray | None, decimal: str 
     if bad.size:
         i = int(bad[0])
         return CliError(
-            f"column '{column}' must hold numbers{mark}; data row {_row(i, rows)} has "
+            f"column '{column}' must hold numbers{mark}; data row {file_row(i, rows)} has "
             f"{_row_text(array[i].as_py())}."
         )
     return CliError(f"column '{column}' has values that are not numbers pyarrow can read.")
@@ -132,30 +134,8 @@ def numeric_values(
 def score_values(
     array, column: str, *, rows: np.ndarray | None = None, decimal: str = "."
 ) -> np.ndarray:
-    """A column of real-valued scores: finite float64."""
-    values = numeric_values(array, column, rows=rows, decimal=decimal).astype(np.float64)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        i = int(bad[0])
-        raise CliError(
-            f"column '{column}' must hold finite scores; data row {_row(i, rows)} has {values[i]}."
-        )
-    return values
-
-
-def weight_values(
-    array, column: str, *, rows: np.ndarray | None = None, decimal: str = "."
-) -> np.ndarray:
-    """A column of item weights: finite and non-negative."""
-    values = numeric_values(array, column, rows=rows, decimal=decimal)
-    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
-    if bad.size:
-        i = int(bad[0])
-        raise CliError(
-            f"column '{column}' must hold finite, non-negative weights; data row "
-            f"{_row(i, rows)} has {values[i]}."
-        )
-    return values
+    """A column of real-valued scores as float64 (qwkit checks that they are finite)."""
+    return numeric_values(array, column, rows=rows, decimal=decimal).astype(np.float64)
 
 
 def rating_values(
@@ -164,65 +144,62 @@ def rating_values(
     labels: np.ndarray | None,
     *,
     rows: np.ndarray | None = None,
-    origin: str = "--labels",
     decimal: str = ".",
 ) -> np.ndarray:
-    """A rating column: numbers, or text when ``labels`` is text; every value checked
-    against ``labels`` (when given; integers otherwise) so that a bad one is reported
-    with its row. ``origin`` names where the labels came from."""
+    """A rating column: text when ``labels`` is text, numbers otherwise. What only the
+    file can tell is checked here (a missing value, a cell that is not a number, with
+    its data row); whether a rating fits the scale — an integer, finite, in ``labels``
+    — is qwkit's check, said in the file's terms by ``_errors.in_file_terms``."""
     if labels is not None and labels.dtype.kind == "U":
-        pa = _arrow()
-        import pyarrow.compute as pc
+        return text_values(array, column, labels, rows=rows)
+    try:
+        return numeric_values(array, column, rows=rows, decimal=decimal)
+    except CliError as exc:
+        if labels is not None or "must hold numbers" not in str(exc):
+            raise
+        raise CliError(
+            f"{str(exc).rstrip('.')}; for text ratings pass the ordered scale with "
+            "--labels (e.g. --labels low,mid,high)."
+        ) from None
 
-        if array.null_count:
-            raise _null_error(column, array, rows)
-        if pa.types.is_boolean(array.type):  # a Parquet bool: spelled as in the labels
-            spelling = {str(v).lower(): str(v) for v in labels}
-            flags = array.to_numpy(zero_copy_only=False)
-            values = np.where(
-                flags, spelling.get("true", "true"), spelling.get("false", "false")
-            ).astype(str)
-        else:
-            if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-                array = pc.cast(array, pa.string())
-            values = np.asarray(
-                pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str
-            )
-    else:
-        try:
-            values = numeric_values(array, column, rows=rows, decimal=decimal)
-        except CliError as exc:
-            if labels is not None or "must hold numbers" not in str(exc):
-                raise
-            raise CliError(
-                f"{str(exc).rstrip('.')}; for text ratings pass the ordered scale with "
-                "--labels (e.g. --labels low,mid,high)."
-            ) from None
-        if values.dtype.kind == "f" and not np.isfinite(values).all():
-            i = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise CliError(
-                f"column '{column}' must hold finite ratings; data row {_row(i, rows)} has "
-                f"{values[i]}."
-            )
-        if labels is None and values.dtype.kind == "f":
-            fractional = np.flatnonzero(values != np.floor(values))
-            if fractional.size:
-                i = int(fractional[0])
-                raise CliError(
-                    f"column '{column}' must hold integer ratings; data row {_row(i, rows)} "
-                    f"has {values[i]} (for scores use `qwkit thresholds fit` or --score; for "
-                    "a non-integer scale pass --labels)."
-                )
-    if labels is not None:
-        known = np.isin(values, labels)
-        if not known.all():
-            i = int(np.flatnonzero(~known)[0])
-            shown = ", ".join(str(v) for v in labels[:12]) + (", ..." if len(labels) > 12 else "")
-            raise CliError(
-                f"column '{column}', data row {_row(i, rows)}: {_row_text(values[i])} is not "
-                f"in {origin} [{shown}]."
-            )
-    return values
+
+def text_values(array, column: str, labels=None, *, rows=None) -> np.ndarray:
+    """A column of text ratings (blanks trimmed); a Parquet bool is spelled as in the
+    text ``labels`` (``true``/``false`` without them)."""
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        raise _null_error(column, array, rows)
+    if pa.types.is_boolean(array.type):
+        spelling = {str(v).lower(): str(v) for v in (labels if labels is not None else ())}
+        flags = array.to_numpy(zero_copy_only=False)
+        return np.where(flags, spelling.get("true", "true"), spelling.get("false", "false")).astype(
+            str
+        )
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        array = pc.cast(array, pa.string())
+    return np.asarray(pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str)
+
+
+def fractional_rating(exc, columns: dict[str, np.ndarray], rows=None) -> str | None:
+    """The command line's words for qwkit's error about a fractional rating on an
+    integer scale: the rating column ``exc.parameter`` (``columns``: parameter →
+    ``(column name, values)``) holds a non-integral number at ``exc.row``. None for
+    any other error."""
+    if exc.parameter not in columns or exc.row is None:
+        return None
+    name, values = columns[exc.parameter]
+    if values.dtype.kind != "f" or not 0 <= exc.row < len(values):
+        return None
+    value = float(values[exc.row])
+    if not math.isfinite(value) or value == math.floor(value):
+        return None
+    return (
+        f"column '{name}' must hold integer ratings; data row {file_row(exc.row, rows)} has "
+        f"{value} (for scores use `qwkit thresholds fit` or --score; for a non-integer "
+        "scale pass --labels)."
+    )
 
 
 def parse_labels(text: str | None) -> np.ndarray | None:
@@ -265,6 +242,46 @@ class Loaded:
     rows: np.ndarray | None  # 0-based file row of each kept position (None: all kept)
     #: The rating scale: the one given, or the order that ordered categories declare.
     labels: np.ndarray | None = None
+    counts: np.ndarray | None = None
+    #: How messages name where the scale came from.
+    labels_origin: str = "--labels"
+    #: The columns of ``sample_weight`` and ``counts``, and the rating columns.
+    weight_column: str | None = None
+    counts_column: str | None = None
+    ratings: tuple[str, ...] = ()
+
+    @property
+    def item_weights(self) -> dict:
+        """``sample_weight=`` and ``counts=`` for the API."""
+        return {"sample_weight": self.sample_weight, "counts": self.counts}
+
+    @property
+    def n_items(self) -> int:
+        """How many items the rows stand for: the sum of the counts, the rows of positive
+        weight, or the rows (as ``n_samples`` of qwkit's results)."""
+        if self.counts is not None:
+            return int(np.sum(self.counts, dtype=np.float64))
+        if self.sample_weight is not None:
+            return int(np.count_nonzero(self.sample_weight > 0))
+        return len(next(iter(self.columns.values())))
+
+    def terms(self, parameters: dict[str, str], *, labels=None, said=None):
+        """:func:`_errors.in_file_terms` for an API call on these columns:
+        ``parameters`` maps the API's parameters to the columns passed (the item-weight
+        columns are added); ``labels``: the ``labels=`` of the call (None: qwkit's
+        integer scale, whose fractional ratings are said in the command line's words)."""
+        columns = {
+            **parameters,
+            "sample_weight": self.weight_column,
+            "counts": self.counts_column,
+        }
+        explain = None
+        if labels is None:
+            rated = {p: (c, self.columns[c]) for p, c in parameters.items() if c in self.ratings}
+            explain = functools.partial(fractional_rating, columns=rated, rows=self.rows)
+        return in_file_terms(
+            columns, self.rows, labels=self.labels_origin, said=said, explain=explain
+        )
 
 
 def _declared_scale(source: Source, orders: dict, ratings: Sequence[str]):
@@ -296,13 +313,17 @@ def load(
     scores: Sequence[str] = (),
     labels: np.ndarray | None = None,
     weight: str | None = None,
+    counts: str | None = None,
     drop_missing: bool = False,
     labels_origin: str = "--labels",
     console=None,
 ) -> Loaded:
-    """Read and check the columns a command uses. Without ``labels``, ordered
-    categories of the rating columns (a Parquet dictionary) declare the scale."""
-    names = [*ratings, *scores] + ([weight] if weight else [])
+    """Read the columns a command uses, as numbers (or text, for a text scale). Without
+    ``labels``, ordered categories of the rating columns (a Parquet dictionary) declare
+    the scale. ``weight`` and ``counts``: the columns of ``sample_weight=`` and
+    ``counts=``."""
+    extra = [c for c in (weight, counts) if c]
+    names = [*ratings, *scores, *extra]
     read = read_columns(source, names, console=console)
     arrays = dict(read.arrays)
     if labels is None:
@@ -321,28 +342,187 @@ def load(
             arrays = {c: a.filter(keep) for c, a in arrays.items()}
             rows = np.flatnonzero(~missing)
     decimal = source.decimal
-    out = {
-        c: rating_values(arrays[c], c, labels, rows=rows, origin=labels_origin, decimal=decimal)
-        for c in ratings
-    }
+    out = {c: rating_values(arrays[c], c, labels, rows=rows, decimal=decimal) for c in ratings}
     for c in scores:
         out[c] = score_values(arrays[c], c, rows=rows, decimal=decimal)
-    sw = weight_values(arrays[weight], weight, rows=rows, decimal=decimal) if weight else None
-    return Loaded(out, sw, dropped, rows, labels)
+    sw, cnt = (
+        numeric_values(arrays[c], c, rows=rows, decimal=decimal) if c else None
+        for c in (weight, counts)
+    )
+    return Loaded(
+        out,
+        sw,
+        dropped,
+        rows,
+        labels,
+        counts=cnt,
+        labels_origin=labels_origin,
+        weight_column=weight,
+        counts_column=counts,
+        ratings=tuple(ratings),
+    )
 
 
-def n_labels(labels: np.ndarray | None, *columns: np.ndarray) -> int:
-    """Size of the rating scale: ``labels``, or every integer from the smallest to the
-    largest rating (the rule of ``qwkit.kappa_score``)."""
+# ---------------------------------------------------------------------------- many raters
+
+
+@dataclass(frozen=True, slots=True)
+class Ratings:
+    """Ratings of items by raters, read by :func:`load_ratings` or :func:`load_long`:
+    ``ratings`` (items × raters; NaN or None where a rater gave none), the ``raters``'
+    names, the scale (``labels``, None: qwkit's), and ``rows``: the 0-based file row of
+    each item (None: item i is data row i + 1)."""
+
+    ratings: np.ndarray
+    raters: tuple[str, ...]
+    labels: np.ndarray | None
+    labels_origin: str
+    n_rows: int
+    rows: np.ndarray | None = None
+
+
+def _with_gaps(array, column, labels, decimal: str, *, text: bool, origin: str = "--labels"):
+    """A rating column whose missing values stay missing: float with NaN (numbers) or
+    object with None (text); a cell that is not a number is an error with its row."""
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    valid = ~pc.is_null(array).to_numpy(zero_copy_only=False)
+    present = array.filter(pa.array(valid)) if not valid.all() else array
+    rows = np.flatnonzero(valid) if not valid.all() else None
+    if text:
+        out = np.full(len(array), None, dtype=object)
+        if len(present):
+            values = text_values(present, column, labels, rows=rows)
+            if labels is not None:
+                _on_scale(values, column, labels, origin, rows)
+            out[valid] = values
+        return out
+    out = np.full(len(array), np.nan)
+    if len(present):
+        values = rating_values(present, column, labels, rows=rows, decimal=decimal)
+        _on_scale(values, column, labels, origin, rows)
+        out[valid] = values
+    return out
+
+
+def _on_scale(values: np.ndarray, column: str, labels, origin: str, rows) -> None:
+    """Numeric ratings of many raters are finite and, with ``labels``, on the scale:
+    qwkit's own error about the ratings matrix names its row, not the file's column, so
+    the file's cell is named here."""
+    bad = np.flatnonzero(~np.isfinite(values)) if values.dtype.kind == "f" else ()
+    if len(bad):
+        i = int(bad[0])
+        raise CliError(
+            f"column '{column}' must hold finite ratings; data row {file_row(i, rows)} has "
+            f"{values[i]}."
+        )
     if labels is not None:
-        return len(labels)
-    return max(int(np.max(c)) for c in columns) - min(int(np.min(c)) for c in columns) + 1
+        outside = np.flatnonzero(~np.isin(values, labels))
+        if outside.size:
+            i = int(outside[0])
+            shown = ", ".join(str(v) for v in labels[:12]) + (", ..." if len(labels) > 12 else "")
+            raise CliError(
+                f"column '{column}' contains {_row_text(values[i])}, which is not in {origin} "
+                f"[{shown}] (data row {file_row(i, rows)})."
+            )
 
 
-def scale(labels: np.ndarray | None, *columns: np.ndarray) -> np.ndarray:
-    """The rating scale used (build it only when :func:`n_labels` is moderate)."""
-    if labels is not None:
-        return labels
-    low = min(int(np.min(c)) for c in columns)
-    high = max(int(np.max(c)) for c in columns)
-    return np.arange(low, high + 1)
+def _ratings_matrix(source, arrays: dict, names, labels, origin: str, *, text_allowed: bool):
+    """The rating columns as one items × raters matrix: text when ``labels`` is text, or
+    when the columns are not numbers and ``text_allowed`` (unweighted agreement)."""
+    text = labels is not None and labels.dtype.kind == "U"
+    decimal = source.decimal
+    try:
+        columns = [
+            _with_gaps(arrays[c], c, labels, decimal, text=text, origin=origin) for c in names
+        ]
+    except CliError as exc:
+        if text or labels is not None or not text_allowed or "must hold numbers" not in str(exc):
+            raise
+        columns = [_with_gaps(arrays[c], c, labels, decimal, text=True) for c in names]
+        text = True
+    if text:
+        matrix = np.empty((len(columns[0]), len(columns)), dtype=object)
+        for j, col in enumerate(columns):
+            matrix[:, j] = col
+        return matrix
+    return np.column_stack(columns)
+
+
+def load_ratings(
+    source: Source,
+    raters: Sequence[str],
+    *,
+    labels: np.ndarray | None,
+    text_allowed: bool,
+    console=None,
+) -> Ratings:
+    """Rater columns (items in rows, one column per rater; an empty cell is a missing
+    rating)."""
+    read = read_columns(source, raters, console=console)
+    origin = "--labels"
+    if labels is None:
+        labels, declared = _declared_scale(source, read.orders, raters)
+        origin = declared or origin
+    matrix = _ratings_matrix(
+        source, dict(read.arrays), raters, labels, origin, text_allowed=text_allowed
+    )
+    return Ratings(matrix, tuple(raters), labels, origin, matrix.shape[0])
+
+
+def _ids(array, column: str) -> np.ndarray:
+    """Item or rater names as text; a missing one is an error with its row."""
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        raise _null_error(column, array)
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        array = pc.cast(array, pa.string())
+    return np.asarray(pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str)
+
+
+def load_long(
+    source: Source,
+    *,
+    item: str,
+    rater: str,
+    rating: str,
+    labels: np.ndarray | None,
+    text_allowed: bool,
+    console=None,
+) -> Ratings:
+    """Ratings in long format: one row per rating, with its item and rater (a missing
+    rating stays missing; a rater who rated an item twice is an error naming both
+    rows)."""
+    import qwkit
+
+    read = read_columns(source, [item, rater, rating], console=console)
+    arrays = dict(read.arrays)
+    origin = "--labels"
+    if labels is None:
+        labels, declared = _declared_scale(source, read.orders, [rating])
+        origin = declared or origin
+    items, raters = _ids(arrays[item], item), _ids(arrays[rater], rater)
+    pairs = np.char.add(np.char.add(items, "\x00"), raters)
+    _, first, count = np.unique(pairs, return_index=True, return_counts=True)
+    if (count > 1).any():
+        twice = np.flatnonzero(pairs == pairs[first[count > 1][0]])[:2]
+        raise CliError(
+            f"rater '{raters[twice[0]]}' rated item '{items[twice[0]]}' twice (data rows "
+            f"{twice[0] + 1} and {twice[1] + 1}); give one rating per item and rater."
+        )
+    values = _ratings_matrix(source, arrays, [rating], labels, origin, text_allowed=text_allowed)
+    values = values[:, 0]
+    table = qwkit.ratings_from_long(items, raters, values)
+    # the file row of each item: its first rating's
+    order = np.unique(items, return_index=True)[1]
+    return Ratings(
+        table.ratings,
+        tuple(str(r) for r in table.raters),
+        labels,
+        origin,
+        len(items),
+        rows=order,
+    )

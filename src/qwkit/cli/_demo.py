@@ -25,6 +25,7 @@ from rich.text import Text
 from scipy import special
 
 import qwkit
+from qwkit.cli import _progress
 
 REPORT_NAME = "report.html"
 #: Bootstrap resamples of the demo's interval and histogram.
@@ -135,9 +136,7 @@ def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
         y_test, models[2].predicted, models[0].predicted, labels=labels
     )
     bootstrap = tuple(
-        models[best].test.confidence_interval(
-            0.95, method="bootstrap", n_resamples=N_RESAMPLES, rng=seed
-        )
+        _progress.confidence_interval(models[best].test, 0.95, "bootstrap", N_RESAMPLES, seed)
     )
     soft = (
         ("least squares", qwkit.soft_kappa_score(y_test, ls_test)),
@@ -370,9 +369,7 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
     )
     best = m[result.best]
     report.section(f"The best rule by QWK: {best.name}")
-    replicates = _report.replicate_kappas(
-        best.test, n_resamples=N_RESAMPLES, seed=seed, console=console
-    )
+    replicates = _progress.bootstrap_distribution(best.test, N_RESAMPLES, seed, console=console)
     _report.add_agreement(
         report,
         level=3,

@@ -5,8 +5,11 @@
   instead of typer's framed box.
 - Everything a user's data or files can cause — a missing file or column, a bad value,
   an API ``ValueError``/``TypeError`` — is caught by :func:`guard` and exits with 1 as one
-  ``qwkit: error:`` line. An unexpected exception is reported the same way (with its type);
-  set ``QWKIT_DEBUG=1`` to see its traceback.
+  ``qwkit: error:`` line. qwkit's own errors are said in the file's words by
+  :func:`in_file_terms`, from their attributes (the parameter, the item's position):
+  ``column 'grade'``, ``data row 12``, ``--labels``; their text is never parsed. An
+  unexpected exception is reported the same way (with its type); set ``QWKIT_DEBUG=1``
+  to see its traceback.
 - A closed stdout (``qwkit score ... | head -1``) is not an error: the command stops
   quietly with exit code 0 (files it writes, such as ``demo``'s report, are written
   before anything is printed).
@@ -34,6 +37,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
+import qwkit
+
 try:  # typer >= 0.22 ships its own copy of click
     from typer._click import exceptions as _click_errors
 except ImportError:  # pragma: no cover - older typer depends on click
@@ -46,8 +51,9 @@ __all__ = [
     "StdoutConsole",
     "Terminated",
     "captured_warnings",
-    "columns_named",
+    "file_row",
     "guard",
+    "in_file_terms",
     "one_line",
     "stderr_console",
     "warning_texts",
@@ -228,26 +234,60 @@ def guard() -> Iterator[None]:
     _show_warnings(caught, console)
 
 
+#: The API's parameters that are options of the command line, as a user reads them.
+OPTION_WORDS = {
+    "labels": "--labels",
+    "sample_weight": "--sample-weight",
+    "counts": "--counts",
+    "weights": "--weights",
+    "confidence_level": "--ci",
+    "n_resamples": "--n-resamples",
+    "method": "--method",
+    "rng": "--seed",
+    "coefficient": "--coefficient",
+}
+
+
+def file_row(i: int, rows=None) -> int:
+    """The 1-based data row of position ``i`` of the columns read (``rows``: the 0-based
+    file row of each kept position, when rows were dropped)."""
+    return int(rows[i] if rows is not None else i) + 1
+
+
 @contextmanager
-def columns_named(names: dict[str, str], rows=None) -> Iterator[None]:
-    """An API error about a parameter (`y1`, `y_pred_b`, ...) is reported with the column
-    it was read from, and an ``index i`` in it as the data row of the file (``rows``:
-    the file row of each position, when rows were dropped)."""
+def in_file_terms(
+    columns: dict[str, str | None],
+    rows=None,
+    *,
+    labels: str = "--labels",
+    said: dict[str, str] | None = None,
+    explain=None,
+    row_text=None,
+) -> Iterator[None]:
+    """An API error (:class:`qwkit.QwkitError`) said in the command line's words, from
+    its structured attributes (never by parsing its text):
+
+    - a parameter read from a column (``columns``: parameter → column name, e.g.
+      ``{"y1": "grade"}``) as ``column 'grade'``, one given otherwise (``said``:
+      parameter → text) as that text, and the API's options as the command line's
+      (``--labels``, or where the scale came from: ``labels``);
+    - the position of the offending item (``exc.row``) as its data row in the file.
+
+    ``explain(exc)`` may return the command line's own message for an error it can say
+    better (e.g. a rating column of fractional numbers), or None; ``row_text(i)`` says
+    position ``i`` otherwise than as a data row of the file."""
     try:
         yield
-    except (ValueError, TypeError) as exc:
-        text = str(exc)
-        mentioned = [p for p in names if f"`{p}`" in text]
-        if not mentioned:
-            raise
-        for p in mentioned:
-            text = text.replace(f"`{p}`", f"column '{names[p]}'")
-        text = text.replace("`labels`", "--labels")
-        text = re.sub(
-            r"\bindex (\d+)",
-            lambda m: f"data row {int(rows[int(m[1])] if rows is not None else int(m[1])) + 1}",
-            text,
-        )
+    except qwkit.QwkitError as exc:
+        if explain is not None and (text := explain(exc)) is not None:
+            raise CliError(text) from None
+        names = {**OPTION_WORDS, "labels": labels}
+        names.update({p: f"column '{c}'" for p, c in columns.items() if c is not None})
+        names.update(said or {})
+        text = exc.reworded(names, row_text or (lambda i: f"data row {file_row(i, rows)}"))
+        # a parameter named only in a hint ("for survey weights use `sample_weight`")
+        for parameter, word in names.items():
+            text = text.replace(f"`{parameter}`", word)
         raise CliError(text) from None
 
 

@@ -257,23 +257,10 @@ def open_source(text: str, *, sep: str | None = None, decimal: str = ".") -> Ite
 
 
 def _progress(console, total: float, what: str):
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+    """The bar of a long read (``what``: "bytes" or "rows"), with the time left."""
+    from qwkit.cli._progress import bar
 
-    return Progress(
-        TextColumn("{task.description}", style="progress.description", markup=False),
-        BarColumn(),
-        DownloadColumn() if what == "bytes" else TextColumn("{task.completed:,.0f} rows"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=console is None or not console.is_terminal,
-    )
+    return bar(console, unit=what)
 
 
 def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) -> None:

@@ -76,17 +76,16 @@ def folder_option(text: str, option: str) -> str:
     return text
 
 
+FILE_HELP = (
+    "Data file: CSV, TSV or Parquet (the format from the extension, or --sep), "
+    "optionally compressed (.gz, .bz2, .zst, .lz4). '-' is standard input: "
+    "comma-separated text unless --sep says otherwise (Parquet and compressed text "
+    "are recognized); a file named '-' is ./-. Lines above the header that start "
+    "with '#' are comments, unless '#' is followed by the separator."
+)
 FileArg = Annotated[
     str,
-    typer.Argument(
-        help="Data file: CSV, TSV or Parquet (the format from the extension, or --sep), "
-        "optionally compressed (.gz, .bz2, .zst, .lz4). '-' is standard input: "
-        "comma-separated text unless --sep says otherwise (Parquet and compressed text "
-        "are recognized); a file named '-' is ./-. Lines above the header that start "
-        "with '#' are comments, unless '#' is followed by the separator.",
-        show_default=False,
-        metavar="FILE",
-    ),
+    typer.Argument(help=FILE_HELP, show_default=False, metavar="FILE"),
 ]
 TruthOpt = Annotated[
     str,
@@ -155,11 +154,37 @@ WeightColOpt = Annotated[
     str | None,
     typer.Option(
         "--sample-weight",
-        help="Column of non-negative item weights.",
+        help="Column of survey weights: each row is one sampled item with its weight "
+        "(non-negative), and standard errors treat the rows as the sample. For a table "
+        "of counts use --counts instead.",
         show_default=False,
         metavar="COLUMN",
     ),
 ]
+CountsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--counts",
+        help="Column of counts: each row stands for that many identical items, as in a "
+        "table in long format (one row per pair of ratings with its frequency, e.g. R's "
+        "vision data). Standard errors are those of the items, n = the sum of the counts: "
+        "exactly as if each row were repeated. Not with --sample-weight.",
+        show_default=False,
+        metavar="COLUMN",
+    ),
+]
+
+
+def item_weight_options(sample_weight: str | None, counts: str | None) -> None:
+    """``--sample-weight`` and ``--counts`` exclude each other (a usage error)."""
+    if sample_weight is not None and counts is not None:
+        raise typer.BadParameter(
+            "give one of --sample-weight (survey weights) and --counts (each row stands "
+            "for that many items), not both.",
+            param_hint="--counts",
+        )
+
+
 DropOpt = Annotated[
     bool,
     typer.Option(

@@ -26,6 +26,7 @@ __all__ = [
     "cost_bars",
     "kappa_distribution",
     "model_intervals",
+    "pairwise_heatmap",
     "per_class_agreement",
     "percent",
     "threshold_plot",
@@ -148,6 +149,45 @@ def heatmap_figure(
                 )
     fig.colorbar(image, ax=ax, shrink=0.8, label="share of the row")
     return fig
+
+
+def pairwise_figure(values: np.ndarray, names: Sequence[str], *, title: str, label: str):
+    """The figure of :func:`pairwise_heatmap` (for tests of its layout)."""
+    table = np.asarray(values, dtype=np.float64)
+    r = table.shape[0]
+    size = min(8.0, 3.2 + 0.5 * r)
+    fig = _figure(size + 1.4, size)
+    ax = fig.add_subplot()
+    shown = np.ma.masked_invalid(table)
+    image = ax.imshow(shown, cmap="RdYlBu", vmin=-1.0, vmax=1.0, interpolation="nearest")
+    _class_ticks(ax.xaxis, r, names)
+    _class_ticks(ax.yaxis, r, names, vertical=True)
+    ax.set_title(_text(title))
+    if r <= MAX_CELL_NUMBERS:
+        for i in range(r):
+            for j in range(r):
+                if i != j:
+                    value = table[i, j]
+                    text = "–" if not np.isfinite(value) else f"{value:.2f}"
+                    dark = np.isfinite(value) and abs(value) > 0.7
+                    ax.text(
+                        j,
+                        i,
+                        text,
+                        ha="center",
+                        va="center",
+                        fontsize=9 if r <= 10 else 7,
+                        color="white" if dark else "black",
+                    )
+    fig.colorbar(image, ax=ax, shrink=0.8, label=_text(label))
+    return fig
+
+
+def pairwise_heatmap(values: np.ndarray, names: Sequence[str], *, title: str, label: str) -> bytes:
+    """Heatmap of an r × r matrix of pairwise agreement between raters (the diagonal
+    and undefined pairs blank), the values written in the cells up to
+    ``MAX_CELL_NUMBERS`` raters."""
+    return _png(pairwise_figure(values, names, title=title, label=label))
 
 
 def confusion_heatmap(

@@ -19,20 +19,20 @@ import html
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 import qwkit
-from qwkit.cli import _display, _output, _plots
+from qwkit.cli import _columns, _display, _optimism, _output, _plots, _progress
+from qwkit.cli._errors import CliError
 
 __all__ = [
     "Agreement",
     "HtmlReport",
     "add_agreement",
     "file_report",
-    "replicate_kappas",
 ]
 
 _CSS = """
@@ -171,7 +171,8 @@ class Agreement:
     replicates: np.ndarray
     truth_name: str = "rater A"  # how the text calls the rows' ratings
     pred_name: str = "rater B"  # and the columns'
-    sample_weight: np.ndarray | None = None
+    #: ``sample_weight=`` and ``counts=`` of the API calls.
+    item_weights: dict = field(default_factory=dict)
 
 
 def _amount(value: float) -> int | float:
@@ -210,9 +211,7 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
     """Confusion heatmap, per-class agreement, kappa with its CI and the bootstrap
     distribution. Returns the confusion matrix."""
     a = agreement
-    confusion = qwkit.confusion_matrix(
-        a.truth, a.pred, labels=a.labels, sample_weight=a.sample_weight
-    )
+    confusion = qwkit.confusion_matrix(a.truth, a.pred, labels=a.labels, **a.item_weights)
     low, high = a.interval
     report.section("Kappa and its confidence interval", level=level)
     others = []
@@ -228,7 +227,7 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
                             a.pred,
                             labels=a.labels,
                             weights=kind,
-                            sample_weight=a.sample_weight,
+                            **a.item_weights,
                         ),
                     )
                 )
@@ -307,43 +306,19 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def replicate_kappas(test, *, n_resamples: int, seed: int, console=None) -> np.ndarray:
-    """``test.bootstrap_distribution`` in chunks, with a rich progress bar on a terminal."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    rng = np.random.default_rng(seed)
-    chunks = []
-    with Progress(
-        TextColumn("bootstrap"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=console,
-        transient=True,
-        disable=console is None or not console.is_terminal,
-    ) as bar:
-        task = bar.add_task("bootstrap", total=n_resamples)
-        for start in range(0, n_resamples, 1000):
-            size = min(1000, n_resamples - start)
-            chunks.append(test.bootstrap_distribution(size, rng=rng))
-            bar.advance(task, size)
-    return np.concatenate(chunks)
-
-
 #: Widest rating scale a report draws (its K×K heatmap and per-class bars).
 MAX_REPORT_LABELS = 100
 
 
-def _scale_of(labels, *columns) -> np.ndarray:
-    if labels is not None:
-        return np.asarray(labels)
-    low = min(int(np.min(c)) for c in columns)
-    high = max(int(np.max(c)) for c in columns)
-    if high - low + 1 > MAX_REPORT_LABELS:
-        raise ValueError(
-            f"the ratings span {high - low + 1:,} integer labels ({low}..{high}); a report "
+def _check_drawable(scale) -> None:
+    """A report draws at most :data:`MAX_REPORT_LABELS` integer labels of qwkit's own
+    scale (every integer between the extremes): more is a scale worth declaring."""
+    k = len(scale)
+    if k > MAX_REPORT_LABELS:
+        raise CliError(
+            f"the ratings span {k:,} integer labels ({scale[0]}..{scale[-1]}); a report "
             f"draws at most {MAX_REPORT_LABELS}; pass --labels with the ratings that occur."
         )
-    return np.arange(low, high + 1)
 
 
 def cut_point_rows(cuts: np.ndarray, labels: np.ndarray) -> list[list]:
@@ -367,6 +342,34 @@ def role_names(
     return a, b
 
 
+def _optimism_section(report: HtmlReport, opt, level: float) -> None:
+    report.section("The kappa of these cut points on new data")
+    report.paragraph(
+        "The optimism-corrected kappa is "
+        + _optimism.OPTIMISM_MEANING
+        + "; the kappa of the other sections is in-sample (qwkit.optimism_corrected_kappa, "
+        "which refits the cut points on parts of the data)."
+    )
+    low, high = opt.confidence_interval(level)
+    how = (
+        f"{opt.n_splits}-fold cross-fitting × {opt.n_resamples // opt.n_splits}"
+        if opt.method == "cv"
+        else f"bootstrap (Efron–Gong), {opt.n_resamples:,} resamples"
+    )
+    report.table(
+        ["quantity", "value"],
+        [
+            ["in-sample kappa", opt.apparent],
+            ["estimated optimism", opt.optimism],
+            ["optimism-corrected kappa (new data)", opt.statistic],
+            ["standard error", opt.standard_error],
+            [f"{_plots.percent(level)} CI low", low],
+            [f"{_plots.percent(level)} CI high", high],
+            ["estimated by", how],
+        ],
+    )
+
+
 def file_report(
     *,
     file: str,
@@ -374,8 +377,7 @@ def file_report(
     truth: str,
     pred: str | None,
     score: str | None,
-    data: dict,
-    labels,
+    data: _columns.Loaded,
     cuts,
     cut_labels,
     thresholds_path,
@@ -384,34 +386,55 @@ def file_report(
     method: str,
     n_resamples: int,
     seed: int,
-    dropped: int,
     title: str | None,
-    console=None,
-    sample_weight: np.ndarray | None = None,
-    weight_column: str | None = None,
     truth_role: str | None = None,
     pred_role: str | None = None,
+    optimism=None,
 ) -> tuple[HtmlReport, str]:
-    """The ``qwkit report`` page (to be rendered) and a one-line summary."""
+    """The ``qwkit report`` page (to be rendered) and a one-line summary. ``optimism``:
+    ``(method, n_resamples)`` of the optimism-corrected kappa of cut points fitted here."""
     a_name, b_name = role_names(truth, pred, score, truth_role, pred_role)
-    y = data[truth]
+    y = data.columns[truth]
+    labels = data.labels
+    item_weights = data.item_weights
     overview = [["data", source_name], [_capital(a_name), f"column '{truth}'"]]
+    opt = None
     if score is not None:
-        s = data[score]
+        s = data.columns[score]
         if cuts is None:
-            fit = qwkit.optimize_thresholds(
-                y, s, labels=labels, weights=weights, sample_weight=sample_weight
+            if optimism is not None:
+                terms = data.terms(
+                    {"y_true": truth, "y_score": score},
+                    labels=labels,
+                    said=_optimism.OPTIMISM_WORDS,
+                )
+                opt = _optimism.optimism(
+                    y,
+                    s,
+                    data,
+                    terms,
+                    labels=labels,
+                    weights=weights,
+                    method=optimism[0],
+                    n_resamples=optimism[1],
+                    seed=seed,
+                )
+            fit = (
+                opt.threshold_result
+                if opt is not None
+                else qwkit.optimize_thresholds(y, s, labels=labels, weights=weights, **item_weights)
             )
             cuts, cut_scale = fit.thresholds, fit.labels
             origin = (
                 f"fitted on these rows to agree best with {a_name} (qwkit.optimize_thresholds, "
-                "the exact optimum; the kappa below is in-sample, hence optimistic)"
+                "the exact optimum; the kappa below is in-sample, hence optimistic"
+                + ("; see its optimism-corrected value)" if opt is not None else ")")
             )
         else:
             cut_scale = labels if labels is not None else cut_labels
             origin = f"read from {thresholds_path}"
         if cut_scale is not None and len(cut_scale) != len(cuts) + 1:
-            raise ValueError(
+            raise CliError(
                 f"the cut points have {len(cuts)} entries, so the scale needs {len(cuts) + 1} "
                 f"labels; got {len(cut_scale)} ({', '.join(str(v) for v in cut_scale)})."
             )
@@ -422,18 +445,19 @@ def file_report(
             [_capital(b_name), f"column '{score}' rounded with the cut points {origin}"]
         )
     else:
-        predicted = data[pred]
+        predicted = data.columns[pred]
         overview.append([_capital(b_name), f"column '{pred}'"])
     if labels is None and score is not None and thresholds_path is None:
         labels = cut_scale  # the scale of the fitted cut points: the truth's
-    scale = _scale_of(labels, y, predicted)
-    test = qwkit.kappa_test(
-        y, predicted, weights=weights, labels=scale, sample_weight=sample_weight
-    )
+    test = qwkit.kappa_test(y, predicted, weights=weights, labels=labels, **item_weights)
+    scale = test.labels
+    if labels is None:
+        _check_drawable(scale)
     interval = tuple(
-        test.confidence_interval(confidence_level, method=method, n_resamples=n_resamples, rng=seed)
+        _progress.confidence_interval(test, confidence_level, method, n_resamples, seed)
     )
-    replicates = replicate_kappas(test, n_resamples=n_resamples, seed=seed, console=console)
+    replicates = _progress.bootstrap_distribution(test, n_resamples, seed)
+    dropped = data.dropped
     overview += [
         [
             "items",
@@ -447,15 +471,24 @@ def file_report(
         ["rating scale", ", ".join(_display.label_text(v) for v in scale)],
         ["weights", weights],
     ]
-    if weight_column is not None:
+    if data.weight_column is not None:
         overview.append(
-            ["item weights", f"column '{weight_column}' (items: those of positive weight)"]
+            ["item weights", f"column '{data.weight_column}' (items: those of positive weight)"]
         )
+    if data.counts_column is not None:
+        overview.append(
+            ["counts", f"column '{data.counts_column}' (each row stands for that many items)"]
+        )
+    subtitle = (
+        f"{_capital(a_name)} against {b_name}: {weights} weighted kappa "
+        f"{test.statistic:.4f}, {_plots.percent(confidence_level)} CI "
+        f"[{interval[0]:.4f}, {interval[1]:.4f}] ({method})"
+    )
+    if opt is not None:
+        subtitle += f"; on new data (optimism-corrected) {opt.statistic:.4f}"
     report = HtmlReport(
         title or f"Agreement report: {Path(file).name if file != '-' else source_name}",
-        subtitle=f"{_capital(a_name)} against {b_name}: {weights} weighted kappa "
-        f"{test.statistic:.4f}, {_plots.percent(confidence_level)} CI "
-        f"[{interval[0]:.4f}, {interval[1]:.4f}] ({method})",
+        subtitle=subtitle,
     )
     report.section("Overview")
     report.table(None, overview)
@@ -477,6 +510,8 @@ def file_report(
             ),
             alt="Histogram of the scores of each class with the cut points",
         )
+        if opt is not None:
+            _optimism_section(report, opt, confidence_level)
     add_agreement(
         report,
         Agreement(
@@ -491,13 +526,15 @@ def file_report(
             replicates=replicates,
             truth_name=a_name,
             pred_name=b_name,
-            sample_weight=sample_weight,
+            item_weights=item_weights,
         ),
     )
     summary = (
         f"kappa {test.statistic:.4f}, {_plots.percent(confidence_level)} CI [{interval[0]:.4f}, "
         f"{interval[1]:.4f}] ({method}), {test.n_samples:,} items"
     )
+    if opt is not None:
+        summary += "; " + _optimism.optimism_text(opt, confidence_level)
     return report, summary
 
 
