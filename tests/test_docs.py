@@ -20,6 +20,8 @@ USER_DOCUMENTS = [
     ROOT / "README.md",
     *sorted((ROOT / "docs").glob("*.md")),
     *sorted((ROOT / "benchmarks").glob("README*.md")),
+    # docstrings, --help and the messages of the package are read by users too
+    *sorted((ROOT / "src" / "qwkit").rglob("*.py")),
 ]
 PLANNING_NAMES = re.compile(r"seed[-_ ]?0\d\d|DESIGN\.md|shared/seeds", re.IGNORECASE)
 

@@ -321,7 +321,8 @@ class TestOptimismCorrectedKappa:
         y = np.repeat(np.arange(4), 10)
         perfect = qwkit.optimism_corrected_kappa(y, y + 0.1 * np.arange(40) / 40, rng=0)
         assert perfect.statistic == 1.0 and perfect.optimism == 0.0
-        assert perfect.confidence_interval() == (1.0, 1.0)
+        with pytest.warns(qwkit.DegenerateIntervalWarning, match="standard error of 0"):
+            assert perfect.confidence_interval() == (1.0, 1.0)
         for bad, error in ((1.0, ValueError), (0, ValueError), ("0.9", TypeError)):
             with pytest.raises(error, match="`confidence_level`"):
                 res.confidence_interval(bad)

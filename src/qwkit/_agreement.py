@@ -26,7 +26,7 @@ from qwkit._agreement_input import RatingsTable
 from qwkit._cells import Sample
 from qwkit._errors import QwkitError
 from qwkit._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
-from qwkit._results import public_module
+from qwkit._results import labels_dict, public_module, result_dict
 from qwkit._validation import check_alternative, check_replace_undefined_by
 from qwkit._warnings import warn_undefined
 
@@ -252,6 +252,9 @@ class AgreementTestResult(Resampled):
         Fleiss' kappa with identity weights and as many ratings of every item
         (Fleiss, Nee & Landis 1979, eq. 13; the z of R irr's ``kappam.fleiss``); nan
         otherwise. Informational: ``pvalue`` uses ``standard_error``.
+    labels : ndarray of shape (K,)
+        The rating scale the coefficient was computed on (for an integer scale wider
+        than 10,000 categories, a ``range``).
     """
 
     statistic: float
@@ -264,6 +267,7 @@ class AgreementTestResult(Resampled):
     standard_error_null: float = field(repr=False)
     alternative: str = field(repr=False)
     n_population: float | None = field(repr=False)
+    labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
     _upper_bound = 1.0  # no agreement coefficient exceeds 1
 
@@ -306,20 +310,24 @@ class AgreementTestResult(Resampled):
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict:
-        """The result as plain Python values (for JSON)."""
-        return {
-            "coefficient": self.coefficient,
-            "weights": self.weights_kind,
-            "statistic": self.statistic,
-            "standard_error": self.standard_error,
-            "standard_error_null": self.standard_error_null,
-            "pvalue": self.pvalue,
-            "alternative": self.alternative,
-            "degrees_of_freedom": self.degrees_of_freedom,
-            "n_items": self.n_items,
-            "n_raters": self.n_raters,
-            "n_population": self.n_population,
-        }
+        """The result as a dict of plain Python values (floats, ints, str, lists)."""
+        return result_dict(
+            self,
+            (
+                "coefficient",
+                "statistic",
+                "standard_error",
+                "standard_error_null",
+                "pvalue",
+                "alternative",
+                "degrees_of_freedom",
+                "n_items",
+                "n_raters",
+                "n_population",
+            ),
+            weights=self.weights_kind,
+            **labels_dict(self.labels),
+        )
 
 
 public_module(AgreementTestResult, RatingsTable)
@@ -348,6 +356,7 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
             se0,
             alternative,
             population,
+            prep.scale.labels,
             estimator,
         )
 

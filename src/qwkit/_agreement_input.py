@@ -44,11 +44,23 @@ class Scale:
     lo: float = 0.0
     points: np.ndarray | None = None
     text: str = ""  # how the scale was chosen, for messages
+    values: np.ndarray | None = None  # the categories as given (labels, text ratings)
 
     def coordinates(self) -> np.ndarray:
         if self.points is not None:
             return self.points
         return self.lo + np.arange(self.q, dtype=np.float64)
+
+    @property
+    def labels(self):
+        """The categories of the scale: the labels or values as given, or the integers
+        ``lo … lo + q − 1`` (a ``range`` beyond 10,000 of them)."""
+        if self.values is not None:
+            return self.values
+        if self.points is not None:
+            return self.points
+        lo = int(self.lo)
+        return np.arange(lo, lo + self.q) if self.q <= 10_000 else range(lo, lo + self.q)
 
 
 @dataclass(frozen=True)
@@ -191,8 +203,8 @@ def _scale_and_codes(m, labels, kind):
                     parameter="weights",
                 )
             pts = lab.values.astype(np.float64)
-            return pos, Scale(k, points=pts, text=" (the `labels`)")
-        return pos, Scale(k, text=" (the `labels`)")
+            return pos, Scale(k, points=pts, text=" (the `labels`)", values=lab.values)
+        return pos, Scale(k, text=" (the `labels`)", values=lab.values)
     if is_text:
         if kind != "identity":
             shown = kind if kind != "custom" else "a matrix"
@@ -202,7 +214,9 @@ def _scale_and_codes(m, labels, kind):
                 parameter="ratings",
             )
         used, pos = np.unique(values, return_inverse=True)
-        return pos.astype(np.int64), Scale(used.size, text=" (the distinct text ratings)")
+        return pos.astype(np.int64), Scale(
+            used.size, text=" (the distinct text ratings)", values=used
+        )
     ints = integral_or_none(values)
     if ints is not None:
         lo, hi = int(ints.min()), int(ints.max())
@@ -336,9 +350,10 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
                     "`weights`='ratio' needs numeric categories; `labels` hold text.",
                     parameter="weights",
                 )
-            scale = Scale(k, points=lab.values.astype(np.float64), text=" (the `labels`)")
+            points = lab.values.astype(np.float64)
+            scale = Scale(k, points=points, text=" (the `labels`)", values=lab.values)
         else:
-            scale = Scale(k, text=" (the `labels`)")
+            scale = Scale(k, text=" (the `labels`)", values=lab.values)
     else:
         # without labels the columns are the categories 1..K (as R irrCAC's *.dist)
         scale = Scale(k, lo=1.0, text=" (the columns of `counts`)")

@@ -34,7 +34,7 @@ from scipy import special
 from qwkit._cells import CellKappa
 from qwkit._errors import QwkitError
 from qwkit._numerics import to_unit_max
-from qwkit._resampling import ConfidenceInterval
+from qwkit._resampling import MIN_ITEMS, ConfidenceInterval
 from qwkit._results import public_module, reduce_dataclass
 from qwkit._scale import positions_on_scale
 from qwkit._sufficient import kappa_from_table
@@ -47,7 +47,7 @@ from qwkit._validation import (
     item_weights,
     real_vector,
 )
-from qwkit._warnings import UndefinedKappaWarning, warn
+from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 from qwkit._weights import WeightsLike, check_weights, resolve
 
 __all__ = ["OptimismResult", "optimism_corrected_kappa"]
@@ -163,7 +163,18 @@ class OptimismResult:
         level = check_confidence_level(confidence_level)
         se = self.standard_error
         if not (math.isfinite(self.statistic) and math.isfinite(se)):
+            warn(
+                "The corrected kappa or its standard error is undefined (too few items "
+                "or refits); so is its confidence interval.",
+                DegenerateIntervalWarning,
+            )
             return ConfidenceInterval(math.nan, math.nan)
+        if self.n_samples < MIN_ITEMS or se == 0.0:
+            warn(
+                f"The interval rests on {self.n_samples} items and a standard error of "
+                f"{se:.3g}: too little information for it to be trusted.",
+                DegenerateIntervalWarning,
+            )
         half = float(special.ndtri((1.0 + level) / 2.0)) * se  # (eq. O5)
         # kappa never exceeds 1, so neither does the upper limit
         return ConfidenceInterval(

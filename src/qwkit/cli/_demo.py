@@ -127,7 +127,7 @@ def run(*, seed: int = 20261121, test_size: float = 0.3) -> DemoResult:
         ("least squares, rounded", _round_to(ls_test, labels)),
         ("kappa-optimal linear model, rounded", _round_to(kappa_test_scores, labels)),
         ("least squares + exact kappa cut points", cut.predict(ls_test)),
-        ("expected-kappa decision", labels[qwkit.kappa_decision(proba)]),
+        ("kappa decision (expected table)", labels[qwkit.kappa_decision(proba)]),
         ("Bayes decision for insurance profit", labels[qwkit.bayes_decision(proba, loss)]),
     )
     models = tuple(_row(name, y_test, pred, labels, loss) for name, pred in rules)
@@ -285,8 +285,8 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
         "points of the least-squares score, fitted on the training wines "
         "(optimize_thresholds); and two decisions from class probabilities "
         f"(a Gaussian predictive around the score, sd {result.residual_sd:.3f}): the "
-        "expected-kappa decision (kappa_decision) and the Bayes decision that maximizes "
-        "expected profit (bayes_decision)."
+        "decision whose expected confusion table has the highest kappa (kappa_decision) and "
+        "the Bayes decision that maximizes expected profit (bayes_decision)."
     )
     m = result.models
     report.figure(
