@@ -72,6 +72,58 @@ ROWS = (
     ("mlp-wk", "kappa-decision"),
     ("mlp-wk", "argmax"),
 )
+#: Within-model comparisons, the study's primary questions (one Holm family):
+#: (question, what is compared, row a, row b); Δ = QWK(a) − QWK(b).
+COMPARISONS = (
+    (
+        "objective",
+        "LightGBM: `kappa_objective` − squared error (→ cut points)",
+        ("lgb-kappa", "cut"),
+        ("lgb-se", "cut"),
+    ),
+    (
+        "objective",
+        "XGBoost: `kappa_objective` − squared error (→ cut points)",
+        ("xgb-kappa", "cut"),
+        ("xgb-se", "cut"),
+    ),
+    (
+        "objective",
+        "MLP: `SoftKappaLoss` − MSE (→ cut points)",
+        ("mlp-soft", "cut"),
+        ("mlp-mse", "cut"),
+    ),
+    (
+        "objective",
+        "MLP: `WeightedKappaLoss` → `kappa_decision` − MSE → cut points",
+        ("mlp-wk", "kappa-decision"),
+        ("mlp-mse", "cut"),
+    ),
+    (
+        "decoding",
+        "LightGBM, squared error: cut points − rounding",
+        ("lgb-se", "cut"),
+        ("lgb-se", "round"),
+    ),
+    (
+        "decoding",
+        "LightGBM, squared error: cut points out of fold − in-sample",
+        ("lgb-se", "cut"),
+        ("lgb-se", "cut-in-sample"),
+    ),
+    (
+        "decoding",
+        "LightGBM, multiclass: `kappa_decision` − argmax",
+        ("lgb-multiclass", "kappa-decision"),
+        ("lgb-multiclass", "argmax"),
+    ),
+    (
+        "decoding",
+        "ordered logit: `kappa_decision` − argmax",
+        ("ordered-logit", "kappa-decision"),
+        ("ordered-logit", "argmax"),
+    ),
+)
 GROUP_COLORS = {
     "lgb-se": "tab:blue",
     "xgb-se": "tab:blue",
@@ -104,6 +156,34 @@ def holm(pvalues: dict) -> dict:
     return out
 
 
+def paired(y, scale, a: np.ndarray, b: np.ndarray) -> dict:
+    """compare_kappa_test of predictions a against b (same items), per repetition, and
+    the summaries over repetitions: mean Δ, mean SE, median p-value."""
+    reps = []
+    for r in range(a.shape[0]):
+        if np.array_equal(a[r], b[r]):
+            reps.append({"identical": True, "delta": 0.0, "se": 0.0, "pvalue": None})
+            continue
+        cmp = qwkit.compare_kappa_test(y, a[r], b[r], labels=scale)
+        reps.append(
+            {
+                "identical": False,
+                "delta": cmp.statistic,
+                "se": cmp.standard_error,
+                "pvalue": cmp.pvalue,
+            }
+        )
+    pvalues = [rep["pvalue"] for rep in reps if rep["pvalue"] is not None]
+    return {
+        "repetitions": reps,
+        "delta": float(np.mean([rep["delta"] for rep in reps])),
+        "se": float(np.mean([rep["se"] for rep in reps])),
+        "pvalue": float(np.median(pvalues)) if pvalues else None,
+        "significant_reps": sum(p < 0.05 for p in pvalues),
+        "identical": all(rep["identical"] for rep in reps),
+    }
+
+
 def summarize_row(y, scale, pooled, base, config, color_index) -> dict:
     """QWK, bootstrap CI and the paired test against the baseline, per repetition."""
     reps = []
@@ -114,27 +194,18 @@ def summarize_row(y, scale, pooled, base, config, color_index) -> dict:
             n_resamples=config.n_resamples,
             rng=np.random.default_rng([config.seed, color_index, r]),
         )
-        rep = {"qwk": test.statistic, "ci_low": ci.low, "ci_high": ci.high}
-        if np.array_equal(pooled[r], base[r]):
-            rep.update(identical=True, delta=0.0, se=0.0, pvalue=None)
-        else:
-            cmp = qwkit.compare_kappa_test(y, pooled[r], base[r], labels=scale)
-            rep.update(identical=False, delta=cmp.statistic, se=cmp.standard_error)
-            rep["pvalue"] = cmp.pvalue
-        reps.append(rep)
+        reps.append({"qwk": test.statistic, "ci_low": ci.low, "ci_high": ci.high})
     qwk = [rep["qwk"] for rep in reps]
-    pvalues = [rep["pvalue"] for rep in reps if rep["pvalue"] is not None]
+    versus = paired(y, scale, pooled, base)
     return {
-        "repetitions": reps,
         "qwk": float(np.mean(qwk)),
         "qwk_sd": float(np.std(qwk, ddof=1)) if len(qwk) > 1 else float("nan"),
         "ci_low": float(np.mean([rep["ci_low"] for rep in reps])),
         "ci_high": float(np.mean([rep["ci_high"] for rep in reps])),
-        "delta": float(np.mean([rep["delta"] for rep in reps])),
-        "se": float(np.mean([rep["se"] for rep in reps])),
-        "pvalue": float(np.median(pvalues)) if pvalues else None,
-        "significant_reps": sum(p < 0.05 for p in pvalues),
-        "identical": all(rep["identical"] for rep in reps),
+        "repetitions": reps,
+        **{key: versus[key] for key in ("delta", "se", "pvalue", "significant_reps")},
+        "identical": versus["identical"],
+        "repetitions_versus_baseline": versus["repetitions"],
     }
 
 
@@ -156,9 +227,24 @@ def summarize(results: dict, config) -> dict:
             "seconds": seconds,
             "optimism": res["optimism"],
         }
+    for color, res in results.items():
+        summary[color]["comparisons"] = [
+            paired(res["y"], res["scale"], res["preds"][a], res["preds"][b])
+            for _, _, a, b in COMPARISONS
+        ]
+    primary = {
+        (color, i): summary[color]["comparisons"][i]["pvalue"]
+        for color in results
+        for i in range(len(COMPARISONS))
+        if summary[color]["comparisons"][i]["pvalue"] is not None
+    }
+    for (color, i), p in holm(primary).items():
+        summary[color]["comparisons"][i]["pvalue_holm"] = p
+    summary["n_primary"] = len(primary)
     tests = {
         (color, row): s["rows"][row]["pvalue"]
         for color, s in summary.items()
+        if color in results
         for row in ROWS
         if s["rows"][row]["pvalue"] is not None
     }
@@ -232,8 +318,24 @@ def _table(s: dict) -> list[str]:
         lines.append(
             f"| {name} | {r['qwk']:.3f} | {r['ci_low']:.3f}–{r['ci_high']:.3f} | {sd} "
             f"| {delta} | {_p(r['pvalue'])} | {_p(r.get('pvalue_holm'))} "
-            f"| {s['seconds'][row[0]]:.2f} |"
+            f"| {s['seconds'][row[0]]:.3f} |"
         )
+    return lines
+
+
+def _comparisons_table(summary: dict, colors) -> list[str]:
+    head = "| question | Δ QWK, compared on the same items |"
+    rule = "|---|---|"
+    for color in colors:
+        head += f" {color}: Δ | p | p (Holm) |"
+        rule += "---:|---:|---:|"
+    lines = [head, rule]
+    for i, (question, text, _, _) in enumerate(COMPARISONS):
+        line = f"| {question} | {text} |"
+        for color in colors:
+            c = summary[color]["comparisons"][i]
+            line += f" {c['delta']:+.3f} | {_p(c['pvalue'])} | {_p(c.get('pvalue_holm'))} |"
+        lines.append(line)
     return lines
 
 
@@ -276,7 +378,7 @@ def _optimism_table(summary: dict, colors) -> list[str]:
 
 
 def markdown(summary: dict, config, machine: dict, command: str) -> str:
-    colors = [c for c in summary if c != "n_tests"]
+    colors = [c for c in summary if isinstance(summary[c], dict)]
     v = machine["versions"]
     lines = [
         "<!-- generated by benchmarks/study_training.py; do not edit by hand -->",
@@ -322,6 +424,14 @@ def markdown(summary: dict, config, machine: dict, command: str) -> str:
             _best(s),
             "",
         ]
+    lines += [
+        "**Within-model comparisons** (the primary questions: the same model trained on "
+        "kappa or on squared error, the same model decoded two ways; Δ and p as above, "
+        f"Holm's adjustment over these {summary['n_primary']} tests only)",
+        "",
+        *_comparisons_table(summary, colors),
+        "",
+    ]
     n_folds = len(summary[colors[0]]["optimism"])
     lines += [
         f"**Optimism of cut points** (LightGBM, squared error; means over the {n_folds} outer "
@@ -368,7 +478,7 @@ def plot(summary: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colors = [c for c in summary if c != "n_tests"]
+    colors = [c for c in summary if isinstance(summary[c], dict)]
     rows = [row for row in ROWS if row[1] not in ("rescale-cut",)]
     ypos = np.arange(len(rows))[::-1]
     fig, axes = plt.subplots(
@@ -414,7 +524,7 @@ def plot(summary: dict, path: Path) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("seconds per fit (median)")
     ax.set_title("training time")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(ypos)
     axes[0].set_yticklabels([row_name(row).replace("`", "") for row in rows], fontsize=8)

@@ -106,10 +106,19 @@ class TestStudyTraining:
         assert summary["n_tests"] == len(tested) > 0
         assert all(r["pvalue"] <= r["pvalue_holm"] <= 1 for r in tested)
         assert len(summary["red"]["optimism"]) == tiny.n_splits * tiny.n_repeats
+        compared = summary["red"]["comparisons"]
+        assert len(compared) == len(report.COMPARISONS)
+        for (_, _, a, b), c in zip(report.COMPARISONS, compared, strict=True):
+            delta = [
+                rows[a]["repetitions"][r]["qwk"] - rows[b]["repetitions"][r]["qwk"]
+                for r in range(tiny.n_repeats)
+            ]
+            assert c["delta"] == pytest.approx(np.mean(delta), abs=1e-12)
 
         machine = report.machine_info() | {"wall_minutes": 0.1, "load_end": [], "warnings": []}
         text = report.markdown(summary, tiny, machine, "python benchmarks/study_training.py")
         assert all(report.row_name(row) in text for row in report.ROWS)
+        assert all(text_ in text for _, text_, _, _ in report.COMPARISONS)
         doc = tmp_path / "doc.md"
         doc.write_text(f"before\n{report.BEGIN}\nold\n{report.END}\nafter\n", encoding="utf-8")
         report.update_block(doc, text)
