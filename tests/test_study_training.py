@@ -130,3 +130,26 @@ class TestStudyTraining:
         report.write_json(summary, tiny, machine, tmp_path / "results.json")
         payload = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
         assert payload["config"]["n_splits"] == 2
+
+    def test_committed_docs_match_committed_results(self, study):
+        # docs/training.md's block and benchmarks/study_training.json come from one run
+        import _study_report as report
+
+        root = BENCHMARKS.parent
+        payload = json.loads((BENCHMARKS / "study_training.json").read_text(encoding="utf-8"))
+        doc = (root / "docs" / "training.md").read_text(encoding="utf-8")
+        block = doc.split(report.BEGIN)[1].split(report.END)[0]
+        tables = block.split("**Red wine**")[1].split("**White wine**")
+        for color, table in zip(("red", "white"), tables, strict=True):
+            rows = payload["summary"][color]["rows"]
+            cells = {}
+            for line in table.splitlines():
+                if line.startswith("| ") and " | " in line:
+                    name, qwk = line[2:].split(" | ")[:2]
+                    for note in ("**", " (baseline)", " (identical to → cut points)"):
+                        name = name.replace(note, "")
+                    cells[name] = qwk
+            for row in report.ROWS:
+                name = report.row_name(row)
+                assert cells[name] == f"{rows[' / '.join(row)]['qwk']:.3f}", (color, name)
+        assert (root / "docs" / "study_training.png").is_file()
