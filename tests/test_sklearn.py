@@ -672,3 +672,17 @@ class TestImports:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         )
         assert "pip install 'qwkit[sklearn]'" in out.stdout
+
+
+def test_optimal_rounder_keeps_its_out_of_fold_scores():
+    from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    rng = np.random.default_rng(20261121)
+    X = rng.normal(size=(120, 3))
+    y = np.clip(np.round(1.5 + X @ [1.0, 0.5, 0.0] + rng.normal(size=120)), 0, 4)
+    model = OptimalRounder(LinearRegression()).fit(X, y)
+    expected = cross_val_predict(LinearRegression(), X, y, cv=StratifiedKFold(5))
+    np.testing.assert_allclose(model.oof_score_, expected, rtol=1e-12)
+    res = qwkit.optimize_thresholds(y, model.oof_score_, labels=model.classes_)
+    np.testing.assert_array_equal(res.thresholds, model.thresholds_)

@@ -216,8 +216,11 @@ class OptimalRounder(ClassifierMixin, BaseEstimator):
     rounded out-of-fold predictions (:func:`qwkit.optimize_thresholds`: the global
     optimum, not Nelder–Mead), refits `estimator` on all the data, and predicts the
     class of ``estimator_.predict(X)`` under those cut points. It replaces the Kaggle
-    ``OptimizedRounder``; thresholds fitted out of fold are not fooled by the
-    in-sample optimism of the regressor.
+    ``OptimizedRounder``. Fitting the thresholds on out-of-fold scores gives them the
+    spread of scores on new items, and makes ``threshold_result_.statistic`` free of the
+    regressor's in-sample optimism (though not of the cut points' own: see
+    :func:`qwkit.optimism_corrected_kappa`); in the study of ``docs/training.md`` it did
+    not by itself improve held-out kappa over cut points fitted in-sample.
 
     Parameters
     ----------
@@ -262,6 +265,9 @@ default="quadratic"
         of the cut points, which were fitted to those same scores: for an honest
         estimate pass the out-of-fold scores to :func:`qwkit.optimism_corrected_kappa`
         (see Examples).
+    oof_score_ : ndarray of shape (n_samples,)
+        The scores the thresholds were fitted on: out of fold (in-sample with
+        ``cv=None``).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -309,14 +315,11 @@ default="quadratic"
     >>> round(model.score(X, y), 6)
     0.701948
 
-    How well will the cut points do on new data? The same out-of-fold scores (an int
-    ``cv`` is an unshuffled ``StratifiedKFold``), with the cut points refitted on
-    cross-validation folds of them:
+    How well will the cut points do on new data? The same out-of-fold scores, with the
+    cut points refitted on cross-validation folds of them:
 
     >>> import qwkit
-    >>> from sklearn.model_selection import StratifiedKFold, cross_val_predict
-    >>> oof = cross_val_predict(LinearRegression(), X, y, cv=StratifiedKFold(5))
-    >>> honest = qwkit.optimism_corrected_kappa(y, oof, rng=0)
+    >>> honest = qwkit.optimism_corrected_kappa(y, model.oof_score_, rng=0)
     >>> round(honest.apparent, 6), round(honest.statistic, 6)
     (0.709385, 0.645859)
     """
@@ -430,6 +433,7 @@ default="quadratic"
         self.classes_ = np.array(result.labels)  # writeable copies, never `labels` itself
         self.thresholds_ = np.array(result.thresholds)
         self.threshold_result_ = result
+        self.oof_score_ = scores
         return self
 
     def predict_score(self, X):
