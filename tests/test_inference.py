@@ -798,7 +798,7 @@ class TestMeanKappa:
             qwkit.mean_kappa(kappas, sample_weight=weights)
 
 
-# ============================================================================ degenerate data and extreme weights
+# ============================================ degenerate data and extreme weights
 
 
 class TestDegenerateAndScaled:
