@@ -4,26 +4,8 @@ No defaults, no ``None``, no user-facing errors live here: the API layer validat
 first (a kernel reports a bad position as an index, and the caller raises). Numba
 options are set once, in ``_jit``.
 
-Who may import what (the floors of the package, bottom up):
-
-1. ``_kernels`` (numba only), ``_errors``, ``_warnings``, ``_numerics``, ``_dyadic``
-   (exact sums of float weights, whatever their order).
-2. ``_validation`` (arrays, item weights, options) → ``_scale`` (labels, ratings on a
-   scale, for any number of raters) → ``_weights`` (the one resolver of ``weights``).
-3. Shared machinery: ``_sufficient`` (five sums, tables, kappa from them; two-rater
-   inputs), ``_cells`` (present cells, kappa of cells, resampling units),
-   ``_resampling`` (intervals, tests), ``_fractional`` (Dinkelbach), ``_linalg``
-   (least squares), ``_results`` (result helpers), ``_files`` (atomic writing),
-   ``_state`` (mergeable sufficient statistics: the one implementation behind the
-   in-memory functions, the accumulators and ``qwkit.dask``).
-4. Features — ``_kappa``, ``_accumulator``, ``_inference``, ``_compare``,
-   ``_thresholds``, ``_decision``, ``_regression``, ``_costs``, and the newer ones —
-   import floors 1–3, never each other's private names (a public function of another
-   feature may be called).
-5. ``qwkit/__init__.py`` (the flat public API); integrations (``qwkit.sklearn``,
-   ``qwkit.economics``, ``qwkit.lightgbm``, ``qwkit.xgboost``, ``qwkit.torch``,
-   ``qwkit.dask``) and ``qwkit.cli`` import the public API (and floors 1–3 where they
-   need shared validation), never a feature's private names.
+Who may import what — the floors of the package, kernels at the bottom — is in
+``CONTRIBUTING.md`` ("The map of the package").
 """
 
 from qwkit._kernels._agreement import ratio_apply
