@@ -31,7 +31,6 @@ from qwkit._kernels._counts import (
     LIMB_BITS,
     confusion_counts,
     confusion_weighted,
-    five_sums,
     five_sums_checked,
     five_sums_limbs,
     five_sums_shifted,
@@ -51,10 +50,29 @@ from qwkit._kernels._exact import (
     weight_extremes,
     window,
 )
+from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, threaded
+from qwkit._kernels._sums import (
+    MARGIN_CLASSES,
+    SURVEY_RATINGS,
+    SURVEY_WINDOW,
+    five_sums,
+    five_sums_narrow,
+    five_sums_narrow_par,
+    five_sums_par,
+    margins,
+    margins_par,
+    survey_sums,
+    survey_sums_par,
+)
 from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
 
 __all__ = [
+    "CHUNK",
     "LIMB_BITS",
+    "MARGIN_CLASSES",
+    "SURVEY_RATINGS",
+    "SURVEY_WINDOW",
+    "THREAD_MIN_ITEMS",
     "aggregate_pairs",
     "aggregate_pairs_exact",
     "assignment_table",
@@ -67,7 +85,12 @@ __all__ = [
     "five_sums",
     "five_sums_checked",
     "five_sums_limbs",
+    "five_sums_narrow",
+    "five_sums_narrow_par",
+    "five_sums_par",
     "five_sums_shifted",
+    "margins",
+    "margins_par",
     "minmax2",
     "monotone_dp",
     "normalize_rows",
@@ -76,6 +99,9 @@ __all__ = [
     "scan_weights",
     "soft_sums",
     "soft_sums_weighted",
+    "survey_sums",
+    "survey_sums_par",
+    "threaded",
     "weight_extremes",
     "window",
 ]

@@ -48,37 +48,6 @@ def minmax2(a, b):
 
 
 @njit(**_JIT)
-def five_sums(a, b):
-    """Σa, Σb, Σa², Σb², Σab for small non-negative ratings, and their bitwise OR.
-
-    The hot path. Products are formed from the values truncated to int32, which lets
-    the compiler use 32×32→64-bit vector multiplies (``vpmuldq``) instead of emulated
-    64-bit ones; the OR of every raw value bounds the largest one. The caller trusts the
-    sums only when ``0 <= or_all < 2**31`` (no negative value, every value exact in
-    int32) and ``n * or_all**2 < 2**63`` (no int64 overflow); otherwise it calls
-    :func:`five_sums_checked`.
-    """
-    sa = np.int64(0)
-    sb = np.int64(0)
-    saa = np.int64(0)
-    sbb = np.int64(0)
-    sab = np.int64(0)
-    or_all = np.int64(0)
-    for i in range(a.shape[0]):
-        x = np.int64(a[i])
-        y = np.int64(b[i])
-        or_all |= x | y
-        x32 = np.int64(np.int32(x))
-        y32 = np.int64(np.int32(y))
-        sa += x32
-        sb += y32
-        saa += x32 * x32
-        sbb += y32 * y32
-        sab += x32 * y32
-    return sa, sb, saa, sbb, sab, or_all
-
-
-@njit(**_JIT)
 def five_sums_checked(a, b):
     """Σa, Σb, Σa², Σb², Σab in int64, with the extremes of both arrays.
 

@@ -1,0 +1,181 @@
+"""Kappa of named weights from moments: one vectorized pass, no K×K table.
+
+Named weights depend only on the difference of two positions, so kappa (eq. 1 of
+Vaughn & Justice 2015, κ = (S − O·N)/S with N = Σw, O = Σ w·d(a, b) and S = hᵀ·D·g)
+needs far less than the table:
+
+- quadratic weights: Σw, Σw·a, Σw·b, Σw·(a² + b²), Σw·ab (eq. Q), since
+  O = Σw(a² + b²) − 2Σw·ab and S = N·Σw(a² + b²) − 2·Σw·a·Σw·b;
+- linear and unweighted kappa: the two margins h, g and one per-item sum,
+  O = Σa + Σb − 2·Σ min(a, b) (linear) or O = N − #{a = b} (unweighted).
+
+Every sum here is an exact integer — sums of survey weights too, in units of a power of
+two (``_kernels.survey_sums``) — so kappa is one correctly rounded division of exact
+integers: the value the table path computes from the same items, to the last bit. Each
+function returns None when its kernel's bound shows the fast path does not apply
+(ratings out of its range, weights outside its exponent window or invalid); the caller
+then counts a table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qwkit import _kernels
+from qwkit._dyadic import weight_bits
+from qwkit._scale import Ratings, check_in_scale, check_whole_scale
+from qwkit._warnings import warn_undefined
+from qwkit._weights import named_weights, zero_disagreement_reason
+
+__all__ = ["kappa_from_sums", "margin_kappa", "quadratic_sums", "survey_quadratic_kappa"]
+
+_INT64_LIMIT = 2**63
+_BOTH_CONSTANT = "both raters use a single, identical rating"
+#: Ratings read natively in int32 lanes (int8, int16, int32, and the unsigned ones).
+_NARROW_ITEMSIZE = 4
+#: Values below this bound keep the int32 block sums of the narrow kernel exact.
+_NARROW_MAX = 128
+
+
+def _pick(serial, threaded, n: int):
+    return threaded if _kernels.threaded(n) else serial
+
+
+# ---------------------------------------------------------------------------- quadratic
+
+
+def quadratic_sums(r: Ratings) -> tuple[int, int, int, int]:
+    """Σa, Σb, Σ(a² + b²), Σab of eq. Q for unweighted quadratic kappa, exact for any
+    int64 data.
+
+    The common case (small non-negative ratings) takes one pass of the fastest kernel
+    for the dtype: int32 lanes for ratings of at most 4 bytes, int64 lanes otherwise.
+    Else one pass returns the sums and the extremes (which also check explicit
+    labels); if the extremes show that the int64 sums could have overflowed, a shifted
+    pass (values minus the minimum) or, for ranges whose squares exceed int64, the
+    limb-split pass recomputes them.
+    """
+    n = r.n_samples
+    a, b = r.a, r.b
+    if a.dtype.itemsize <= _NARROW_ITEMSIZE and b.dtype.itemsize <= _NARROW_ITEMSIZE:
+        kernel = _pick(_kernels.five_sums_narrow, _kernels.five_sums_narrow_par, n)
+        sa, sb, s2, sab, hi, lo = kernel(a, b)
+        if 0 <= lo and hi < _NARROW_MAX:
+            if r.n_classes is not None and not r.checked:
+                if lo < r.offset or hi >= r.offset + r.n_classes:
+                    check_whole_scale(r)  # raises, naming the first rating off the scale
+            return int(sa), int(sb), int(s2), int(sab)
+    if r.n_classes is None:
+        kernel = _pick(_kernels.five_sums, _kernels.five_sums_par, n)
+        sa, sb, saa, sbb, sab, or_all = kernel(a, b)
+        if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
+            return int(sa), int(sb), int(saa) + int(sbb), int(sab)
+    sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(a, b)
+    check_in_scale(r, [(amin, amax), (bmin, bmax)])
+    big = max(abs(int(amin)), abs(int(amax)), abs(int(bmin)), abs(int(bmax)))
+    if big < 2**31 and n * big * big < _INT64_LIMIT:  # products were formed in int32
+        return int(sa), int(sb), int(saa) + int(sbb), int(sab)
+    lo = min(int(amin), int(bmin))
+    span = max(int(amax), int(bmax)) - lo
+    if n * span * span < _INT64_LIMIT:
+        sa, sb, saa, sbb, sab = (int(s) for s in _kernels.five_sums_shifted(a, b, np.int64(lo)))
+        return sa, sb, saa + sbb, sab
+    parts = _kernels.five_sums_limbs(a, b, np.int64(lo))
+    col = [sum(int(x) for x in parts[:, j]) for j in range(parts.shape[1])]
+    base = 1 << _kernels.LIMB_BITS
+    powers = [base**p for p in range(5)]
+    sa = sum(col[j] * powers[j] for j in range(3))
+    sb = sum(col[3 + j] * powers[j] for j in range(3))
+    s2 = sum((col[6 + j] + col[11 + j]) * powers[j] for j in range(5))
+    sab = sum(col[16 + j] * powers[j] for j in range(5))
+    return sa, sb, s2, sab
+
+
+def kappa_from_sums(n: int, sa: int, sb: int, s2: int, sab: int, replace) -> float:
+    """Eq. Q with Python integers — n items (or the total weight), Σa, Σb, Σ(a² + b²),
+    Σab — exact up to one correctly rounded division."""
+    den = n * s2 - 2 * sa * sb
+    if den == 0:
+        return warn_undefined(replace, _BOTH_CONSTANT)
+    return 2 * (n * sab - sa * sb) / den  # (eq. Q)
+
+
+# ---------------------------------------------------------------------------- margins
+
+
+def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
+    """Linear or unweighted kappa of ratings on at most eight positions, from the two
+    margins and Σ min(a, b) or #{a = b} (one pass, no table); None when a rating falls
+    outside the eight positions the kernel counts (the caller counts a table)."""
+    lo = 0 if r.n_classes is None else r.offset
+    if r.n_classes is not None and (r.n_classes > _kernels.MARGIN_CLASSES or r.checked):
+        return None  # text labels are positions already; wide scales need a table
+    n = r.n_samples
+    m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, np.int64(lo))
+    if not 0 <= m[18] < _kernels.MARGIN_CLASSES:
+        return None
+    h = [int(x) for x in m[:8]]
+    g = [int(x) for x in m[8:16]]
+    if r.n_classes is not None and (any(h[r.n_classes :]) or any(g[r.n_classes :])):
+        check_whole_scale(r)  # raises, naming the first rating off the scale
+    if kind == "linear":
+        total = sum(i * (x + y) for i, (x, y) in enumerate(zip(h, g, strict=True)))
+        observed = total - 2 * int(m[16])  # Σ|a − b| = Σa + Σb − 2·Σ min(a, b)
+    else:
+        observed = n - int(m[17])
+    d = named_weights(8, kind).astype(np.int64)
+    s = sum(h[i] * int(np.dot(d[i], g)) for i in range(8) if h[i])  # S = hᵀ·D·g
+    if s == 0:
+        rows, cols = np.flatnonzero(h), np.flatnonzero(g)
+        return warn_undefined(replace, zero_disagreement_reason(d, rows, cols))
+    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+
+
+# ---------------------------------------------------------------------------- survey weights
+
+#: Weights sampled to place the exponent window of the survey kernel.
+_WINDOW_SAMPLE = 64
+#: Largest window start: +inf and NaN (exponent field 0x7FF) then always fall outside.
+_MAX_E0 = 0x7FF - _kernels.SURVEY_WINDOW
+
+
+def _survey_window(bits: np.ndarray) -> int | None:
+    """The start e0 of an exponent window [e0, e0 + 8) that holds the exponent fields of
+    a sample of the positive weights, centred on them; None when the sample alone spans
+    more than the window (the general path then sums the weights)."""
+    step = max(1, bits.shape[0] // _WINDOW_SAMPLE)
+    sample = bits[::step]
+    fields = (sample[sample > 0] >> 52).astype(np.int64)  # negatives / −0.0 have bit 63
+    fields = fields[fields < 0x7FF]
+    if fields.size == 0:
+        return None
+    low, high = int(fields.min()), int(fields.max())
+    slack = _kernels.SURVEY_WINDOW - 1 - (high - low)
+    if slack < 0 or low == 0:
+        return None
+    return max(1, min(low - slack // 2, _MAX_E0))
+
+
+def survey_quadratic_kappa(r: Ratings, weights: np.ndarray, replace: float) -> float | None:
+    """Quadratic kappa with survey weights from exact weighted moments (eq. Q), one
+    vectorized pass that also validates the weights; None when the fast path does not
+    apply (explicit labels, ratings outside [0, 32), weights spanning more than 2**8,
+    zero total, or invalid weights — the caller validates and counts a table)."""
+    if r.n_classes is not None:
+        return None
+    bits = weight_bits(weights)
+    e0 = _survey_window(bits)
+    if e0 is None:
+        return None
+    kernel = _pick(_kernels.survey_sums, _kernels.survey_sums_par, r.n_samples)
+    acc, or_v, or_d = kernel(r.a, r.b, bits, np.int64(e0))
+    if not (0 <= or_v < _kernels.SURVEY_RATINGS and or_d < _kernels.SURVEY_WINDOW):
+        return None
+    w, sa, sb, s2, sab = (
+        (int(acc[2 * k, 0]) | int(acc[2 * k, 1]) << 64)
+        + ((int(acc[2 * k + 1, 0]) | int(acc[2 * k + 1, 1]) << 64) << 32)
+        for k in range(5)
+    )
+    if w == 0:
+        return None  # every weight zero: the caller's validation says so
+    return kappa_from_sums(w, sa, sb, s2, sab, replace)
