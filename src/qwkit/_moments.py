@@ -104,29 +104,33 @@ def kappa_from_sums(n: int, sa: int, sb: int, s2: int, sab: int, replace) -> flo
 
 
 def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
-    """Linear or unweighted kappa of ratings on at most eight positions, from the two
-    margins and Σ min(a, b) or #{a = b} (one pass, no table); None when a rating falls
-    outside the eight positions the kernel counts (the caller counts a table)."""
-    lo = 0 if r.n_classes is None else r.offset
-    if r.n_classes is not None and (r.n_classes > _kernels.MARGIN_CLASSES or r.checked):
-        return None  # text labels are positions already; wide scales need a table
+    """Linear or unweighted kappa of ratings on eight values 0..7 (positions from the
+    offset of explicit labels), from the two margins and Σ min(a, b) or #{a = b} (one
+    pass, no table); None when a rating falls outside 0..7 (the caller counts a
+    table)."""
+    if r.n_classes is not None and r.checked:
+        return None  # text labels: the ratings are positions already, counted in a table
     n = r.n_samples
-    m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, np.int64(lo))
-    if not 0 <= m[18] < _kernels.MARGIN_CLASSES:
+    linear = kind == "linear"
+    m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, linear)
+    if not 0 <= m[17] < _kernels.MARGIN_CLASSES:
         return None
+    lo = 0 if r.n_classes is None else r.offset  # positions: values − lo
     h = [int(x) for x in m[:8]]
     g = [int(x) for x in m[8:16]]
-    if r.n_classes is not None and (any(h[r.n_classes :]) or any(g[r.n_classes :])):
-        check_whole_scale(r)  # raises, naming the first rating off the scale
-    if kind == "linear":
-        total = sum(i * (x + y) for i, (x, y) in enumerate(zip(h, g, strict=True)))
+    if r.n_classes is not None:
+        inside = range(lo, lo + r.n_classes)
+        if any(h[v] or g[v] for v in range(8) if v not in inside):
+            check_whole_scale(r)  # raises, naming the first rating off the scale
+    if linear:
+        total = sum(v * (x + y) for v, (x, y) in enumerate(zip(h, g, strict=True)))
         observed = total - 2 * int(m[16])  # Σ|a − b| = Σa + Σb − 2·Σ min(a, b)
     else:
-        observed = n - int(m[17])
-    d = named_weights(8, kind).astype(np.int64)
+        observed = n - int(m[16])
+    d = named_weights(8, kind).astype(np.int64)  # depends on differences only: any offset
     s = sum(h[i] * int(np.dot(d[i], g)) for i in range(8) if h[i])  # S = hᵀ·D·g
     if s == 0:
-        rows, cols = np.flatnonzero(h), np.flatnonzero(g)
+        rows, cols = np.flatnonzero(h) - lo, np.flatnonzero(g) - lo
         return warn_undefined(replace, zero_disagreement_reason(d, rows, cols))
     return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
 
@@ -171,11 +175,9 @@ def survey_quadratic_kappa(r: Ratings, weights: np.ndarray, replace: float) -> f
     acc, or_v, or_d = kernel(r.a, r.b, bits, np.int64(e0))
     if not (0 <= or_v < _kernels.SURVEY_RATINGS and or_d < _kernels.SURVEY_WINDOW):
         return None
-    w, sa, sb, s2, sab = (
-        (int(acc[2 * k, 0]) | int(acc[2 * k, 1]) << 64)
-        + ((int(acc[2 * k + 1, 0]) | int(acc[2 * k + 1, 1]) << 64) << 32)
-        for k in range(5)
-    )
+    words = [int(x) for x in acc]
+    halves = [words[2 * j] | words[2 * j + 1] << 64 for j in range(10)]  # Σlo, Σhi, ...
+    w, sa, sb, s2, sab = (halves[2 * k] + (halves[2 * k + 1] << 32) for k in range(5))
     if w == 0:
         return None  # every weight zero: the caller's validation says so
     return kappa_from_sums(w, sa, sb, s2, sab, replace)

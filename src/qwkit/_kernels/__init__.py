@@ -51,6 +51,7 @@ from qwkit._kernels._exact import (
     window,
 )
 from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, threaded
+from qwkit._kernels._resample import gather_tables, pcg64_integers, resample_tables
 from qwkit._kernels._sums import (
     MARGIN_CLASSES,
     SURVEY_RATINGS,
@@ -89,12 +90,15 @@ __all__ = [
     "five_sums_narrow_par",
     "five_sums_par",
     "five_sums_shifted",
+    "gather_tables",
     "margins",
     "margins_par",
     "minmax2",
     "monotone_dp",
     "normalize_rows",
+    "pcg64_integers",
     "ratio_apply",
+    "resample_tables",
     "round_rows",
     "scan_weights",
     "soft_sums",

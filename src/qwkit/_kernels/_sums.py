@@ -196,69 +196,75 @@ def five_sums_narrow_par(a, b):
 
 
 @njit(**_JIT, inline="always")
-def _margin_block(a, b, lo):
+def _margin_block(a, b, linear):
     """Packed margins of one block of at most 255 items: byte c of ``ha`` counts the
-    positions a − lo equal to c (c < 8); likewise ``hb``. Also Σ min(p, q), the count
-    of p = q, and the OR of the positions (negative or ≥ 8: not countable here)."""
+    values of a equal to c (c < 8); likewise ``hb``. Also Σ min(a, b) (``linear``) or
+    the count of a = b, and the OR of the values (negative or ≥ 8: not countable)."""
     ha = hb = np.uint64(0)
-    smin = neq = orr = np.int64(0)
+    pair = orr = np.int64(0)
     for i in range(a.shape[0]):
-        p = np.int64(a[i]) - lo
-        q = np.int64(b[i]) - lo
+        p = np.int64(a[i])
+        q = np.int64(b[i])
         orr |= p | q
         ha += _ONE << ((np.uint64(p) & _SEVEN) << _THREE)
         hb += _ONE << ((np.uint64(q) & _SEVEN) << _THREE)
-        smin += min(p, q)
-        neq += p == q
-    return ha, hb, smin, neq, orr
+        if linear:
+            pair += min(p, q)
+        else:
+            pair += p == q
+    return ha, hb, pair, orr
 
 
 @njit(**_JIT, inline="always")
-def _margins(a, b, lo, out):
-    """Add the margins of a stretch of items to ``out`` (int64, 19 entries: hist_a[8],
-    hist_b[8], Σ min, count of equal pairs, OR)."""
+def _margins(a, b, linear, out):
+    """Add the margins of a stretch of items to ``out`` (int64, 18 entries: hist_a[8],
+    hist_b[8], Σ min or #equal, OR)."""
     for s in range(0, a.shape[0], _MARGIN_BLOCK):
-        ha, hb, smin, neq, orr = _margin_block(
-            a[s : s + _MARGIN_BLOCK], b[s : s + _MARGIN_BLOCK], lo
-        )
+        t = s + _MARGIN_BLOCK
+        ha, hb, pair, orr = _margin_block(a[s:t], b[s:t], linear)
         for c in range(8):
             sh = np.uint64(8 * c)
             out[c] += np.int64((ha >> sh) & _BYTE)
             out[8 + c] += np.int64((hb >> sh) & _BYTE)
-        out[16] += smin
-        out[17] += neq
-        out[18] |= orr
+        out[16] += pair
+        out[17] |= orr
 
 
 @njit(**_JIT)
-def margins(a, b, lo):
-    """Margins of positions p = a − lo, q = b − lo below ``MARGIN_CLASSES``, for linear
-    and unweighted kappa without a table.
+def margins(a, b, linear):
+    """Margins of ratings below ``MARGIN_CLASSES``, for linear and unweighted kappa
+    without a table.
 
-    Returns int64 (19,): counts of p = 0..7, counts of q = 0..7, Σ min(p, q), the number
-    of items with p = q, and the OR of all positions. The counts are exact only when
-    ``0 <= OR < 8``; the caller checks (and otherwise counts a table).
+    Returns int64 (18,): counts of a = 0..7, counts of b = 0..7, Σ min(a, b) (with
+    ``linear``) or the number of items with a = b, and the OR of all values. Exact
+    only when ``0 <= OR < 8``; the caller checks (and otherwise counts a table).
     """
-    out = np.zeros(19, dtype=np.int64)
-    _margins(a, b, lo, out)
+    out = np.zeros(18, dtype=np.int64)
+    if linear:
+        _margins(a, b, True, out)
+    else:
+        _margins(a, b, False, out)
     return out
 
 
 @njit(**_PAR)
-def margins_par(a, b, lo):
+def margins_par(a, b, linear):
     """:func:`margins` on the thread pool."""
     n = a.shape[0]
     n_chunks = (n + _CHUNK - 1) // _CHUNK
-    part = np.zeros((n_chunks, 19), dtype=np.int64)
+    part = np.zeros((n_chunks, 18), dtype=np.int64)
     for c in prange(n_chunks):
         s = c * _CHUNK
         e = min(n, s + _CHUNK)
-        _margins(a[s:e], b[s:e], lo, part[c])
-    out = np.zeros(19, dtype=np.int64)
+        if linear:
+            _margins(a[s:e], b[s:e], True, part[c])
+        else:
+            _margins(a[s:e], b[s:e], False, part[c])
+    out = np.zeros(18, dtype=np.int64)
     for c in range(n_chunks):
-        for j in range(18):
+        for j in range(17):
             out[j] += part[c, j]
-        out[18] |= part[c, 18]
+        out[17] |= part[c, 17]
     return out
 
 
@@ -317,15 +323,15 @@ def _survey_block(a, b, bits, e0):
 
 @njit(**_JIT, inline="always")
 def _add128(acc, k, x):
-    """acc[k] (a 128-bit number as [low, high] uint64) += x."""
-    low = acc[k, 0] + x
-    acc[k, 1] += np.uint64(1) if low < x else np.uint64(0)
-    acc[k, 0] = low
+    """The 128-bit number acc[2k] + acc[2k + 1]·2**64 (uint64 words) += x."""
+    low = acc[2 * k] + x
+    acc[2 * k + 1] += np.uint64(1) if low < x else np.uint64(0)
+    acc[2 * k] = low
 
 
-@njit(**_JIT, inline="always")
+@njit(**_JIT)  # not inlined: numba's parfor analysis fails on its body (numba 0.68)
 def _survey(a, b, bits, e0, acc):
-    """Add the sums of a stretch of items to ``acc`` (10 × 2 uint64); return the ORs."""
+    """Add the sums of a stretch of items to ``acc`` (20 uint64); return the ORs."""
     or_v = np.int64(0)
     or_d = np.uint64(0)
     for s in range(0, a.shape[0], _SURVEY_BLOCK):
@@ -345,9 +351,9 @@ def survey_sums(a, b, bits, e0):
     ``bits`` are the float64 weights as int64 bit patterns; a weight m·2^(E − 1075) is
     taken as v = m·2^(E − e0), an integer below 2**60, in units of 2^(e0 − 1075). Each
     sum is kept in two halves — over the low and the high 32 bits of v — as 128-bit
-    integers: ``acc`` (10, 2) uint64, rows (Σlo, Σhi) per moment in the order above,
-    columns (low, high) 64-bit words. One vectorized pass, no table; it also validates
-    the weights on the way.
+    integers: ``acc`` (20,) uint64, the low and the high 64-bit word of Σlo, then of Σhi,
+    for each moment in the order above. One vectorized pass, no table; it also
+    validates the weights on the way.
 
     Returns ``(acc, or_ratings, or_offsets)``. The sums are exact only when
     ``0 <= or_ratings < SURVEY_RATINGS`` and ``or_offsets < SURVEY_WINDOW`` (every
@@ -355,7 +361,7 @@ def survey_sums(a, b, bits, e0):
     for nothing); the caller checks and otherwise takes the general path, which also
     reports invalid weights.
     """
-    acc = np.zeros((10, 2), dtype=np.uint64)
+    acc = np.zeros(20, dtype=np.uint64)
     or_v, or_d = _survey(a, b, bits, e0, acc)
     return acc, or_v, or_d
 
@@ -365,7 +371,7 @@ def survey_sums_par(a, b, bits, e0):
     """:func:`survey_sums` on the thread pool (128-bit sums of the chunks added)."""
     n = a.shape[0]
     n_chunks = (n + _CHUNK - 1) // _CHUNK
-    part = np.zeros((n_chunks, 10, 2), dtype=np.uint64)
+    part = np.zeros((n_chunks, 20), dtype=np.uint64)
     ors = np.zeros((n_chunks, 2), dtype=np.uint64)
     for c in prange(n_chunks):
         s = c * _CHUNK
@@ -373,13 +379,13 @@ def survey_sums_par(a, b, bits, e0):
         ov, od = _survey(a[s:e], b[s:e], bits[s:e], e0, part[c])
         ors[c, 0] = np.uint64(ov)
         ors[c, 1] = od
-    acc = np.zeros((10, 2), dtype=np.uint64)
+    acc = np.zeros(20, dtype=np.uint64)
     or_v = np.uint64(0)
     or_d = np.uint64(0)
     for c in range(n_chunks):
         for k in range(10):
-            _add128(acc, k, part[c, k, 0])
-            acc[k, 1] += part[c, k, 1]
+            _add128(acc, k, part[c, 2 * k])
+            acc[2 * k + 1] += part[c, 2 * k + 1]
         or_v |= ors[c, 0]
         or_d |= ors[c, 1]
     return acc, np.int64(or_v), or_d
