@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from qwkit import _kernels
@@ -130,8 +131,13 @@ def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int, exact: b
     weights as :class:`ExactRows`.
     """
     lo = np.int64(offset)
+    n = r.n_samples
     if weights is None:
-        table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
+        if _kernels.threaded(n):
+            parts = numba.get_num_threads()
+            table, bad_a, bad_b = _kernels.confusion_counts_par(r.a, r.b, lo, k, parts)
+        else:
+            table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
         occurs = (table.sum(axis=0) + table.sum(axis=1)) > 0
         mask = sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
         return table, bad_a, bad_b, mask

@@ -30,6 +30,7 @@ from qwkit._kernels._agreement import ratio_apply
 from qwkit._kernels._counts import (
     LIMB_BITS,
     confusion_counts,
+    confusion_counts_par,
     confusion_weighted,
     five_sums_checked,
     five_sums_limbs,
@@ -79,6 +80,7 @@ __all__ = [
     "assignment_table",
     "bincount_exact",
     "confusion_counts",
+    "confusion_counts_par",
     "confusion_exact",
     "confusion_narrow",
     "confusion_weighted",

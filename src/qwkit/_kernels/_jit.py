@@ -21,7 +21,7 @@ PARALLEL = {"cache": True, "nogil": True, "parallel": True}
 CHUNK = 1 << 16
 #: Below this many items a kernel runs on the calling thread: waking the pool costs
 #: more than the work it would share (measured: benchmarks/README.md, "Threads").
-THREAD_MIN_ITEMS = 1 << 18
+THREAD_MIN_ITEMS = 1 << 20
 
 
 def threaded(n_items: int) -> bool:
