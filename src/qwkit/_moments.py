@@ -112,52 +112,47 @@ def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
         return None  # text labels: the ratings are positions already, counted in a table
     n = r.n_samples
     linear = kind == "linear"
-    m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, linear)
+    m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, linear).tolist()
     if not 0 <= m[17] < _kernels.MARGIN_CLASSES:
         return None
     lo = 0 if r.n_classes is None else r.offset  # positions: values − lo
-    h = [int(x) for x in m[:8]]
-    g = [int(x) for x in m[8:16]]
+    h, g, pair = m[:8], m[8:16], m[16]
     if r.n_classes is not None:
         inside = range(lo, lo + r.n_classes)
         if any(h[v] or g[v] for v in range(8) if v not in inside):
             check_whole_scale(r)  # raises, naming the first rating off the scale
     if linear:
         total = sum(v * (x + y) for v, (x, y) in enumerate(zip(h, g, strict=True)))
-        observed = total - 2 * int(m[16])  # Σ|a − b| = Σa + Σb − 2·Σ min(a, b)
+        observed = total - 2 * pair  # Σ|a − b| = Σa + Σb − 2·Σ min(a, b)
+        s = _linear_chance(h, g)
     else:
-        observed = n - int(m[16])
-    d = named_weights(8, kind).astype(np.int64)  # depends on differences only: any offset
-    s = sum(h[i] * int(np.dot(d[i], g)) for i in range(8) if h[i])  # S = hᵀ·D·g
+        observed = n - pair
+        s = n * n - sum(x * y for x, y in zip(h, g, strict=True))  # S = Σᵢⱼ hᵢ gⱼ [i ≠ j]
     if s == 0:
-        rows, cols = np.flatnonzero(h) - lo, np.flatnonzero(g) - lo
-        return warn_undefined(replace, zero_disagreement_reason(d, rows, cols))
+        rows = np.flatnonzero(np.array(h)) - lo
+        cols = np.flatnonzero(np.array(g)) - lo
+        return warn_undefined(replace, zero_disagreement_reason(named_weights(8, kind), rows, cols))
     return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+
+
+def _linear_chance(h: list[int], g: list[int]) -> int:
+    """S = Σᵢⱼ hᵢ gⱼ |i − j| in O(K): Σⱼ gⱼ|i − j| from running sums of g below and
+    above i."""
+    below_n = below_s = 0  # Σ gⱼ and Σ j·gⱼ over j < i
+    total_n, total_s = sum(g), sum(j * x for j, x in enumerate(g))
+    s = 0
+    for i, (x, y) in enumerate(zip(h, g, strict=True)):
+        above_n, above_s = total_n - below_n, total_s - below_s
+        s += x * (i * below_n - below_s + above_s - i * above_n)
+        below_n += y
+        below_s += i * y
+    return s
 
 
 # ---------------------------------------------------------------------------- survey weights
 
 #: Weights sampled to place the exponent window of the survey kernel.
 _WINDOW_SAMPLE = 64
-#: Largest window start: +inf and NaN (exponent field 0x7FF) then always fall outside.
-_MAX_E0 = 0x7FF - _kernels.SURVEY_WINDOW
-
-
-def _survey_window(bits: np.ndarray) -> int | None:
-    """The start e0 of an exponent window [e0, e0 + 8) that holds the exponent fields of
-    a sample of the positive weights, centred on them; None when the sample alone spans
-    more than the window (the general path then sums the weights)."""
-    step = max(1, bits.shape[0] // _WINDOW_SAMPLE)
-    sample = bits[::step]
-    fields = (sample[sample > 0] >> 52).astype(np.int64)  # negatives / −0.0 have bit 63
-    fields = fields[fields < 0x7FF]
-    if fields.size == 0:
-        return None
-    low, high = int(fields.min()), int(fields.max())
-    slack = _kernels.SURVEY_WINDOW - 1 - (high - low)
-    if slack < 0 or low == 0:
-        return None
-    return max(1, min(low - slack // 2, _MAX_E0))
 
 
 def survey_quadratic_kappa(r: Ratings, weights: np.ndarray, replace: float) -> float | None:
@@ -168,14 +163,14 @@ def survey_quadratic_kappa(r: Ratings, weights: np.ndarray, replace: float) -> f
     if r.n_classes is not None:
         return None
     bits = weight_bits(weights)
-    e0 = _survey_window(bits)
-    if e0 is None:
+    e0 = _kernels.survey_window(bits, max(1, bits.shape[0] // _WINDOW_SAMPLE))
+    if e0 < 0:
         return None
     kernel = _pick(_kernels.survey_sums, _kernels.survey_sums_par, r.n_samples)
-    acc, or_v, or_d = kernel(r.a, r.b, bits, np.int64(e0))
+    acc, or_v, or_d = kernel(r.a, r.b, bits, e0)
     if not (0 <= or_v < _kernels.SURVEY_RATINGS and or_d < _kernels.SURVEY_WINDOW):
         return None
-    words = [int(x) for x in acc]
+    words = acc.tolist()
     halves = [words[2 * j] | words[2 * j + 1] << 64 for j in range(10)]  # Σlo, Σhi, ...
     w, sa, sb, s2, sab = (halves[2 * k] + (halves[2 * k + 1] << 32) for k in range(5))
     if w == 0:

@@ -126,6 +126,13 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
 def as_1d(values, name: str) -> np.ndarray:
     """Any array-like (list, ndarray, pandas/polars Series) → a 1-D numpy array of
     numbers (native byte order) or of str."""
+    if (
+        type(values) is np.ndarray
+        and values.ndim == 1
+        and values.dtype.kind in "biuf"
+        and values.dtype.isnative
+    ):
+        return values  # the common case, without the checks below (small inputs)
     if values is None:
         raise QwkitTypeError(f"`{name}` must be array-like; got None.", parameter=name)
     if isinstance(values, (str, bytes)):
@@ -547,6 +554,8 @@ def item_weights(
 
 
 def check_replace_undefined_by(value) -> float:
+    if type(value) is float:  # the default (nan) and most values: no ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise QwkitTypeError(
             f"`replace_undefined_by` must be a real number; got {value!r}.",

@@ -65,6 +65,7 @@ from qwkit._kernels._sums import (
     margins_par,
     survey_sums,
     survey_sums_par,
+    survey_window,
 )
 from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
 
@@ -107,6 +108,7 @@ __all__ = [
     "soft_sums_weighted",
     "survey_sums",
     "survey_sums_par",
+    "survey_window",
     "threaded",
     "weight_extremes",
     "window",

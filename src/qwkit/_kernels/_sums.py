@@ -284,6 +284,26 @@ _SURVEY_BLOCK = 1 << 19
 SURVEY_RATINGS = 32
 
 
+@njit(**_JIT)
+def survey_window(bits, step):
+    """The start e0 of an exponent window [e0, e0 + SURVEY_WINDOW) holding the exponent
+    fields of the positive finite weights among bits[::step], centred on them; −1 when
+    there is none, or when they alone span more than the window or include subnormals
+    (then the general path sums the weights). e0 ≤ 0x7FF − SURVEY_WINDOW, so that the
+    fields of inf and NaN always fall outside the window."""
+    lo = 0x7FF
+    hi = -1
+    for i in range(0, bits.shape[0], step):
+        e = bits[i] >> 52  # negatives and −0.0 have the sign bit: e < 0
+        if 0 <= e < 0x7FF and bits[i] != 0:
+            lo = min(lo, e)
+            hi = max(hi, e)
+    slack = SURVEY_WINDOW - 1 - (hi - lo)
+    if hi < 0 or lo == 0 or slack < 0:
+        return -1
+    return max(1, min(lo - slack // 2, 0x7FF - SURVEY_WINDOW))
+
+
 @njit(**_JIT, inline="always")
 def _survey_block(a, b, bits, e0):
     """Ten exact partial sums of one block (see :func:`survey_sums`), the OR of the
