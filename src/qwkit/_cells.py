@@ -59,6 +59,8 @@ def resample_draws(rng: np.random.Generator, items: np.ndarray, m: int, n_rows: 
     state["has_uint32"], state["uinteger"] = int(st[4]), int(st[5])
     bitgen.state = state
     return out
+
+
 #: A resampled chance-expected disagreement this small relative to the full sample's
 #: is zero up to rounding: kappa is undefined there.
 _REL_ZERO = 1e-12

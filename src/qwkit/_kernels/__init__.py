@@ -55,6 +55,7 @@ from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, threaded
 from qwkit._kernels._resample import gather_tables, pcg64_integers, resample_tables
 from qwkit._kernels._sums import (
     MARGIN_CLASSES,
+    NARROW_BLOCK,
     SURVEY_RATINGS,
     SURVEY_WINDOW,
     five_sums,
@@ -73,6 +74,7 @@ __all__ = [
     "CHUNK",
     "LIMB_BITS",
     "MARGIN_CLASSES",
+    "NARROW_BLOCK",
     "SURVEY_RATINGS",
     "SURVEY_WINDOW",
     "THREAD_MIN_ITEMS",
