@@ -322,9 +322,18 @@ class TestBootstrapDraws:
         idx = ref.integers(0, n, (rows, n))
         cells = items[:, 1].astype(np.intp)[idx] + (np.arange(rows) * m)[:, None]
         expected = np.bincount(cells.ravel(), weights=items[:, 0][idx].ravel(), minlength=rows * m)
+        st_par = st.copy()
         got = _kernels.resample_tables(st, items, m, rows)
         np.testing.assert_array_equal(got, expected.reshape(rows, m))  # the same bits
         np.testing.assert_array_equal(_kernels.gather_tables(idx, items, m), got)
+        before = numba.get_num_threads()
+        try:
+            numba.set_num_threads(2)
+            threaded = _kernels.resample_tables_par(st_par, items, m, rows)
+        finally:
+            numba.set_num_threads(before)
+        np.testing.assert_array_equal(threaded, got)
+        np.testing.assert_array_equal(st_par, st)  # the generator advanced alike
 
     def test_other_bit_generators_draw_with_numpy(self):
         # the bootstrap of unequally weighted items equals scipy's with any generator

@@ -54,7 +54,10 @@ def resample_draws(rng: np.random.Generator, items: np.ndarray, m: int, n_rows: 
     s, inc = state["state"]["state"], state["state"]["inc"]
     words = [s >> 64, s & _U64, inc >> 64, inc & _U64, state["has_uint32"], state["uinteger"]]
     st = np.array(words, dtype=np.uint64)
-    out = _kernels.resample_tables(st, items, m, n_rows)
+    if n_rows > 1 and n < 2**31 and _kernels.threaded(n_rows * n):
+        out = _kernels.resample_tables_par(st, items, m, n_rows)  # draws in order, sums shared
+    else:
+        out = _kernels.resample_tables(st, items, m, n_rows)
     state["state"]["state"] = int(st[0]) << 64 | int(st[1])
     state["has_uint32"], state["uinteger"] = int(st[4]), int(st[5])
     bitgen.state = state

@@ -52,7 +52,12 @@ from qwkit._kernels._exact import (
     window,
 )
 from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, threaded
-from qwkit._kernels._resample import gather_tables, pcg64_integers, resample_tables
+from qwkit._kernels._resample import (
+    gather_tables,
+    pcg64_integers,
+    resample_tables,
+    resample_tables_par,
+)
 from qwkit._kernels._sums import (
     MARGIN_CLASSES,
     NARROW_BLOCK,
@@ -104,6 +109,7 @@ __all__ = [
     "pcg64_integers",
     "ratio_apply",
     "resample_tables",
+    "resample_tables_par",
     "round_rows",
     "scan_weights",
     "soft_sums",

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from qwkit._kernels._jit import JIT as _JIT
+from qwkit._kernels._jit import PARALLEL as _PAR
 
 #: The multiplier of PCG64's 128-bit linear congruential step (O'Neill 2014), as numpy
 #: uses it: 2549297995355413924 · 2**64 + 4865540595714422341.
@@ -117,18 +118,51 @@ def _draw(s_hi, s_lo, i_hi, i_lo, has, buf, bound):
     return s_hi, s_lo, has, buf, _umulh(x, bound_excl)
 
 
+@njit(**_JIT, inline="always")
+def _fill(out, count, s_hi, s_lo, i_hi, i_lo, has, buf, bound):
+    """out[:count] = ``count`` draws of ``integers(0, bound + 1)``: :func:`_draw` in a
+    loop, with the 32-bit case (bounds below 2**32 − 1, the only one a resample of fewer
+    than 2**32 items meets) taken two halves of a 64-bit output at a time and Lemire's
+    rejection threshold computed once. Returns the new state."""
+    if bound == np.uint64(0) or bound >= _M32:
+        for j in range(count):
+            s_hi, s_lo, has, buf, v = _draw(s_hi, s_lo, i_hi, i_lo, has, buf, bound)
+            out[j] = v
+        return s_hi, s_lo, has, buf
+    bound_excl = bound + np.uint64(1)
+    threshold = (_M32 - bound) % bound_excl  # reject a 32-bit value whose low product is below
+    j = 0
+    if has and count > 0:
+        has = False
+        m = buf * bound_excl
+        if (m & _M32) >= threshold:
+            out[j] = m >> np.uint64(32)
+            j += 1
+    while j < count:
+        s_hi, s_lo, v = _step(s_hi, s_lo, i_hi, i_lo)
+        m = (v & _M32) * bound_excl
+        if (m & _M32) >= threshold:
+            out[j] = m >> np.uint64(32)
+            j += 1
+            if j == count:  # the high half stays in the buffer, as numpy keeps it
+                return s_hi, s_lo, True, v >> np.uint64(32)
+        buf = v >> np.uint64(32)  # numpy keeps the last high half, used or not
+        m = buf * bound_excl
+        if (m & _M32) >= threshold:
+            out[j] = m >> np.uint64(32)
+            j += 1
+    return s_hi, s_lo, False, buf
+
+
 @njit(**_JIT)
 def pcg64_integers(st, n, size):
     """``size`` draws of ``Generator.integers(0, n)`` from the PCG64 state ``st``
     (uint64 (6,): state high/low, increment high/low, has_uint32, uinteger; advanced
     in place): numpy's own draws."""
     out = np.empty(size, dtype=np.int64)
-    bound = np.uint64(n - 1)
-    s_hi, s_lo, i_hi, i_lo = st[0], st[1], st[2], st[3]
-    has, buf = st[4] != np.uint64(0), st[5]
-    for i in range(size):
-        s_hi, s_lo, has, buf, v = _draw(s_hi, s_lo, i_hi, i_lo, has, buf, bound)
-        out[i] = np.int64(v)
+    s_hi, s_lo, has, buf = _fill(
+        out, size, st[0], st[1], st[2], st[3], st[4] != np.uint64(0), st[5], np.uint64(n - 1)
+    )
     st[0], st[1], st[4], st[5] = s_hi, s_lo, np.uint64(has), buf
     return out
 
@@ -175,11 +209,30 @@ def resample_tables(st, items, m, n_rows):
         row = out[r]
         for start in range(0, n, _BATCH):
             count = min(_BATCH, n - start)
-            for j in range(count):
-                s_hi, s_lo, has, buf, v = _draw(s_hi, s_lo, i_hi, i_lo, has, buf, bound)
-                index[j] = np.int64(v)
+            s_hi, s_lo, has, buf = _fill(index, count, s_hi, s_lo, i_hi, i_lo, has, buf, bound)
             _add_drawn(row, flat, index, count)
     st[0], st[1], st[4], st[5] = s_hi, s_lo, np.uint64(has), buf
+    return out
+
+
+@njit(**_PAR)
+def resample_tables_par(st, items, m, n_rows):
+    """:func:`resample_tables` with the work shared by threads: the draws are made in
+    order on one thread (one random stream), then the rows are summed in parallel, each
+    in the order of its draws — the same tables, bit for bit. Holds the (n_rows, n)
+    drawn indices (int32: n < 2**31) for the duration of the call."""
+    n = items.shape[0]
+    flat = items.ravel()
+    out = np.zeros((n_rows, m))
+    index = np.empty((n_rows, n), dtype=np.int32)
+    bound = np.uint64(n - 1)
+    s_hi, s_lo, i_hi, i_lo = st[0], st[1], st[2], st[3]
+    has, buf = st[4] != np.uint64(0), st[5]
+    for r in range(n_rows):
+        s_hi, s_lo, has, buf = _fill(index[r], n, s_hi, s_lo, i_hi, i_lo, has, buf, bound)
+    st[0], st[1], st[4], st[5] = s_hi, s_lo, np.uint64(has), buf
+    for r in prange(n_rows):
+        _add_drawn(out[r], flat, index[r], n)
     return out
 
 
