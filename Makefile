@@ -23,13 +23,18 @@ test: $(PY)
 	$(PIP) install --quiet -e ".[all]" --group test
 	$(PY) -m pytest -q
 
+# Every benchmark, at low priority (a shared machine stays usable; each script records the
+# machine, nice level and load). Output: benchmarks/results/*.md (not committed).
 bench: $(PY)
 	$(PIP) install --quiet -e ".[all]" --group test --group bench
-	$(PY) benchmarks/bench_kappa.py
-	$(PY) benchmarks/bench_inference.py
-	$(PY) benchmarks/bench_regression.py
-	$(PY) benchmarks/bench_thresholds.py
-	$(PY) benchmarks/bench_agreement.py
+	mkdir -p benchmarks/results
+	nice $(PY) benchmarks/bench_kappa.py --output benchmarks/results/kappa.md
+	nice $(PY) benchmarks/bench_inference.py > benchmarks/results/inference.md
+	nice $(PY) benchmarks/coverage_inference.py > benchmarks/results/coverage.md
+	nice $(PY) benchmarks/bench_regression.py > benchmarks/results/regression.md
+	nice $(PY) benchmarks/bench_thresholds.py > benchmarks/results/thresholds.md
+	nice $(PY) benchmarks/bench_agreement.py > benchmarks/results/agreement.md
+	nice $(PY) benchmarks/bench_dask.py --n 1e7 --quick > benchmarks/results/dask.md
 
 lint: $(PY)
 	$(PIP) install --quiet --group lint

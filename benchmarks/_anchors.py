@@ -20,7 +20,7 @@ Vaughn & Justice (2015) on the table in numpy.
 from __future__ import annotations
 
 import numpy as np
-from numba import jit, njit
+from numba import jit, njit, prange
 from sklearn.metrics import confusion_matrix
 
 
@@ -98,4 +98,37 @@ def read_floor(a, b):
     s = np.int64(0)
     for i in range(a.shape[0]):
         s += np.int64(a[i]) + np.int64(b[i])
+    return s
+
+
+@njit(cache=True, nogil=True)
+def read_floor3(a, b, w):
+    """The memory floor of a pass over two ratings and float64 weights: read all three
+    once (the weights as their int64 bit patterns, so that the sum is an integer add
+    that vectorizes — a float sum would be a chain of dependent additions, slower than
+    reading, and no floor)."""
+    bits = w.view(np.int64)
+    s = np.int64(0)
+    for i in range(a.shape[0]):
+        s += np.int64(a[i]) + np.int64(b[i]) + bits[i]
+    return s
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def read_floor_par(a, b):
+    """:func:`read_floor` on numba's thread pool (``numba.set_num_threads``): the memory
+    floor for that many threads."""
+    s = np.int64(0)
+    for i in prange(a.shape[0]):
+        s += np.int64(a[i]) + np.int64(b[i])
+    return s
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def read_floor3_par(a, b, w):
+    """:func:`read_floor3` on numba's thread pool."""
+    bits = w.view(np.int64)
+    s = np.int64(0)
+    for i in prange(a.shape[0]):
+        s += np.int64(a[i]) + np.int64(b[i]) + bits[i]
     return s

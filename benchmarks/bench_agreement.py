@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import os
-import platform
+import pathlib
+import sys
 import time
 from datetime import date
 
@@ -44,6 +44,9 @@ import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 import qwkit
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import _machine
 
 RATERS = 5
 CATEGORIES = 5
@@ -141,7 +144,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     qwkit.agreement_test(simulate(50, "interval"), coefficient="krippendorff")  # warm up
-    load_start = os.getloadavg()
     sections = []
     for kind in ("nominal", "interval"):
         for n in args.sizes:
@@ -153,15 +155,12 @@ def main(argv=None):
                 r = "" if ratio is None else f"{ratio:,.1f}×"
                 lines.append(f"| {what} | {shown} | {r} | {note} |")
             sections.append("\n".join(lines) + "\n")
-    load_end = os.getloadavg()
     header = [
         f"## Agreement among {RATERS} raters ({date.today()})",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}, numpy {np.__version__}, krippendorff "
-        f"{importlib.metadata.version('krippendorff')}; best of {args.repeat}. Load average "
-        f"(1, 5, 15 min) at start {tuple(round(v, 2) for v in load_start)}, at end "
-        f"{tuple(round(v, 2) for v in load_end)}.",
+        *_machine.describe(
+            f"best of {args.repeat}", {"krippendorff": importlib.metadata.version("krippendorff")}
+        ),
         "",
     ]
     text = "\n".join(header) + "\n" + "\n".join(sections)

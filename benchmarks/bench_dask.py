@@ -35,7 +35,6 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -46,6 +45,10 @@ import pyarrow.parquet as pq  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 import qwkit  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _machine  # noqa: E402
+
 import qwkit.dask  # noqa: E402
 
 SEED = 20261121
@@ -203,9 +206,9 @@ def main() -> None:
     lines = [
         "# qwkit.dask benchmark",
         "",
-        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-        f"Python {platform.python_version()}; {args.workers} worker processes × 1 thread; "
-        f"{rows_per_file:,} rows per Parquet file.",
+        *_machine.describe(
+            f"{args.workers} worker processes × 1 thread; {rows_per_file:,} rows per Parquet file"
+        ),
         "",
     ]
     baseline = {}

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 import time
 
 import numpy as np
+import scipy
 import scipy.optimize as so
 
 import qwkit
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import _machine
 
 
 def neg_kappa(p, X, y):
@@ -131,6 +136,8 @@ def main():
         "`scipy BFGS` is the user-written form (finite-difference gradient, default tolerance);",
         "`BFGS+grad` has a hand-written analytic gradient and gtol=1e-10. The κ columns show",
         f"what each reached (closed form first). BLAS threads: {args.threads} for both sides.",
+        "",
+        *_machine.describe(f"BLAS threads: {args.threads}", {"scipy": scipy.__version__}),
         "",
         "| n | d | kappa_regression s | scipy BFGS s | ratio | BFGS+grad s | ratio | κ closed form "
         "| κ BFGS | κ BFGS+grad |",

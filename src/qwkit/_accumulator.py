@@ -17,7 +17,7 @@ from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._inference import KappaTestResult, stats_test_result
 from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._state import TableStats, same_labels
-from qwkit._sufficient import TABLE_CLASSES, kappa_from_table, scale_hint
+from qwkit._sufficient import TABLE_CLASSES, scale_hint
 from qwkit._validation import check_alternative, check_replace_undefined_by, item_weights, show
 from qwkit._weights import WeightsLike, check_weights, resolve
 
@@ -167,7 +167,8 @@ default="quadratic"
         data at once)."""
         replace = check_replace_undefined_by(replace_undefined_by)
         self._check_seen()
-        return kappa_from_table(self._stats.table(), self._weight_matrix(), replace)
+        st = self._stats
+        return st.kappa(self._kind, replace, hint=scale_hint(st.labels, st.offset, st.k))
 
     def test(self, *, alternative: Alternative = "two-sided") -> KappaTestResult:
         """:func:`kappa_test` of everything seen so far: the statistic, its standard

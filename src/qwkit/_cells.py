@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from qwkit import _kernels
 from qwkit._dyadic import ExactRows
 from qwkit._errors import QwkitError
 from qwkit._numerics import unit_scale
@@ -34,6 +35,35 @@ __all__ = ["CellKappa", "Cells", "Sample", "stats_cells", "survey_sums", "tabula
 
 #: Bootstrap work is done in chunks of about this many float64 entries (16 MiB).
 CHUNK_ENTRIES = 1 << 21
+#: Resampled items drawn per chunk of a bootstrap of unequally weighted items.
+DRAWS_PER_CHUNK = 1 << 22
+_U64 = (1 << 64) - 1
+
+
+def resample_draws(rng: np.random.Generator, items: np.ndarray, m: int, n_rows: int):
+    """(n_rows, m) weighted tables of bootstrap resamples of the items (``items``: (n, 2)
+    weight and cell): the draws of ``rng.integers(0, n, (n_rows, n))``, each item's
+    weight added to its cell in the order drawn — ``np.bincount`` of those draws, bit
+    for bit, with no (n_rows, n) array of indices. numpy's default bit generator (PCG64)
+    is run inside the kernel, its state read from and written back to ``rng``."""
+    n = items.shape[0]
+    bitgen = rng.bit_generator
+    if type(bitgen) is not np.random.PCG64:
+        return _kernels.gather_tables(rng.integers(0, n, size=(n_rows, n)), items, m)
+    state = bitgen.state
+    s, inc = state["state"]["state"], state["state"]["inc"]
+    words = [s >> 64, s & _U64, inc >> 64, inc & _U64, state["has_uint32"], state["uinteger"]]
+    st = np.array(words, dtype=np.uint64)
+    if n_rows > 1 and n < 2**31 and _kernels.threaded(n_rows * n):
+        out = _kernels.resample_tables_par(st, items, m, n_rows)  # draws in order, sums shared
+    else:
+        out = _kernels.resample_tables(st, items, m, n_rows)
+    state["state"]["state"] = int(st[0]) << 64 | int(st[1])
+    state["has_uint32"], state["uinteger"] = int(st[4]), int(st[5])
+    bitgen.state = state
+    return out
+
+
 #: A resampled chance-expected disagreement this small relative to the full sample's
 #: is zero up to rounding: kappa is undefined there.
 _REL_ZERO = 1e-12
@@ -86,14 +116,15 @@ class Sample:
                 b = min(step, n_resamples - start)
                 yield rng.multinomial(n, pvals, size=b).astype(np.float64)  # (eq. 6)
             return
+        # The draws of scipy.stats.bootstrap, rng.integers(0, n, (B, n)), made and summed
+        # per cell by one kernel (resample_draws), in chunks of about 2**22 draws.
         n = self.item_cell.shape[0]
-        step = max(1, CHUNK_ENTRIES // max(n, m))
+        items = np.empty((n, 2))
+        items[:, 0] = self.item_weight
+        items[:, 1] = self.item_cell
+        step = max(1, min(CHUNK_ENTRIES // m, DRAWS_PER_CHUNK // n))
         for start in range(0, n_resamples, step):
-            b = min(step, n_resamples - start)
-            idx = rng.integers(0, n, size=(b, n))
-            flat = (self.item_cell[idx] + (np.arange(b) * m)[:, None]).ravel()
-            x = np.bincount(flat, weights=self.item_weight[idx].ravel(), minlength=b * m)
-            yield x.reshape(b, m)
+            yield resample_draws(rng, items, m, min(step, n_resamples - start))
 
     def removals(self):
         """(cell, weight removed, multiplicity) of every distinct leave-one-out sample."""

@@ -187,7 +187,7 @@ def stats_test_result(stats: TableStats, kind, alternative: str) -> KappaTestRes
         return _from_table(table, resolve(kind, k, hint=hint), alternative, kind_name(kind), scale)
     cells = stats_cells(stats, kind, hint=hint)
     model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
-    statistic = _sufficient.kappa_from_table(stats.table(), resolve(kind, k, hint=hint), math.nan)
+    statistic = stats.kappa(kind, math.nan, hint=hint)
     return _test_result(model, cells.sample, statistic, alternative, kind_name(kind), scale)
 
 

@@ -139,7 +139,13 @@ default="quadratic"
     """
     replace = check_replace_undefined_by(replace_undefined_by)
     pair = _sufficient.prepare_pair(
-        y1, y2, weights=weights, labels=labels, sample_weight=sample_weight, counts=counts
+        y1,
+        y2,
+        weights=weights,
+        labels=labels,
+        sample_weight=sample_weight,
+        counts=counts,
+        scan=False,  # the weights are checked inside the pass that reads them
     )
     return _sufficient.kappa(pair, replace)
 

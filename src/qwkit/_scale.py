@@ -114,6 +114,8 @@ def declared_order(values, names):
     ``values`` are the rating vectors of one call (``names`` theirs); every declared
     order must be the same. None when no vector declares one.
     """
+    if all(type(y) is np.ndarray for y in values):
+        return None  # numpy arrays declare no order
     found = None
     for y, name in zip(values, names, strict=True):
         order = _order_of(y)
@@ -310,6 +312,10 @@ def prepare_ratings(
             parameter=names[0],
             also=names[1:],
         )
+    if labels is None and all(
+        a.dtype.kind == "i" or (a.dtype.kind == "u" and a.dtype.itemsize < 8) for a in arrays
+    ):
+        return Ratings(tuple(arrays), names, None, None, None, False)  # integers: as they are
     texts = [_text(a) for a in arrays]
     if any(texts) and not all(texts):
         text = names[texts.index(True)]

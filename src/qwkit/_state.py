@@ -26,6 +26,7 @@ import numpy as np
 from qwkit import _kernels
 from qwkit._dyadic import UNIT_EXPONENT, ExactRows, weight_bits
 from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._moments import kappa_from_sums, quadratic_sums
 from qwkit._scale import (
     MAX_DENSE_CLASSES,
     Labels,
@@ -36,12 +37,13 @@ from qwkit._scale import (
 from qwkit._sufficient import (
     TABLE_CLASSES,
     count_table,
+    exact_table_kappa,
     guess_table,
-    kappa_from_sums,
-    quadratic_sums,
+    kappa_from_table,
     rounded_table,
 )
 from qwkit._validation import ItemWeights, as_1d, item_weights, show
+from qwkit._weights import resolve
 
 __all__ = [
     "MAX_DENSE_CLASSES",
@@ -76,13 +78,13 @@ def _check_same(mine, theirs, what: str) -> None:
 
 
 class QuadraticSums:
-    """n and the five integer sums Σa, Σb, Σa², Σb², Σab of eq. Q (exact integers)."""
+    """n and the integer sums Σa, Σb, Σ(a² + b²), Σab of eq. Q (exact integers)."""
 
     __slots__ = ("labels", "sums")
 
     def __init__(self, labels: Labels | None):
         self.labels = labels
-        self.sums = [0, 0, 0, 0, 0, 0]  # n, Σa, Σb, Σa², Σb², Σab
+        self.sums = [0, 0, 0, 0, 0]  # n, Σa, Σb, Σ(a² + b²), Σab
 
     def update(self, y1, y2) -> None:
         if _empty(y1, y2):
@@ -371,6 +373,17 @@ class TableStats:
 
     def weighted(self) -> bool:
         return self.survey is not None
+
+    def kappa(self, kind, replace: float, *, hint: str = "") -> float:
+        """Kappa of the merged table: the value the in-memory functions return for the
+        same items (named weights with survey weights: exactly from the exact sums)."""
+        wmat = resolve(kind, self.k, hint=hint)
+        if self.survey is None or not isinstance(kind, str):
+            return kappa_from_table(self.table(), wmat, replace)
+        total = self.survey
+        if np.any(self.counts):
+            total = total + ExactRows.from_integers(self.counts.ravel())
+        return exact_table_kappa(total, wmat, replace)
 
 
 def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squares: bool):

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from qwkit import _kernels
 from qwkit._dyadic import UNIT_EXPONENT, ExactRows, weight_bits
+from qwkit._moments import kappa_from_sums, margin_kappa, quadratic_sums, survey_quadratic_kappa
 from qwkit._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._scale import (
     MAX_DENSE_CLASSES,
     Ratings,
-    check_in_scale,
     check_whole_scale,
     measure_scale,
     out_of_scale_error,
@@ -51,13 +52,12 @@ __all__ = [
     "Pair",
     "count_table",
     "exact_confusion",
+    "exact_table_kappa",
     "guess_table",
     "kappa",
-    "kappa_from_sums",
     "kappa_from_table",
     "kappa_tablefree",
     "prepare_pair",
-    "quadratic_sums",
     "rounded_table",
     "scale_hint",
     "scaled_table",
@@ -72,52 +72,6 @@ TABLE_CLASSES = 1024
 #: range in a pass of its own first.
 GUESS_CLASSES = 32
 _BOTH_CONSTANT = "both raters use a single, identical rating"
-
-
-# ---------------------------------------------------------------------------- five sums
-
-
-def quadratic_sums(r: Ratings) -> tuple[int, int, int, int, int]:
-    """The five sums of eq. Q for unweighted quadratic kappa, exact for any int64 data.
-
-    The common case (small non-negative ratings, no explicit labels) takes one pass of
-    the fastest kernel. Otherwise one pass returns the sums and the extremes (which also
-    check explicit labels); if the extremes show that the int64 sums could have
-    overflowed, a shifted pass (values minus the minimum) or, for ranges whose squares
-    exceed int64, the limb-split pass recomputes them.
-    """
-    n = r.n_samples
-    if r.n_classes is None:
-        sa, sb, saa, sbb, sab, or_all = _kernels.five_sums(r.a, r.b)
-        if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
-            return int(sa), int(sb), int(saa), int(sbb), int(sab)
-    sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(r.a, r.b)
-    check_in_scale(r, [(amin, amax), (bmin, bmax)])
-    big = max(abs(int(amin)), abs(int(amax)), abs(int(bmin)), abs(int(bmax)))
-    if big < 2**31 and n * big * big < _INT64_LIMIT:  # products were formed in int32
-        return int(sa), int(sb), int(saa), int(sbb), int(sab)
-    lo = min(int(amin), int(bmin))
-    span = max(int(amax), int(bmax)) - lo
-    if n * span * span < _INT64_LIMIT:
-        return tuple(int(s) for s in _kernels.five_sums_shifted(r.a, r.b, np.int64(lo)))
-    parts = _kernels.five_sums_limbs(r.a, r.b, np.int64(lo))
-    col = [sum(int(x) for x in parts[:, j]) for j in range(parts.shape[1])]
-    base = 1 << _kernels.LIMB_BITS
-    powers = [base**p for p in range(5)]
-    sa = sum(col[j] * powers[j] for j in range(3))
-    sb = sum(col[3 + j] * powers[j] for j in range(3))
-    saa = sum(col[6 + j] * powers[j] for j in range(5))
-    sbb = sum(col[11 + j] * powers[j] for j in range(5))
-    sab = sum(col[16 + j] * powers[j] for j in range(5))
-    return sa, sb, saa, sbb, sab
-
-
-def kappa_from_sums(n: int, sa: int, sb: int, saa: int, sbb: int, sab: int, replace) -> float:
-    """Eq. Q with Python integers: exact up to one correctly rounded division."""
-    den = n * (saa + sbb) - 2 * sa * sb
-    if den == 0:
-        return warn_undefined(replace, _BOTH_CONSTANT)
-    return 2 * (n * sab - sa * sb) / den  # (eq. Q)
 
 
 # ---------------------------------------------------------------------------- tables
@@ -177,8 +131,13 @@ def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int, exact: b
     weights as :class:`ExactRows`.
     """
     lo = np.int64(offset)
+    n = r.n_samples
     if weights is None:
-        table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
+        if _kernels.threaded(n):
+            parts = numba.get_num_threads()
+            table, bad_a, bad_b = _kernels.confusion_counts_par(r.a, r.b, lo, k, parts)
+        else:
+            table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)
         occurs = (table.sum(axis=0) + table.sum(axis=1)) > 0
         mask = sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
         return table, bad_a, bad_b, mask
@@ -273,6 +232,23 @@ def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float, quiet: boo
         if quiet:
             return replace
         return warn_undefined(replace, zero_disagreement_reason(wmat, *_margins_present(t)))
+    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+
+
+def exact_table_kappa(table: ExactRows, wmat: np.ndarray, replace: float) -> float:
+    """Eq. 1 of a table of exact survey sums and integer-valued weights (every named
+    kind), in exact integer arithmetic: κ = (S − O·N)/S, rounded once. The value the
+    moment paths (``_moments``) compute from the same items, to the last bit."""
+    k = wmat.shape[0]
+    t = np.array([table.row_integer(i) for i in range(k * k)], dtype=object).reshape(k, k)
+    w = wmat.astype(np.int64).astype(object)
+    rows, cols = t.sum(axis=1), t.sum(axis=0)
+    n = int(rows.sum())
+    observed = int((t * w).sum())  # O = ⟨U, W⟩
+    s = int(rows.dot(w.dot(cols)))  # S = hᵀ·W·g = n·⟨V, W⟩
+    if s == 0:
+        present = (np.flatnonzero(rows != 0), np.flatnonzero(cols != 0))
+        return warn_undefined(replace, zero_disagreement_reason(wmat, *present))
     return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
 
 
@@ -422,14 +398,27 @@ class Pair:
 
 
 def prepare_pair(
-    y1, y2, *, weights, labels, sample_weight=None, counts=None, names=("y1", "y2")
+    y1,
+    y2,
+    *,
+    weights,
+    labels,
+    sample_weight=None,
+    counts=None,
+    names=("y1", "y2"),
+    scan: bool = True,
 ) -> Pair:
     """The validation step of every two-rater function: weights, ratings (whose scale
-    must be ordered unless the weights are 'identity'), item weights."""
+    must be ordered unless the weights are 'identity'), item weights.
+
+    With ``scan=False`` the values of ``sample_weight`` are left unchecked (type and
+    length are checked): :func:`kappa` checks them inside its own pass, or calls
+    ``ItemWeights.scanned`` before any other use.
+    """
     kind = check_weights(weights)
     ordered = not (isinstance(kind, str) and kind == "identity")
     r = prepare_ratings((y1, y2), labels, names=names, ordered=ordered)
-    return Pair(r, kind, item_weights(sample_weight, counts, r.n_samples))
+    return Pair(r, kind, item_weights(sample_weight, counts, r.n_samples, scan=scan))
 
 
 def scale_hint(labels, offset: int, k: int) -> str:
@@ -442,23 +431,44 @@ def scale_hint(labels, offset: int, k: int) -> str:
 def kappa(pair: Pair, replace: float) -> float:
     """Kappa of validated inputs: the one computation behind every entry point.
 
-    Unweighted quadratic kappa takes the five-sums pass (eq. Q); other weights, item
-    weights and counts a one-pass table (eq. 1); named weights on scales too wide for a
-    table the table-free path.
+    Named weights take one vectorized pass over moments where they can (``_moments``):
+    unweighted quadratic kappa the five sums (eq. Q), linear and unweighted kappa on at
+    most eight positions the margins, quadratic kappa with survey weights the exact
+    weighted moments. Otherwise a one-pass table (eq. 1) — survey weights summed
+    exactly per cell, and with named weights kappa computed exactly from those sums —
+    and named weights on scales too wide for a table the table-free path. Every path
+    gives the same correctly rounded value for the same items.
     """
     r, kind, iw = pair.ratings, pair.kind, pair.item_weights
     named = isinstance(kind, str)
+    if named and iw.values is None:
+        if kind == "quadratic":
+            return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
+        fast = margin_kappa(r, kind, replace)
+        if fast is not None:
+            return fast
+    if named and kind == "quadratic" and iw.kind == "survey":
+        fast = survey_quadratic_kappa(r, iw.values, replace)
+        if fast is not None:
+            return fast
+    iw = iw.scanned()  # sample weights not yet checked: check them now
     w = iw.as_float()
-    if named and kind == "quadratic" and w is None:
-        return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
     if named and r.n_classes is not None and r.n_classes > TABLE_CLASSES:
         check_whole_scale(r)  # explicit labels, too many for a table
         return kappa_tablefree(r, kind, w, r.offset, replace, counts=iw.counts)
-    counted = scaled_table(r, w, TABLE_CLASSES if named else MAX_DENSE_CLASSES, counts=iw.counts)
+    survey = named and iw.kind == "survey"
+    if survey:
+        counted = guess_table(r, w, TABLE_CLASSES, exact=True)
+    else:
+        limit = TABLE_CLASSES if named else MAX_DENSE_CLASSES
+        counted = scaled_table(r, w, limit, counts=iw.counts)
     if counted is None:
         offset, k = measure_scale(r)
         if not named:
             resolve(kind, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
         return kappa_tablefree(r, kind, w, offset, replace, counts=iw.counts)
     table, offset, k = counted
-    return kappa_from_table(table, resolve(kind, k, hint=scale_hint(r.labels, offset, k)), replace)
+    wmat = resolve(kind, k, hint=scale_hint(r.labels, offset, k))
+    if survey:
+        return exact_table_kappa(table, wmat, replace)
+    return kappa_from_table(table, wmat, replace)

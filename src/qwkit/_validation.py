@@ -126,6 +126,13 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
 def as_1d(values, name: str) -> np.ndarray:
     """Any array-like (list, ndarray, pandas/polars Series) → a 1-D numpy array of
     numbers (native byte order) or of str."""
+    if (
+        type(values) is np.ndarray
+        and values.ndim == 1
+        and values.dtype.kind in "biuf"
+        and values.dtype.isnative
+    ):
+        return values  # the common case, without the checks below (small inputs)
     if values is None:
         raise QwkitTypeError(f"`{name}` must be array-like; got None.", parameter=name)
     if isinstance(values, (str, bytes)):
@@ -416,6 +423,8 @@ class ItemWeights:
 
     values: np.ndarray | None
     kind: str | None  # None, "survey" or "counts"
+    #: False: survey weights whose values are not yet checked (``scan=False``).
+    checked: bool = True
 
     @property
     def counts(self) -> bool:
@@ -432,8 +441,17 @@ class ItemWeights:
         """The weights as float64 (counts included), or None."""
         return None if self.values is None else self.values.astype(np.float64, copy=False)
 
+    def scanned(self) -> ItemWeights:
+        """These weights with their values checked (raises on a bad weight)."""
+        if self.checked:
+            return self
+        _scan_sample_weight(self.values, allow_zero_total=False)
+        return ItemWeights(self.values, self.kind)
 
-def _sample_weight(sample_weight, n_samples: int, allow_zero_total: bool) -> np.ndarray:
+
+def _sample_weight(
+    sample_weight, n_samples: int, allow_zero_total: bool, scan: bool = True
+) -> np.ndarray:
     arr = as_1d(sample_weight, "sample_weight")
     if arr.dtype.kind not in "biuf":
         raise QwkitTypeError(
@@ -444,7 +462,14 @@ def _sample_weight(sample_weight, n_samples: int, allow_zero_total: bool) -> np.
             f"`sample_weight` must have one weight per item ({n_samples}); got {arr.shape[0]}.",
             parameter="sample_weight",
         )
-    arr = arr.astype(np.float64, copy=False)
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if scan:
+        _scan_sample_weight(arr, allow_zero_total)
+    return arr
+
+
+def _scan_sample_weight(arr: np.ndarray, allow_zero_total: bool) -> None:
+    """Every weight finite and non-negative, and (unless allowed) not all zero."""
     bad, positive = _kernels.scan_weights(arr)
     if bad >= 0:
         raise QwkitError(
@@ -457,7 +482,6 @@ def _sample_weight(sample_weight, n_samples: int, allow_zero_total: bool) -> np.
             "`sample_weight` must not sum to zero; every item would be dropped.",
             parameter="sample_weight",
         )
-    return arr
 
 
 def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
@@ -502,11 +526,13 @@ def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
 
 
 def item_weights(
-    sample_weight, counts, n_samples: int, *, allow_zero_total: bool = False
+    sample_weight, counts, n_samples: int, *, allow_zero_total: bool = False, scan: bool = True
 ) -> ItemWeights:
     """``sample_weight`` / ``counts`` → :class:`ItemWeights` (at most one may be given).
 
     ``allow_zero_total`` accepts all-zero weights (a streaming batch that adds nothing).
+    ``scan=False`` leaves the values of ``sample_weight`` to be checked later (by a
+    kernel that reads them anyway, or :meth:`ItemWeights.scanned`).
     """
     if sample_weight is not None and counts is not None:
         raise QwkitError(
@@ -519,7 +545,8 @@ def item_weights(
     if counts is not None:
         return ItemWeights(_counts(counts, n_samples, allow_zero_total), "counts")
     if sample_weight is not None:
-        return ItemWeights(_sample_weight(sample_weight, n_samples, allow_zero_total), "survey")
+        arr = _sample_weight(sample_weight, n_samples, allow_zero_total, scan)
+        return ItemWeights(arr, "survey", scan)
     return ItemWeights(None, None)
 
 
@@ -527,6 +554,8 @@ def item_weights(
 
 
 def check_replace_undefined_by(value) -> float:
+    if type(value) is float:  # the default (nan) and most values: no ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise QwkitTypeError(
             f"`replace_undefined_by` must be a real number; got {value!r}.",

@@ -41,9 +41,9 @@ import qwkit
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._state import QuadraticSums, TableStats
-from qwkit._sufficient import TABLE_CLASSES, kappa_from_table, scale_hint
+from qwkit._sufficient import TABLE_CLASSES, scale_hint
 from qwkit._validation import check_alternative, check_integer, check_replace_undefined_by
-from qwkit._weights import WeightsLike, check_weights, resolve
+from qwkit._weights import WeightsLike, check_weights
 
 __all__ = [
     "confusion_matrix",
@@ -363,7 +363,7 @@ def _kappa_of_table(stats: TableStats, kind, replace) -> float:
     if stats.empty:
         raise QwkitError("No items with positive weight: kappa needs at least one rated item.")
     hint = scale_hint(stats.labels, stats.offset, stats.k)
-    return kappa_from_table(stats.table(), resolve(kind, stats.k, hint=hint), replace)
+    return stats.kappa(kind, replace, hint=hint)
 
 
 def confusion_matrix(

@@ -9,9 +9,10 @@ to ``int64`` in a register. The API layer guarantees that ``uint64`` inputs fit 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from qwkit._kernels._jit import JIT as _JIT
+from qwkit._kernels._jit import PARALLEL as _PAR
 
 # Limb decomposition for the overflow-proof path: a shifted value u < 2**64 is
 # u = l0 + l1 * 2**22 + l2 * 2**44 with every limb < 2**22, so a product of two limbs
@@ -45,37 +46,6 @@ def minmax2(a, b):
         bmin = min(bmin, y)
         bmax = max(bmax, y)
     return amin, amax, bmin, bmax
-
-
-@njit(**_JIT)
-def five_sums(a, b):
-    """Σa, Σb, Σa², Σb², Σab for small non-negative ratings, and their bitwise OR.
-
-    The hot path. Products are formed from the values truncated to int32, which lets
-    the compiler use 32×32→64-bit vector multiplies (``vpmuldq``) instead of emulated
-    64-bit ones; the OR of every raw value bounds the largest one. The caller trusts the
-    sums only when ``0 <= or_all < 2**31`` (no negative value, every value exact in
-    int32) and ``n * or_all**2 < 2**63`` (no int64 overflow); otherwise it calls
-    :func:`five_sums_checked`.
-    """
-    sa = np.int64(0)
-    sb = np.int64(0)
-    saa = np.int64(0)
-    sbb = np.int64(0)
-    sab = np.int64(0)
-    or_all = np.int64(0)
-    for i in range(a.shape[0]):
-        x = np.int64(a[i])
-        y = np.int64(b[i])
-        or_all |= x | y
-        x32 = np.int64(np.int32(x))
-        y32 = np.int64(np.int32(y))
-        sa += x32
-        sb += y32
-        saa += x32 * x32
-        sbb += y32 * y32
-        sab += x32 * y32
-    return sa, sb, saa, sbb, sab, or_all
 
 
 @njit(**_JIT)
@@ -184,33 +154,79 @@ def five_sums_limbs(a, b, lo):
     return out
 
 
+@njit(**_JIT, inline="always")
+def _cell(x, y, lo, uk, trash):
+    """Cell (a − lo)·K + (b − lo) of one item as an unsigned index, or ``trash`` (the
+    extra last cell) when the item is off the scale — a select, not a branch."""
+    p = np.uint64(np.int64(x) - lo)
+    q = np.uint64(np.int64(y) - lo)
+    return p * uk + q if p < uk and q < uk else trash
+
+
+@njit(**_JIT, inline="always")
+def _count_into(tables, a, b, lo, k):
+    """Count the (a − lo, b − lo) pairs of a stretch of items into ``tables`` (S, K·K + 1),
+    S = 1 or 4: with four, consecutive items go to different sub-tables, so that
+    increments of one cell do not wait on each other; an item off the scale goes to the
+    extra last cell."""
+    uk = np.uint64(k)
+    trash = np.uint64(k * k)
+    n = a.shape[0]
+    t0 = tables[0]
+    start = 0
+    if tables.shape[0] == 4:
+        t1, t2, t3 = tables[1], tables[2], tables[3]
+        start = n - n % 4
+        for i in range(0, start, 4):
+            t0[_cell(a[i], b[i], lo, uk, trash)] += 1
+            t1[_cell(a[i + 1], b[i + 1], lo, uk, trash)] += 1
+            t2[_cell(a[i + 2], b[i + 2], lo, uk, trash)] += 1
+            t3[_cell(a[i + 3], b[i + 3], lo, uk, trash)] += 1
+    for i in range(start, n):
+        t0[_cell(a[i], b[i], lo, uk, trash)] += 1
+
+
+@njit(**_JIT, inline="always")
+def _n_tables(kk):
+    return _SUBTABLES if kk <= _SUBTABLE_MAX_CELLS else 1
+
+
+@njit(**_JIT, inline="always")
+def _finish_counts(tables, a, b, lo, k):
+    kk = k * k
+    total = tables.sum(axis=0)
+    if total[kk] > 0:
+        bad_a, bad_b = _first_out_of_range(a, b, lo, np.uint64(k))
+        return total[:kk].reshape((k, k)), bad_a, bad_b
+    return total[:kk].reshape((k, k)), -1, -1
+
+
 @njit(**_JIT)
 def confusion_counts(a, b, lo, k):
     """K×K int64 table of (a − lo, b − lo) pairs.
 
     Returns ``(table, bad_a, bad_b)``: the index of the first item of ``a`` (or ``b``)
-    whose position falls outside [0, k), or −1. In small tables item i counts into
-    sub-table i % 4, so that consecutive increments of one cell do not wait on each
-    other; the bounds test only stops the loop, and the first bad item is located
-    afterwards.
+    whose position falls outside [0, k), or −1 (then the table is not meaningful).
     """
     kk = k * k
-    mask = _SUBTABLES - 1 if kk <= _SUBTABLE_MAX_CELLS else 0
-    tables = np.zeros((mask + 1, kk), dtype=np.int64)
-    uk = np.uint64(k)
+    tables = np.zeros((_n_tables(kk), kk + 1), dtype=np.int64)
+    _count_into(tables, a, b, lo, k)
+    return _finish_counts(tables, a, b, lo, k)
+
+
+@njit(**_PAR)
+def confusion_counts_par(a, b, lo, k, n_parts):
+    """:func:`confusion_counts` on the thread pool: one set of sub-tables for each of
+    ``n_parts`` parts of the items (one per thread), added at the end (integer counts:
+    the same table)."""
+    kk = k * k
     n = a.shape[0]
-    bad = False
-    for i in range(n):
-        p = np.uint64(np.int64(a[i]) - lo)
-        q = np.uint64(np.int64(b[i]) - lo)
-        if p >= uk or q >= uk:
-            bad = True
-            break
-        tables[i & mask, p * uk + q] += 1
-    if bad:
-        bad_a, bad_b = _first_out_of_range(a, b, lo, uk)
-        return tables[0].reshape((k, k)), bad_a, bad_b
-    return tables.sum(axis=0).reshape((k, k)), -1, -1
+    tables = np.zeros((n_parts, _n_tables(kk), kk + 1), dtype=np.int64)
+    for t in prange(n_parts):
+        s = n * t // n_parts
+        e = n * (t + 1) // n_parts
+        _count_into(tables[t], a[s:e], b[s:e], lo, k)
+    return _finish_counts(tables.sum(axis=0), a, b, lo, k)
 
 
 @njit(**_JIT)

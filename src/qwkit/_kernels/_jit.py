@@ -1,7 +1,29 @@
-"""The one set of numba options of every kernel.
+"""The numba options of every kernel, and when a kernel uses threads.
 
 Compiled lazily on first call (``import qwkit`` and the command line start fast),
 cached on disk, and released from the GIL. Never ``fastmath``: every kernel is exact.
+
+Large inputs are split into chunks that numba's thread pool (``parallel=True``,
+``prange``) processes on several cores; how many is numba's setting
+(``numba.set_num_threads`` or the ``NUMBA_NUM_THREADS`` environment variable). Every
+threaded kernel adds integers (exact sums), so its result does not depend on the
+number of threads or on where the chunks begin: the same bits for any setting.
 """
 
+from __future__ import annotations
+
+import numba
+
 JIT = {"cache": True, "nogil": True}
+#: Options of the threaded twins of the kernels.
+PARALLEL = {"cache": True, "nogil": True, "parallel": True}
+#: Items per chunk of a threaded kernel (a multiple of 64).
+CHUNK = 1 << 16
+#: Below this many items a kernel runs on the calling thread: waking the pool costs
+#: more than the work it would share (measured: benchmarks/README.md, "Threads").
+THREAD_MIN_ITEMS = 1 << 20
+
+
+def threaded(n_items: int) -> bool:
+    """Whether a pass over ``n_items`` items should use the thread pool."""
+    return n_items >= THREAD_MIN_ITEMS and numba.get_num_threads() > 1
