@@ -335,7 +335,7 @@ class TestSoftKappaLossModule:
             )
         with pytest.raises(ValueError, match="`labels` has 2 values but `input` has 3"):
             soft_kappa_loss(torch.randn(2, 3), torch.zeros(2), prediction="logits", labels=[0, 1])
-        with pytest.raises(ValueError, match="`prediction` must be one of"):
+        with pytest.raises(ValueError, match="`prediction` must be 'score', 'logits' or"):
             SoftKappaLoss(prediction="proba")
         with pytest.raises(ValueError, match="`momentum` must be in"):
             SoftKappaLoss(momentum=0.0)

@@ -21,6 +21,7 @@ from qwkit._scale import prepare_labels, rating_matrix
 from qwkit._validation import (
     as_1d,
     as_real_array,
+    check_choice,
     check_same_length,
     integral_or_none,
     scalar,
@@ -87,12 +88,7 @@ class Prepared:
 
 
 def check_coefficient(coefficient) -> str:
-    if not isinstance(coefficient, str) or coefficient not in COEFFICIENTS:
-        names = ", ".join(repr(c) for c in COEFFICIENTS)
-        raise QwkitError(
-            f"`coefficient` must be one of {names}; got {coefficient!r}.", parameter="coefficient"
-        )
-    return coefficient
+    return check_choice(coefficient, "coefficient", COEFFICIENTS)
 
 
 def check_weights(weights):

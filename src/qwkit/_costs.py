@@ -50,7 +50,13 @@ from scipy import special
 
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._validation import check_confusion, check_cost, check_integer, check_real
+from qwkit._validation import (
+    check_choice,
+    check_confusion,
+    check_cost,
+    check_integer,
+    check_real,
+)
 from qwkit._weights import named_weights, weight_matrix
 
 __all__ = [
@@ -181,11 +187,7 @@ def cost_matrix(
            [0.5, 0. , 0.5],
            [1. , 0.5, 0. ]])
     """
-    if not isinstance(kind, str) or kind not in _COST_KINDS:
-        raise QwkitError(
-            f"`kind` must be 'quadratic', 'linear', 'absolute' or '0-1'; got {kind!r}.",
-            parameter="kind",
-        )
+    check_choice(kind, "kind", _COST_KINDS)
     k = check_integer(n_classes, "n_classes", 1)
     if kind == "absolute":
         return named_weights(k, "linear")  # raw |i − j|
@@ -407,8 +409,7 @@ def risk_class_model(
     if not np.isfinite(mu):
         raise QwkitError(f"`mean` must be finite; got {mean!r}.", parameter="mean")
     sigma = check_real(sd, "sd", positive=True)
-    if not isinstance(loss, str) or loss not in _RISK_LOSSES:
-        raise QwkitError(f"`loss` must be 'absolute' or 'squared'; got {loss!r}.", parameter="loss")
+    check_choice(loss, "loss", _RISK_LOSSES)
 
     cuts = special.ndtri(np.arange(1, k) / k)  # standard-normal quantiles
     lo = np.concatenate(([-np.inf], cuts))

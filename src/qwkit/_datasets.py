@@ -8,6 +8,8 @@ from typing import Literal
 
 import numpy as np
 
+from qwkit._validation import check_choice
+
 __all__ = ["WineQuality", "load_wine_quality"]
 
 _CITATION = (
@@ -56,8 +58,7 @@ def load_wine_quality(color: Literal["red", "white"] = "red") -> WineQuality:
     >>> wine.X.shape, int(wine.y.min()), int(wine.y.max())
     ((1599, 11), 3, 8)
     """
-    if color not in ("red", "white"):
-        raise ValueError(f"`color` must be 'red' or 'white'; got {color!r}.")
+    check_choice(color, "color", ("red", "white"))
     path = resources.files("qwkit") / "data" / f"winequality-{color}.csv"
     with path.open("r", encoding="utf-8") as fh:
         header = fh.readline().strip().split(",")

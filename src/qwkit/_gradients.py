@@ -25,7 +25,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._errors import QwkitError
-from qwkit._validation import check_finite, check_same_length, item_weights, real_vector
+from qwkit._validation import (
+    check_choice,
+    check_finite,
+    check_same_length,
+    item_weights,
+    real_vector,
+)
 
 __all__ = ["kappa_gradient_hessian"]
 
@@ -133,11 +139,7 @@ def kappa_gradient_hessian(
     >>> [round(float(v), 6) for v in hess]
     [0.220507, 0.220507, 0.220507, 0.220507]
     """
-    if hessian not in _HESSIANS:
-        raise QwkitError(
-            f"`hessian` must be 'gauss-newton', 'dinkelbach' or 'diagonal'; got {hessian!r}.",
-            parameter="hessian",
-        )
+    check_choice(hessian, "hessian", _HESSIANS)
     y = real_vector(y_true, "y_true")
     f = real_vector(raw_prediction, "raw_prediction")
     check_same_length(y, f, ("y_true", "raw_prediction"))

@@ -29,13 +29,6 @@ def check_tensor(x, name: str) -> torch.Tensor:
     return x
 
 
-def check_choice(value, name: str, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        shown = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"`{name}` must be one of {shown}; got {value!r}.")
-    return value
-
-
 def check_num_classes(num_classes) -> int:
     if isinstance(num_classes, bool) or not isinstance(num_classes, numbers.Integral):
         raise TypeError(f"`num_classes` must be an integer; got {num_classes!r}.")

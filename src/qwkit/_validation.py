@@ -593,13 +593,29 @@ _METHODS = ("asymptotic", "bootstrap", "percentile", "jackknife")
 MAX_BOOTSTRAP_BYTES = 2**30
 
 
+def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of the strings ``choices``, else a QwkitError naming ``name``
+    — the one check of every option that takes one of a few words.
+
+    >>> check_choice("less", "alternative", ("two-sided", "greater", "less"))
+    'less'
+    >>> check_choice("both", "alternative", ("two-sided", "greater", "less"))
+    Traceback (most recent call last):
+    ...
+    qwkit._errors.QwkitError: `alternative` must be 'two-sided', 'greater' or 'less'; got 'both'.
+    """
+    if not isinstance(value, str) or value not in choices:
+        words = [repr(c) for c in choices]
+        if len(words) > 4:
+            shown = "one of " + ", ".join(words)
+        else:
+            shown = " or ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+        raise QwkitError(f"`{name}` must be {shown}; got {value!r}.", parameter=name)
+    return value
+
+
 def check_alternative(alternative) -> str:
-    if not isinstance(alternative, str) or alternative not in _ALTERNATIVES:
-        raise QwkitError(
-            f"`alternative` must be 'two-sided', 'greater' or 'less'; got {alternative!r}.",
-            parameter="alternative",
-        )
-    return alternative
+    return check_choice(alternative, "alternative", _ALTERNATIVES)
 
 
 def check_confidence_level(confidence_level) -> float:
@@ -618,10 +634,7 @@ def check_confidence_level(confidence_level) -> float:
 
 
 def check_method(method, methods=_METHODS) -> str:
-    if not isinstance(method, str) or method not in methods:
-        shown = ", ".join(repr(m) for m in methods[:-1]) + f" or {methods[-1]!r}"
-        raise QwkitError(f"`method` must be {shown}; got {method!r}.", parameter="method")
-    return method
+    return check_choice(method, "method", methods)
 
 
 def check_n_resamples(n_resamples, *, bytes_per_resample: int = 8) -> int:

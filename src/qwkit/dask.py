@@ -27,15 +27,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-try:
-    import dask
-    import dask.array as da
-    import dask.dataframe as dd
-except ImportError as exc:  # pragma: no cover - exercised without the extra only
-    raise ImportError(
-        "qwkit.dask needs dask with its distributed scheduler and dataframes: "
-        "pip install 'qwkit[dask]'"
-    ) from exc
+# ruff: noqa: E402 - the optional dependency is checked before anything imports it
+from qwkit._extras import require
+
+_DASK = {"feature": "qwkit.dask", "package": "dask[distributed,dataframe]", "extra": "dask"}
+dask = require("dask", minimum="2024.1", **_DASK)
+da = require("dask.array", **_DASK)
+dd = require("dask.dataframe", **_DASK)
 
 import qwkit
 from qwkit._errors import QwkitError, QwkitTypeError

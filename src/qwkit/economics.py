@@ -61,6 +61,7 @@ from qwkit import (
     risk_class_model,
 )
 from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._extras import require
 from qwkit._files import atomic_write
 from qwkit._linalg import ridge
 from qwkit._results import freeze_arrays, reduce_dataclass
@@ -225,13 +226,10 @@ class EconomicsResult:
         ImportError
             If matplotlib is not installed (``pip install 'qwkit[plot]'``).
         """
-        try:
-            from matplotlib.backends.backend_agg import FigureCanvasAgg
-            from matplotlib.figure import Figure
-        except ImportError as exc:
-            raise ImportError(
-                "EconomicsResult.plot needs matplotlib: pip install 'qwkit[plot]'"
-            ) from exc
+        require("matplotlib", feature="EconomicsResult.plot", package="matplotlib", extra="plot")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
         out_dir = Path(directory)
         styles = {
             "kappa_thresholds": ("tab:blue", "o", "-"),

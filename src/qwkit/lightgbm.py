@@ -16,26 +16,20 @@ arrays. Sample weights come from the Dataset (native) or ``fit(sample_weight=...
 
 from __future__ import annotations
 
-try:
-    import lightgbm as _lgb
-except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "qwkit.lightgbm needs LightGBM >= 4.0. Install it with: pip install 'qwkit[lightgbm]'"
-    ) from _exc
+# ruff: noqa: E402 - the optional dependency is checked before anything imports it
+from qwkit._extras import require
 
-if int(_lgb.__version__.split(".")[0]) < 4:  # pragma: no cover - the extra pins >= 4.0
-    raise ImportError(
-        f"qwkit.lightgbm needs LightGBM >= 4.0; found {_lgb.__version__}. Install it with: "
-        "pip install 'qwkit[lightgbm]'"
-    )
+_lgb = require(
+    "lightgbm", feature="qwkit.lightgbm", package="LightGBM", extra="lightgbm", minimum="4.0"
+)
 
 from typing import Literal
 
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._errors import QwkitError
 from qwkit._gradients import INTERCEPTS, boosting_gradient_hessian
+from qwkit._validation import check_choice
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
@@ -71,12 +65,7 @@ class KappaObjective:
     """
 
     def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
-        if intercept not in INTERCEPTS:
-            raise QwkitError(
-                f"`intercept` must be 'exact' or 'gradient'; got {intercept!r}.",
-                parameter="intercept",
-            )
-        self.intercept = intercept
+        self.intercept = check_choice(intercept, "intercept", INTERCEPTS)
 
     def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
         labels, preds, weight = _unpack(y_true, y_pred, sample_weight)

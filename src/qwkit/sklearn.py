@@ -14,19 +14,10 @@ scikit-learn (``pip install 'qwkit[sklearn]'``).
 
 from __future__ import annotations
 
-try:
-    from sklearn.utils.validation import validate_data
-except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
-    try:
-        import sklearn as _sk
+# ruff: noqa: E402 - the optional dependency is checked before anything imports it
+from qwkit._extras import require
 
-        _have = f"; found scikit-learn {_sk.__version__}"
-    except ImportError:
-        _have = ""
-    raise ImportError(
-        "qwkit.sklearn needs scikit-learn >= 1.6" + _have + ". Install it with: "
-        "pip install 'qwkit[sklearn]'"
-    ) from _exc
+require("sklearn", feature="qwkit.sklearn", package="scikit-learn", extra="sklearn", minimum="1.6")
 
 import numpy as np
 from sklearn import config_context
@@ -35,7 +26,12 @@ from sklearn.metrics import make_scorer
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import assert_all_finite, get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+from sklearn.utils.validation import (
+    check_is_fitted,
+    column_or_1d,
+    has_fit_parameter,
+    validate_data,
+)
 
 from qwkit import (
     apply_thresholds,

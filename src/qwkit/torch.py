@@ -26,12 +26,10 @@ Metrics — mergeable across batches and processes (:meth:`KappaMetric.sync`):
 
 from __future__ import annotations
 
-try:
-    import torch
-except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "qwkit.torch needs PyTorch >= 2.1. Install it with: pip install 'qwkit[torch]'"
-    ) from _exc
+# ruff: noqa: E402 - the optional dependency is checked before anything imports it
+from qwkit._extras import require
+
+torch = require("torch", feature="qwkit.torch", package="PyTorch", extra="torch", minimum="2.1")
 
 import math
 from typing import Literal
@@ -41,6 +39,7 @@ from torch import nn
 
 from qwkit import _torch_shared as _s
 from qwkit._torch_metrics import KappaMetric, SoftKappaMetric
+from qwkit._validation import check_choice
 
 __all__ = [
     "KappaMetric",
@@ -60,7 +59,7 @@ _CLASS_KINDS = ("logits", "probabilities")
 
 def _soft_inputs(input, target, sample_weight, prediction: str, labels):
     """(y, f, w): targets, scores and weights as (B,) tensors of the input's dtype."""
-    prediction = _s.check_choice(prediction, "prediction", _SCORE_KINDS)
+    prediction = check_choice(prediction, "prediction", _SCORE_KINDS)
     x = _s.check_tensor(input, "input")
     if not x.is_floating_point():
         raise TypeError(f"`input` must be a floating-point tensor; got {x.dtype}.")
@@ -189,7 +188,7 @@ def _table_ratio(o, wm):
 
 
 def _class_inputs(input, target, sample_weight, prediction: str):
-    prediction = _s.check_choice(prediction, "prediction", _CLASS_KINDS)
+    prediction = check_choice(prediction, "prediction", _CLASS_KINDS)
     p = _s.class_probabilities(input, prediction)
     n, k = p.shape
     t = _s.class_indices(target, n, k, p.device, "target")
@@ -393,7 +392,7 @@ class SoftKappaLoss(_RunningKappaLoss):
         momentum: float | None = 0.01,
     ):
         super().__init__(momentum)
-        self.prediction = _s.check_choice(prediction, "prediction", _SCORE_KINDS)
+        self.prediction = check_choice(prediction, "prediction", _SCORE_KINDS)
         values = _s.label_values(labels)
         if values is not None and prediction == "score":
             raise ValueError(
@@ -508,7 +507,7 @@ class WeightedKappaLoss(_RunningKappaLoss):
         super().__init__(momentum)
         k = _s.check_num_classes(num_classes)
         self.num_classes = k
-        self.prediction = _s.check_choice(prediction, "prediction", _CLASS_KINDS)
+        self.prediction = check_choice(prediction, "prediction", _CLASS_KINDS)
         self.log = _s.check_bool(log, "log")
         wm = _s.weight_matrix_tensor(weights, k)
         self._weights64 = wm.numpy()  # configuration, like `num_classes`

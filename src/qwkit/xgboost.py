@@ -17,26 +17,20 @@ by arrays. Sample weights come from the DMatrix (native) or ``fit(sample_weight=
 
 from __future__ import annotations
 
-try:
-    import xgboost as _xgb
-except ImportError as _exc:  # pragma: no cover - exercised in a subprocess test
-    raise ImportError(
-        "qwkit.xgboost needs XGBoost >= 2.0. Install it with: pip install 'qwkit[xgboost]'"
-    ) from _exc
+# ruff: noqa: E402 - the optional dependency is checked before anything imports it
+from qwkit._extras import require
 
-if int(_xgb.__version__.split(".")[0]) < 2:  # pragma: no cover - the extra pins >= 2.0
-    raise ImportError(
-        f"qwkit.xgboost needs XGBoost >= 2.0; found {_xgb.__version__}. Install it with: "
-        "pip install 'qwkit[xgboost]'"
-    )
+_xgb = require(
+    "xgboost", feature="qwkit.xgboost", package="XGBoost", extra="xgboost", minimum="2.0"
+)
 
 from typing import Literal
 
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._errors import QwkitError
 from qwkit._gradients import INTERCEPTS, boosting_gradient_hessian
+from qwkit._validation import check_choice
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
@@ -73,12 +67,7 @@ class KappaObjective:
     """
 
     def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
-        if intercept not in INTERCEPTS:
-            raise QwkitError(
-                f"`intercept` must be 'exact' or 'gradient'; got {intercept!r}.",
-                parameter="intercept",
-            )
-        self.intercept = intercept
+        self.intercept = check_choice(intercept, "intercept", INTERCEPTS)
 
     def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
         labels, preds, weight = _unpack(y_true, y_pred, sample_weight)

@@ -20,8 +20,9 @@ PARALLEL = {"cache": True, "nogil": True, "parallel": True}
 #: Items per chunk of a threaded kernel (a multiple of 64).
 CHUNK = 1 << 16
 #: Below this many items a kernel runs on the calling thread: waking the pool costs
-#: more than the work it would share (measured: benchmarks/README.md, "Threads").
-THREAD_MIN_ITEMS = 1 << 20
+#: more than the work it would share. Measured (benchmarks/README.md, "Threads"): two
+#: threads lose below 2**16 items and win by 1.4-1.6x at 2**18.
+THREAD_MIN_ITEMS = 1 << 18
 
 
 def threaded(n_items: int) -> bool:
