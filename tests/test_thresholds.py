@@ -345,3 +345,75 @@ class TestApplyThresholds:
             qwkit.apply_thresholds([0.1], [0.5], labels=[0, 1, 2])
         with pytest.raises(TypeError, match="`thresholds` must be numeric"):
             qwkit.apply_thresholds([0.1], ["a"])
+
+
+class TestScoreGrouping:
+    """Items are grouped by distinct score by hashing (few distinct scores) or by sorting;
+    both must give the same pairs, bit for bit, and so the same cut points."""
+
+    @staticmethod
+    def _groups(y, s, monkeypatch, *, hashing: bool, **weights):
+        from qwkit import _state
+
+        monkeypatch.setattr(_state, "HASH_MIN_ITEMS", 0 if hashing else 1 << 62)
+        acc = qwkit.ThresholdAccumulator()
+        acc.update(y, s, **weights)
+        g = acc._groups
+        monkeypatch.undo()
+        return g, acc.optimize()
+
+    @staticmethod
+    def _weights(g):
+        w = g.pair_weight
+        return [w.row_integer(i) for i in range(w.n_rows)] if g.survey else w.tolist()
+
+    @pytest.mark.parametrize("distinct", [3, 40, 1400, 5000])  # table, table, sort by id, sort
+    @pytest.mark.parametrize("weighting", ["none", "counts", "survey"])
+    def test_hashing_and_sorting_agree(self, monkeypatch, distinct, weighting):
+        rng = np.random.default_rng(20261121)
+        n = 6000
+        y = rng.integers(0, 5, n)
+        s = rng.integers(-distinct // 2, distinct - distinct // 2, n) / 7.0
+        s[rng.random(n) < 0.05] = -0.0  # −0.0 and 0.0 are one score
+        s[rng.random(n) < 0.05] = 0.0
+        weights = {
+            "none": {},
+            "counts": {"counts": rng.integers(0, 4, n)},
+            "survey": {"sample_weight": rng.uniform(0.0, 2.0, n)},
+        }[weighting]
+        a, ra = self._groups(y, s, monkeypatch, hashing=True, **weights)
+        b, rb = self._groups(y, s, monkeypatch, hashing=False, **weights)
+        assert a.pair_score.tolist() == b.pair_score.tolist()
+        zeros = a.pair_score[a.pair_score == 0]
+        assert zeros.size and not np.signbit(zeros).any()  # one zero, +0.0
+        assert a.pair_code.tolist() == b.pair_code.tolist()
+        assert self._weights(a) == self._weights(b)
+        assert ra.statistic == rb.statistic
+        assert ra.thresholds.tolist() == rb.thresholds.tolist()
+
+    def test_many_distinct_scores_fall_back_to_sorting(self, monkeypatch):
+        # more distinct scores than n / HASH_RATIO: the hash pass gives up part-way
+        rng = np.random.default_rng(20261121)
+        y, s = rng.integers(0, 4, 5000), rng.normal(size=5000)
+        a, ra = self._groups(y, s, monkeypatch, hashing=True)
+        b, rb = self._groups(y, s, monkeypatch, hashing=False)
+        assert a.pair_score.tolist() == b.pair_score.tolist() == np.sort(s).tolist()
+        assert ra.statistic == rb.statistic
+
+    def test_kernels_against_a_dictionary(self):
+        from qwkit import _kernels
+
+        rng = np.random.default_rng(20261121)
+        x = rng.integers(0, 1500, 6000) / 3.0
+        bits = x.view(np.uint64)
+        ids, distinct, ok = _kernels.distinct_ids(bits, 2000)  # the table grows to 4096 slots
+        assert ok
+        first_seen = list(dict.fromkeys(x.tolist()))
+        assert distinct.view(np.float64).tolist() == first_seen
+        assert [first_seen[i] for i in ids] == x.tolist()
+        _, _, ok = _kernels.distinct_ids(bits, 10)  # more than 10 distinct
+        assert not ok
+        rank_of_id = np.argsort(np.argsort(distinct.view(np.float64)))
+        order, group_first = _kernels.counting_order(ids, rank_of_id)
+        assert order.tolist() == np.argsort(x, kind="stable").tolist()
+        assert np.diff(group_first).tolist() == np.unique(x, return_counts=True)[1].tolist()

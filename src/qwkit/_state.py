@@ -513,15 +513,21 @@ class PairGroups:
             codes, scores, w = codes[kept], scores[kept], w[kept]
         if codes.shape[0] == 0:
             return
-        order = np.argsort(scores)
-        s = scores[order]
-        new_score = np.empty(s.shape[0], dtype=bool)
-        new_score[0] = True
-        np.not_equal(s[1:], s[:-1], out=new_score[1:])  # -0.0 and 0.0 are one score
-        first = np.flatnonzero(new_score)
-        values = s[first] + 0.0  # one zero: +0.0
-        group_first = np.append(first, s.shape[0]).astype(np.int64)
         codes = np.ascontiguousarray(codes, dtype=np.int64)
+        distinct = _distinct_scores(scores)
+        if distinct is not None and iw.kind != "survey":
+            ids, values, rank_of_id = distinct
+            if values.shape[0] * self.k <= codes.shape[0]:  # the table is no larger than the items
+                unit = np.empty(0) if w is None else w
+                table = _kernels.pair_table(ids, rank_of_id, codes, unit, self.k)
+                rows, cols = np.nonzero(table)  # by score, labels increasing within a score
+                self._combine(values[rows], cols.astype(np.int64), table[rows, cols])
+                return
+        if distinct is not None:
+            ids, values, rank_of_id = distinct
+            order, group_first = _kernels.counting_order(ids, rank_of_id)
+        else:
+            order, group_first, values = _sorted_groups(scores)
         if iw.kind == "survey":
             bits = weight_bits(w)
             base, n_limbs, _, _ = _kernels.window(bits)
@@ -595,6 +601,51 @@ class PairGroups:
 
 def _pair_bytes(weight) -> int:
     return 16 + (8 * weight.limbs.shape[1] if isinstance(weight, ExactRows) else 8)
+
+
+#: Below this many items the scores are simply sorted.
+HASH_MIN_ITEMS = 1 << 12
+#: The hash path is tried while the distinct scores are at most n / HASH_RATIO (and at
+#: most HASH_MAX_DISTINCT); beyond, sorting the items is as fast.
+HASH_RATIO = 4
+HASH_MAX_DISTINCT = 1 << 21
+
+
+def _distinct_scores(scores: np.ndarray):
+    """(ids, values, rank_of_id) when the scores take few distinct values (rounded
+    scores, averaged ratings): each item's id of its score (one hashing pass, O(n)),
+    the distinct scores sorted (−0.0 and 0.0 are one score, +0.0), and the rank of each
+    id among them. None for few items, or when the distinct scores turn out to be many
+    (then sorting the items is as fast)."""
+    n = scores.shape[0]
+    if n < HASH_MIN_ITEMS:
+        return None
+    bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(np.uint64)  # −0.0 → +0.0
+    head = bits[:HASH_MIN_ITEMS]
+    if not _kernels.distinct_ids(head, head.shape[0] // HASH_RATIO)[2]:
+        return None  # the first items already have many distinct scores: sort
+    limit = min(n // HASH_RATIO, HASH_MAX_DISTINCT)
+    ids, distinct, ok = _kernels.distinct_ids(bits, limit)
+    if not ok:
+        return None
+    values = distinct.view(np.float64)
+    by_value = np.argsort(values)
+    rank_of_id = np.empty(values.shape[0], dtype=np.int64)
+    rank_of_id[by_value] = np.arange(values.shape[0])
+    return ids, values[by_value], rank_of_id
+
+
+def _sorted_groups(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(order, group_first, values): the items sorted by score (O(n log n)), where each
+    distinct score's items start in that order (length m + 1), and the distinct scores."""
+    order = np.argsort(scores)
+    s = scores[order]
+    new_score = np.empty(s.shape[0], dtype=bool)
+    new_score[0] = True
+    np.not_equal(s[1:], s[:-1], out=new_score[1:])  # -0.0 and 0.0 are one score
+    first = np.flatnonzero(new_score)
+    group_first = np.append(first, s.shape[0]).astype(np.int64)
+    return order, group_first, s[first] + 0.0  # one zero: +0.0
 
 
 def _merge_pairs(a, b):

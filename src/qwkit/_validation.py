@@ -602,7 +602,7 @@ def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
     >>> check_choice("both", "alternative", ("two-sided", "greater", "less"))
     Traceback (most recent call last):
     ...
-    qwkit._errors.QwkitError: `alternative` must be 'two-sided', 'greater' or 'less'; got 'both'.
+    qwkit.QwkitError: `alternative` must be 'two-sided', 'greater' or 'less'; got 'both'.
     """
     if not isinstance(value, str) or value not in choices:
         words = [repr(c) for c in choices]

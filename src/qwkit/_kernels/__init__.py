@@ -55,7 +55,14 @@ from qwkit._kernels._sums import (
     survey_sums_par,
     survey_window,
 )
-from qwkit._kernels._thresholds import aggregate_pairs, assignment_table, monotone_dp
+from qwkit._kernels._thresholds import (
+    aggregate_pairs,
+    assignment_table,
+    counting_order,
+    distinct_ids,
+    monotone_dp,
+    pair_table,
+)
 
 __all__ = [
     "CHUNK",
@@ -74,6 +81,8 @@ __all__ = [
     "confusion_exact",
     "confusion_narrow",
     "confusion_weighted",
+    "counting_order",
+    "distinct_ids",
     "finish_table",
     "five_sums",
     "five_sums_checked",
@@ -88,6 +97,7 @@ __all__ = [
     "minmax2",
     "monotone_dp",
     "normalize_rows",
+    "pair_table",
     "pcg64_integers",
     "ratio_apply",
     "resample_tables",
