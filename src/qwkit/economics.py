@@ -226,9 +226,9 @@ class EconomicsResult:
         ImportError
             If matplotlib is not installed (``pip install 'qwkit[plot]'``).
         """
-        require("matplotlib", feature="EconomicsResult.plot", package="matplotlib", extra="plot")
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        plot = {"feature": "EconomicsResult.plot", "package": "matplotlib", "extra": "plot"}
+        FigureCanvasAgg = require("matplotlib.backends.backend_agg", **plot).FigureCanvasAgg
+        Figure = require("matplotlib.figure", **plot).Figure
 
         out_dir = Path(directory)
         styles = {
