@@ -8,7 +8,15 @@ Who may import what — the floors of the package, kernels at the bottom — is 
 ``CONTRIBUTING.md`` ("The map of the package").
 """
 
-from qwkit._kernels._agreement import ratio_apply
+from qwkit._kernels._agreement import (
+    column_extremes,
+    dense_codes,
+    distinct_rows,
+    group_keys,
+    moment_rows,
+    ratio_apply,
+    scatter_codes,
+)
 from qwkit._kernels._counts import (
     LIMB_BITS,
     confusion_counts,
@@ -69,11 +77,14 @@ __all__ = [
     "aggregate_pairs_exact",
     "assignment_table",
     "bincount_exact",
+    "column_extremes",
     "confusion_counts",
     "confusion_counts_par",
     "confusion_exact",
     "confusion_narrow",
     "confusion_weighted",
+    "dense_codes",
+    "distinct_rows",
     "finish_table",
     "five_sums",
     "five_sums_checked",
@@ -83,9 +94,11 @@ __all__ = [
     "five_sums_par",
     "five_sums_shifted",
     "gather_tables",
+    "group_keys",
     "margins",
     "margins_par",
     "minmax2",
+    "moment_rows",
     "monotone_dp",
     "normalize_rows",
     "pcg64_integers",
@@ -94,6 +107,7 @@ __all__ = [
     "resample_tables_par",
     "round_rows",
     "scan_weights",
+    "scatter_codes",
     "soft_sums",
     "soft_sums_weighted",
     "survey_sums",
