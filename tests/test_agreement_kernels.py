@@ -212,3 +212,37 @@ def test_collapse_wide_rows_in_lexicographic_order():
         ref, ref_counts = np.unique(wide, axis=0, return_counts=True)
         assert np.array_equal(got, ref)
         assert np.array_equal(total, ref_counts.astype(np.float64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.int64, st.integers(1, 60), elements=st.integers(0, 40)))
+def test_dense_codes_against_unique(positions):
+    index, codes = _kernels.dense_codes(positions, int(positions.max()) + 1)
+    ref_index, ref_codes = np.unique(positions, return_inverse=True)
+    assert np.array_equal(index, ref_index) and np.array_equal(codes, ref_codes)
+    assert codes.dtype == np.intp
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.bool_, st.tuples(st.integers(1, 10), st.integers(1, 5))))
+def test_scatter_codes_against_a_mask(present):
+    codes = np.arange(int(present.sum()), dtype=np.intp) * 7
+    out, per_item, per_rater = _kernels.scatter_codes(present, codes)
+    ref = np.full(present.shape, -1, dtype=np.intp)
+    ref[present] = codes  # row-major, as the kernel reads them
+    assert np.array_equal(out, ref)
+    assert per_item.tolist() == present.sum(axis=1).tolist()
+    assert per_rater.tolist() == present.sum(axis=0).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(
+        np.int64,
+        st.tuples(st.integers(1, 20), st.integers(1, 4)),
+        elements=st.integers(-(2**62), 2**62),
+    )
+)
+def test_column_extremes_against_numpy(a):
+    lo, hi = _kernels.column_extremes(a)
+    assert np.array_equal(lo, a.min(axis=0)) and np.array_equal(hi, a.max(axis=0))
