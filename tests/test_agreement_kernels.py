@@ -246,3 +246,39 @@ def test_scatter_codes_against_a_mask(present):
 def test_column_extremes_against_numpy(a):
     lo, hi = _kernels.column_extremes(a)
     assert np.array_equal(lo, a.min(axis=0)) and np.array_equal(hi, a.max(axis=0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(
+        np.float64,
+        st.integers(1, 30),
+        elements=st.one_of(
+            st.integers(-(2**62), 2**62).map(float), st.floats(-1e6, 1e6, allow_nan=False)
+        ),
+    )
+)
+def test_integral_extremes_and_offsets(values):
+    integral, lo, hi = _kernels.integral_extremes(values)
+    assert integral == bool(np.all(values == np.floor(values)))
+    assert lo == values.min() and hi == values.max()
+    if integral:
+        ints = values.astype(np.int64)
+        ref = ints - np.int64(lo)
+        assert np.array_equal(_kernels.integer_offsets(values, np.int64(lo)), ref)
+
+
+def test_whole_numbered_floats_far_from_zero():
+    """Float ratings that are whole numbers near ±2**62 sit on the integer scale exactly
+    (the scale is the integers between them), as integer ratings do."""
+    base = float(2**62)
+    x = np.array([[base, base + 1024.0], [base + 2048.0, np.nan], [base, base]])
+    res = qwkit.agreement_test(x, coefficient="krippendorff", weights="identity")
+    assert np.array_equal(res.labels, np.arange(2**62, 2**62 + 2049))
+    ref = qwkit.agreement_score(
+        np.array([[0.0, 1024.0], [2048.0, np.nan], [0.0, 0.0]]),
+        coefficient="krippendorff",
+        weights="identity",
+        labels=np.arange(2049.0),
+    )
+    assert math.isclose(res.statistic, ref, rel_tol=1e-12)

@@ -35,6 +35,7 @@ COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", 
 POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger")
 NAMED_WEIGHTS = ("quadratic", "linear", "identity", "ordinal", "ratio")
 _INT64 = np.iinfo(np.int64)
+_INT64_MIN_F = -(2.0**63)
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,18 @@ def _scale_and_codes(m, labels, kind, distinct=True):
         return pos.astype(np.int64), Scale(
             used.size, text=" (the distinct text ratings)", values=used
         )
-    ints = integral_or_none(values)
+    if values.dtype == np.float64:  # one compiled pass, no temporaries
+        integral, lo_f, hi_f = _kernels.integral_extremes(values)
+        if integral and lo_f >= _INT64_MIN_F and hi_f < -_INT64_MIN_F:
+            lo, hi = int(lo_f), int(hi_f)
+            # wrapping int64 subtraction read as unsigned is exact for any int64 range
+            pos = _kernels.integer_offsets(values, np.int64(lo)).view(np.uint64)
+            pos = pos.astype(np.int64, copy=False)
+            text = f" (the integers from {lo} to {hi})"
+            return pos, Scale(hi - lo + 1, lo=float(lo), text=text)
+        ints = None
+    else:
+        ints = integral_or_none(values)
     if ints is not None:
         lo, hi = int(ints.min()), int(ints.max())
         q = hi - lo + 1

@@ -1,5 +1,7 @@
 """Kernels for agreement among many raters (``docs/agreement.md``).
 
+* :func:`integral_extremes`, :func:`integer_offsets`: whole-numbered float ratings as
+  positions on the integer scale from their smallest, in two passes;
 * :func:`dense_codes` and :func:`scatter_codes`: ratings' positions on a scale as
   codes into the categories that occur, laid out items × raters (−1 where missing);
 * :func:`distinct_rows`: each item's distinct categories and how many of its ratings
@@ -27,6 +29,34 @@ from qwkit._kernels._jit import JIT as _JIT
 _INSERTION_MAX = 32
 #: Fibonacci hashing multiplier (2**64 / golden ratio, odd).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(**_JIT)
+def integral_extremes(values):
+    """Whether every value is a whole number, and the smallest and largest value.
+
+    ``values``: 1-D float64, finite, at least one. One pass (no temporaries).
+    """
+    lo = values[0]
+    hi = lo
+    integral = True
+    for k in range(values.shape[0]):
+        x = values[k]
+        if x != np.floor(x):
+            integral = False
+        lo = min(lo, x)
+        hi = max(hi, x)
+    return integral, lo, hi
+
+
+@njit(**_JIT)
+def integer_offsets(values, lo):
+    """int64(values) − lo, wrapping as int64 arithmetic does (exact for any int64 range
+    when read as unsigned). ``values``: whole numbers within the int64 range."""
+    out = np.empty(values.shape[0], dtype=np.int64)
+    for k in range(values.shape[0]):
+        out[k] = np.int64(values[k]) - lo
+    return out
 
 
 @njit(**_JIT)
