@@ -73,10 +73,14 @@ def _layout(prep: _in.Prepared, collapse):
         return codes, mult, None, count
     rcodes = prep.codes
     if prep.coefficient in _in.POOLED:
-        codes, mult = _m.compress_rows(rcodes)
-        count = np.ones(codes.shape[0])
+        count = np.ones(rcodes.shape[0])
         if collapse:
-            (codes, mult), count = _m.collapse(codes, mult, cheap_only=cheap)
+            # items rated alike by the same raters first (one cheap key per row), so that
+            # only their distinct rows are compressed; then items alike once pooled
+            (rcodes,), count = _m.collapse(rcodes, cheap_only=True)
+        codes, mult = _m.compress_rows(rcodes)
+        if collapse:
+            (codes, mult), count = _m.collapse(codes, mult, cheap_only=cheap, counts=count)
             codes, mult = codes.astype(np.intp), mult.astype(np.float64)
         return codes, mult, None, count
     count = np.ones(rcodes.shape[0])
@@ -189,6 +193,8 @@ def _model(prep: _in.Prepared, collapse):
     v = prep.coords.shape[0]
     freq = _pairable_frequencies(codes, mult, count, v) if prep.kind == "ordinal" else None
     metric, dmax, total = _metric(prep, freq)
+    if collapse == "cheap" and metric.vector:  # a value alone: small designs dense
+        metric.dense_cells = _m.DENSE_MAX
     name = prep.coefficient
     q = prep.scale.q
     if name == "fleiss":
@@ -473,7 +479,7 @@ array-like of shape (K, K), default="quadratic"
     >>> round(qwkit.agreement_score(ratings, coefficient="krippendorff"), 6)
     0.849107
     """
-    prep = _in.prepare_ratings(ratings, coefficient, weights, labels)
+    prep = _in.prepare_ratings(ratings, coefficient, weights, labels, value_only=True)
     return _score(prep, check_replace_undefined_by(replace_undefined_by))
 
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from qwkit import _kernels
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._scale import prepare_labels, rating_matrix
 from qwkit._validation import (
@@ -34,6 +35,7 @@ COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", 
 POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger")
 NAMED_WEIGHTS = ("quadratic", "linear", "identity", "ordinal", "ratio")
 _INT64 = np.iinfo(np.int64)
+_INT64_MIN_F = -(2.0**63)
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,18 @@ def _on_labels(m, labels):
     return ref_order[clipped].astype(np.int64), lab
 
 
-def _scale_and_codes(m, labels, kind):
-    """(positions of the ratings on the scale, coords of scale positions, Scale)."""
+#: Coefficients whose value under squared differences needs only each item's moments
+#: of the rating values (eq. M), never which ratings are equal.
+MOMENT_ONLY = ("fleiss", "krippendorff")
+
+
+def _scale_and_codes(m, labels, kind, distinct=True):
+    """(positions of the ratings on the scale, coords of scale positions, Scale).
+
+    With ``distinct=False`` real-valued ratings (not integers, no ``labels``) skip the
+    sort of every value: each rating is its own category, in reading order, at its own
+    value (the scale's points repeat values that occur twice). Only the moments of
+    squared differences may read such a scale."""
     values, is_text = m.values, m.is_text
     if labels is not None:
         pos, lab = _on_labels(m, labels)
@@ -213,7 +225,18 @@ def _scale_and_codes(m, labels, kind):
         return pos.astype(np.int64), Scale(
             used.size, text=" (the distinct text ratings)", values=used
         )
-    ints = integral_or_none(values)
+    if values.dtype == np.float64:  # one compiled pass, no temporaries
+        integral, lo_f, hi_f = _kernels.integral_extremes(values)
+        if integral and lo_f >= _INT64_MIN_F and hi_f < -_INT64_MIN_F:
+            lo, hi = int(lo_f), int(hi_f)
+            # wrapping int64 subtraction read as unsigned is exact for any int64 range
+            pos = _kernels.integer_offsets(values, np.int64(lo)).view(np.uint64)
+            pos = pos.astype(np.int64, copy=False)
+            text = f" (the integers from {lo} to {hi})"
+            return pos, Scale(hi - lo + 1, lo=float(lo), text=text)
+        ints = None
+    else:
+        ints = integral_or_none(values)
     if ints is not None:
         lo, hi = int(ints.min()), int(ints.max())
         q = hi - lo + 1
@@ -221,7 +244,11 @@ def _scale_and_codes(m, labels, kind):
         pos = (ints - np.int64(lo)).view(np.uint64).astype(np.int64, copy=False)
         text = f" (the integers from {lo} to {hi})"
         return pos, Scale(q, lo=float(lo), text=text)
-    used, pos = np.unique(values.astype(np.float64), return_inverse=True)
+    values = values.astype(np.float64, copy=False)
+    if not distinct and values.min() < values.max():
+        pos = np.arange(values.size, dtype=np.int64)
+        return pos, Scale(values.size, points=values, text=" (the ratings)")
+    used, pos = np.unique(values, return_inverse=True)
     return pos.astype(np.int64), Scale(used.size, points=used, text=" (the distinct values)")
 
 
@@ -233,11 +260,13 @@ def _finish(coefficient, kind, matrix, positions, scale, **layout):
             "needs at least two. Pass `labels` to declare the scale.",
             parameter="labels",
         )
-    if positions.size and int(positions.max()) < 4 * positions.size + 1024:
-        present = np.zeros(int(positions.max()) + 1, dtype=bool)  # O(N + q), no sort
-        present[positions] = True
-        index = np.flatnonzero(present)
-        codes = (np.cumsum(present) - 1)[positions]
+    if positions.size == scale.q and scale.points is not None and scale.values is None:
+        # the points are the ratings' values, each occurring once (all distinct, or one
+        # category per rating): every category occurs, no count of them is needed
+        index, codes = np.arange(scale.q), positions
+    elif positions.size and int(positions.max()) < 4 * positions.size + 1024:
+        size = int(positions.max()) + 1  # O(N + q), no sort
+        index, codes = _kernels.dense_codes(positions.astype(np.int64, copy=False), size)
     else:
         index, codes = np.unique(positions, return_inverse=True)
     if matrix is not None and matrix.shape[0] != scale.q:
@@ -256,8 +285,12 @@ def _finish(coefficient, kind, matrix, positions, scale, **layout):
     return codes.astype(np.intp), index, coords
 
 
-def prepare_ratings(ratings, coefficient, weights, labels) -> Prepared:
-    """Validate an items × raters array of ratings (NaN/None for missing)."""
+def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
+    """Validate an items × raters array of ratings (NaN/None for missing).
+
+    ``value_only``: only the coefficient's value is wanted (no labels, no resampling),
+    so real-valued ratings under squared differences for a coefficient of
+    ``MOMENT_ONLY`` need no sort of the values (see :func:`_scale_and_codes`)."""
     coefficient = check_coefficient(coefficient)
     kind = check_weights(weights)
     matrix = None if isinstance(kind, str) else kind
@@ -278,12 +311,16 @@ def prepare_ratings(ratings, coefficient, weights, labels) -> Prepared:
             "`ratings` holds no rating: every entry is missing.",
             parameter="ratings",
         )
-    positions, scale = _scale_and_codes(m, labels, kind)
+    distinct = not (value_only and kind == "quadratic" and coefficient in MOMENT_ONLY)
+    positions, scale = _scale_and_codes(m, labels, kind, distinct)
     codes_flat, index, coords = _finish(coefficient, kind, matrix, positions, scale)
-    codes = np.full(arr.shape, -1, dtype=np.intp)
-    codes[present] = codes_flat
-    codes = codes[present.any(axis=1)][:, present.any(axis=0)]
-    per_item = (codes >= 0).sum(axis=1)
+    codes, per_item, per_rater = _kernels.scatter_codes(
+        np.ascontiguousarray(present), np.ascontiguousarray(codes_flat, dtype=np.intp)
+    )
+    if not per_item.all():
+        codes = codes[per_item > 0]
+    if not per_rater.all():
+        codes = codes[:, per_rater > 0]
     if per_item.max() < 2:
         raise QwkitError(
             "`ratings` has no item with two or more ratings; agreement needs items rated by "

@@ -31,6 +31,11 @@ from qwkit import _kernels
 TABLE_MAX = 512
 #: Chunked work holds about this many float64 entries at once (16 MiB).
 _CHUNK = 1 << 21
+#: Dense designs (rows × categories) hold at most this many cells (8 MiB).
+DENSE_MAX = 1 << 20
+#: ``collapse`` merges identical rows only when at most one row in this many is distinct
+#: (grouping stops there): measured, merging fewer repeats costs more than it saves.
+_DISTINCT_SHARE = 2
 
 
 # ---------------------------------------------------------------------------- metrics
@@ -40,8 +45,15 @@ class _Vector:
     """Operations shared by the metrics whose summaries are category masses."""
 
     vector = True
+    #: Designs of up to this many cells are dense arrays (``DENSE_MAX`` for a value
+    #: alone: scipy.sparse's per-call overhead costs more than the zeros). 0 keeps them
+    #: sparse, whose sums the bootstrap and the variance reproduce bit for bit.
+    dense_cells = 0
 
     def design(self, rows, codes, weights, m):
+        if m * self.v <= self.dense_cells:  # a small table: dense, no sparse bookkeeping
+            cells = np.bincount(rows * self.v + codes, weights=weights, minlength=m * self.v)
+            return cells.reshape(m, self.v)
         return sparse.csr_array((weights, (rows, codes)), shape=(m, self.v))
 
     @staticmethod
@@ -153,6 +165,14 @@ class Moments:
         diff = self.z[a] - self.z[b]
         return diff * diff
 
+    def rows(self, codes, mult):
+        """Each row's (Σ mult, Σ mult·z, Σ mult·z², Pᵢ) in one pass (eqs. 3, M)."""
+        return _kernels.moment_rows(
+            np.ascontiguousarray(codes, dtype=np.intp),
+            np.ascontiguousarray(mult, dtype=np.float64),
+            self.z,
+        )
+
     def design(self, rows, codes, weights, m):
         zz = self.z[codes]
         out = np.empty((m, 3))
@@ -200,10 +220,7 @@ def row_pairs(metric, codes: np.ndarray, mult: np.ndarray) -> np.ndarray:
     if isinstance(metric, Identity):
         return r * r - np.einsum("ij,ij->i", mult, mult)  # rows hold distinct codes
     if isinstance(metric, Moments):
-        zz = metric.z[safe]
-        mean = np.einsum("ij,ij->i", mult, zz) / np.maximum(r, 1.0)
-        dev = zz - mean[:, None]
-        return 2.0 * r * np.einsum("ij,ij->i", mult, dev * dev)  # centred, exact form
+        return metric.rows(codes, mult)[:, 3]  # centred, exact form
     if isinstance(metric, Linear):
         yy = np.where(codes >= 0, metric.y[safe], 0.0)
         order = np.argsort(yy, axis=1, kind="stable")
@@ -223,49 +240,85 @@ def compress_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(m, r) codes with −1 for missing → each row's distinct codes and their counts.
 
     Returns (codes, mult), both (m, w) with w the largest number of distinct categories
-    in a row; empty slots hold −1 and 0.
+    in a row; empty slots hold −1 and 0. One pass of :func:`qwkit._kernels.distinct_rows`.
     """
-    m, r = codes.shape
-    big = np.iinfo(np.intp).max
-    s = np.sort(np.where(codes >= 0, codes, big), axis=1)
-    valid = s != big
-    start = valid.copy()
-    start[:, 1:] &= s[:, 1:] != s[:, :-1]
-    slot = np.cumsum(start, axis=1) - 1
-    w = max(1, int(slot.max(initial=0)) + 1)
-    rows = np.broadcast_to(np.arange(m)[:, None], (m, r))
-    flat = (rows * w + slot)[valid]
-    mult = np.bincount(flat, minlength=m * w).astype(np.float64).reshape(m, w)
-    out = np.full((m, w), -1, dtype=np.intp)
-    out[rows[start], slot[start]] = s[start]
-    return out, mult
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    r = codes.shape[1]
+    v = int(codes.max(initial=-1)) + 1
+    out, mult, w = _kernels.distinct_rows(codes, max(1, min(r, v)))
+    return out[:, :w], mult[:, :w]
 
 
-def collapse(*arrays: np.ndarray, cheap_only: bool = False):
+def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray | None = None):
     """Identical rows of the column-stacked arrays, once each, with their multiplicity.
 
-    With ``cheap_only`` the arrays come back unchanged (multiplicity 1) unless one
-    mixed-radix integer key per row fits in int64."""
-    stacked = np.column_stack([a.astype(np.int64) for a in arrays])
-    lo = stacked.min(axis=0)
-    span = stacked.max(axis=0) - lo + 1
+    ``counts``: how many items each row already stands for (1 each by default); the
+    multiplicity of a merged row is their sum. The merged rows come in increasing
+    lexicographic order (of a mixed-radix key whose last column is the most
+    significant, when one fits in int64), whatever the order of the rows, so that a
+    bootstrap draws the same resamples. With ``cheap_only`` the arrays come back
+    unchanged unless such a key fits and rows repeat (at most one distinct row in
+    ``_DISTINCT_SHARE``)."""
+    parts = [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
+    m = parts[0].shape[0]
+    weight = np.ones(m) if counts is None else np.asarray(counts, dtype=np.float64)
+    if m == 0:
+        return list(arrays), weight
+    bounds = [_kernels.column_extremes(a) for a in parts]
+    lo = np.concatenate([b[0] for b in bounds])
+    span = np.concatenate([b[1] for b in bounds]) - lo + 1
     fits = float(np.prod(span.astype(np.float64))) < 2.0**62
     if cheap_only and not fits:
-        return list(arrays), np.ones(stacked.shape[0])
+        return list(arrays), weight
+    stacked = parts[0] if len(parts) == 1 else np.column_stack(parts)
     if fits:
-        # one mixed-radix int64 key per row: a 1-D sort instead of a row-wise one
+        # one mixed-radix int64 key per row, grouped by hashing (no sort of all rows);
+        # the groups are then put in the order of their keys, as np.unique's
         radix = np.concatenate([[1], np.cumprod(span[:-1])]).astype(np.int64)
-        key = (stacked - lo) @ radix
-        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+        # = (stacked − lo) @ radix: int64 arithmetic wraps modulo 2**64 and the key is
+        # below 2**62, so subtracting lo @ radix afterwards is exact (and saves a copy)
+        key = stacked @ radix - lo @ radix
+        first, total = _kernels.group_keys(key, weight, max(1, m // _DISTINCT_SHARE))
+        if total.size == 0:  # most rows are distinct: merging cannot pay
+            if cheap_only:
+                return list(arrays), weight
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            total = np.bincount(inverse, weights=weight, minlength=first.size)
+        else:
+            order = np.argsort(key[first])
+            first, total = first[order], total[order]
         uniq = stacked[first]
     else:
-        uniq, counts = np.unique(stacked, axis=0, return_counts=True)
+        # np.unique(axis=0)'s order and groups, without its sort of whole rows
+        order = _lexicographic_order(stacked)
+        ordered = stacked[order]
+        start = np.ones(m, dtype=bool)
+        start[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+        first = np.flatnonzero(start)
+        uniq = ordered[first]
+        total = np.add.reduceat(weight[order], first)
     out, start = [], 0
     for a in arrays:
         width = a.shape[1]
         out.append(uniq[:, start : start + width])
         start += width
-    return out, counts.astype(np.float64)
+    return out, total
+
+
+def _lexicographic_order(stacked: np.ndarray) -> np.ndarray:
+    """The order of the rows by their first column, then their second, ... (np.unique's
+    with ``axis=0``): one sort of the first column, then a full sort of only the rows
+    whose first value is shared (few for real-valued ratings)."""
+    order = np.argsort(stacked[:, 0], kind="stable")
+    lead = stacked[order, 0]
+    same = lead[1:] == lead[:-1]
+    tied = np.zeros(lead.shape[0], dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():
+        sub = order[tied]  # runs of a shared first value, in place in the order
+        order[tied] = sub[np.lexsort(stacked[sub].T[::-1])]
+    return order
 
 
 def entries(codes: np.ndarray, mult: np.ndarray):

@@ -18,6 +18,8 @@ the rating scale, so that Gwet's agreement weights are 1 − d/dmax (eq. 2).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from qwkit import _agreement_metrics as _m
@@ -46,13 +48,39 @@ class _Base:
         self.codes, self.mult, self.count = codes, mult, count
         self.metric, self.dmax = metric, float(dmax)
         self.m = codes.shape[0]
-        self.r = mult.sum(axis=1)
-        self.pairs = _m.row_pairs(metric, codes, mult)  # Pᵢ (eq. 3)
+        if isinstance(metric, _m.Moments):  # one pass: r, Σz, Σz², Pᵢ   (eqs. 3, M)
+            self._moments = metric.rows(codes, mult)
+            self.r, self.pairs = self._moments[:, 0], self._moments[:, 3]
+        else:
+            self.r = mult.sum(axis=1)
+            self.pairs = _m.row_pairs(metric, codes, mult)  # Pᵢ (eq. 3)
         two = self.r >= 2
         self.e = two.astype(np.float64)
         # oᵢ: mean disagreement over the ordered pairs of item i's ratings (eq. 4)
         self.o = np.where(two, self.pairs / np.maximum(self.r * (self.r - 1.0), 1.0), 0.0)
-        self.rows, self.cc, self.mm = _m.entries(codes, mult)
+
+    @functools.cached_property
+    def _entries(self):
+        """Flat (row, code, multiplicity) of every rating slot."""
+        return _m.entries(self.codes, self.mult)
+
+    def _pooled(self, per_row, divide=False):
+        """Each row's ratings, each weighted ``per_row[i]`` (or 1/``per_row[i]``),
+        pooled over the scale.
+
+        Returns the design (m × p summaries, ``metric.design``) and a function of
+        ``ds`` = D S giving every row's Σ over its ratings of coefᵢ·(D S)(c).
+        Squared differences need no entries: both are the row's three moments (eq. M).
+        """
+        metric = self.metric
+        weigh = np.divide if divide else np.multiply
+        if isinstance(metric, _m.Moments):
+            design = weigh(self._moments[:, :3], per_row[:, None])
+            return design, lambda ds: metric.dot(design, ds)  # Σ coef·(D S)(c)   (eq. M)
+        rows, cc, mm = self._entries
+        coef = weigh(mm, per_row[rows])
+        design = metric.design(rows, cc, coef, self.m)
+        return design, lambda ds: _row_sums(rows, coef * metric.lookup(ds, cc), self.m)
 
     @property
     def n(self) -> float:
@@ -76,15 +104,14 @@ class Fleiss(_Base):
 
     def __init__(self, codes, mult, count, metric, dmax):
         super().__init__(codes, mult, count, metric, dmax)
-        self.coef = self.mm / self.r[self.rows]  # πᵢ: item i's ratings, each 1/rᵢ
-        self.design = metric.design(self.rows, self.cc, self.coef, self.m)
+        # πᵢ: item i's ratings, each 1/rᵢ
+        self.design, against = self._pooled(self.r, divide=True)
         self.self_cross = self.pairs / (self.r * self.r)  # cross(πᵢ, πᵢ)
         s = _m.summarize(self.design, self.count[None, :])[0]
         ds = metric.apply(s)  # D S, once
         self.s = s
         self.full_c = float(metric.dot(ds, s))
-        # aᵢ = πᵢᵀ D S: item i's ratings against all of them
-        self.a = _row_sums(self.rows, self.coef * metric.lookup(ds, self.cc), self.m)
+        self.a = against(ds)  # aᵢ = πᵢᵀ D S: item i's ratings against all of them
 
     def value(self) -> float:
         n1, n2, o = self._totals()
@@ -144,13 +171,14 @@ class Gwet(_Base):
         super().__init__(codes, mult, count, metric, dmax)
         ident = _m.Identity(n_categories)
         self.ident = ident
-        self.coef = self.mm / self.r[self.rows]
-        self.design = ident.design(self.rows, self.cc, self.coef, self.m)
+        rows, cc, mm = self._entries
+        coef = mm / self.r[rows]
+        self.design = ident.design(rows, cc, coef, self.m)
         self.self_cross = _m.row_pairs(ident, codes, mult) / (self.r * self.r)
         self.cq = float(total_agreement) / (q * (q - 1.0))  # T_w / (q(q − 1))
         s = _m.summarize(self.design, self.count[None, :])[0]
         self.full_c = float(ident.cross(s, s))  # N²(1 − Σπₖ²)
-        self.a = _row_sums(self.rows, self.coef * ident.at(s, self.cc), self.m)
+        self.a = _row_sums(rows, coef * ident.at(s, cc), self.m)
 
     def value(self) -> float:
         n1, n2, o = self._totals()
@@ -223,13 +251,12 @@ class Krippendorff(_Base):
         e = self.e
         self.rr = e * self.r  # pairable values of item i
         self.q = np.where(e > 0, self.pairs / np.maximum(self.r - 1.0, 1.0), 0.0)
-        self.coef = self.mm * e[self.rows]
-        self.design = metric.design(self.rows, self.cc, self.coef, self.m)
+        self.design, against = self._pooled(e)  # the pairable ratings
         self.self_cross = e * self.pairs
         s = _m.summarize(self.design, self.count[None, :])[0]
         ds = metric.apply(s)
         self.full_c = float(metric.dot(ds, s))
-        self.b = _row_sums(self.rows, self.coef * metric.lookup(ds, self.cc), self.m)
+        self.b = against(ds)
 
     def value(self) -> float:
         rr, q = float(self.count @ self.rr), float(self.count @ self.q)

@@ -551,7 +551,7 @@ def _split(arr: np.ndarray, name: str, columns):
     kind = arr.dtype.kind
     if kind == "f":
         present = ~np.isnan(arr)
-        values = arr[present].astype(np.float64)
+        values = arr[present].astype(np.float64, copy=False)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             flat = np.flatnonzero(present)[bad[0]]

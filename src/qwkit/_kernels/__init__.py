@@ -8,7 +8,17 @@ Who may import what — the floors of the package, kernels at the bottom — is 
 ``CONTRIBUTING.md`` ("The map of the package").
 """
 
-from qwkit._kernels._agreement import ratio_apply
+from qwkit._kernels._agreement import (
+    column_extremes,
+    dense_codes,
+    distinct_rows,
+    group_keys,
+    integer_offsets,
+    integral_extremes,
+    moment_rows,
+    ratio_apply,
+    scatter_codes,
+)
 from qwkit._kernels._counts import (
     LIMB_BITS,
     confusion_counts,
@@ -76,13 +86,16 @@ __all__ = [
     "aggregate_pairs_exact",
     "assignment_table",
     "bincount_exact",
+    "column_extremes",
     "confusion_counts",
     "confusion_counts_par",
     "confusion_exact",
     "confusion_narrow",
     "confusion_weighted",
     "counting_order",
+    "dense_codes",
     "distinct_ids",
+    "distinct_rows",
     "finish_table",
     "five_sums",
     "five_sums_checked",
@@ -92,9 +105,13 @@ __all__ = [
     "five_sums_par",
     "five_sums_shifted",
     "gather_tables",
+    "group_keys",
+    "integer_offsets",
+    "integral_extremes",
     "margins",
     "margins_par",
     "minmax2",
+    "moment_rows",
     "monotone_dp",
     "normalize_rows",
     "pair_table",
@@ -104,6 +121,7 @@ __all__ = [
     "resample_tables_par",
     "round_rows",
     "scan_weights",
+    "scatter_codes",
     "soft_sums",
     "soft_sums_weighted",
     "survey_sums",
