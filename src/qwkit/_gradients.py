@@ -199,8 +199,8 @@ def boosting_gradient_hessian(
         )
     if f.shape[0] != y.shape[0]:
         raise QwkitError(f"Got {y.shape[0]} labels and {f.shape[0]} predictions.")
-    _check_finite(y, "y_true")
-    _check_finite(f, "raw_prediction")
+    check_finite(y, "y_true")
+    check_finite(f, "raw_prediction")
     w = item_weights(None if w is None else np.ravel(w), None, y.shape[0]).as_float()
     w = np.ones_like(y) if w is None else w
     m = _moments(y, f, w)
@@ -214,12 +214,29 @@ def boosting_gradient_hessian(
     return w * np.ldexp(err, -m.shift), w.copy()  # (T10)
 
 
+class BoostingObjective:
+    """What the LightGBM and XGBoost objectives share: the ``intercept`` option
+    (validated once), the gradient and curvature of :func:`boosting_gradient_hessian`,
+    repr, equality and hash. Each integration adds ``__call__`` for its library's
+    calling conventions."""
+
+    def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
+        self.intercept = check_choice(intercept, "intercept", INTERCEPTS)
+
+    def gradient_hessian(self, labels, preds, weight) -> tuple[np.ndarray, np.ndarray]:
+        return boosting_gradient_hessian(labels, preds, weight, intercept=self.intercept)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(intercept={self.intercept!r})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other.intercept == self.intercept
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.intercept))
+
+
 # ---------------------------------------------------------------------------- internals
-
-
-def _check_finite(arr: np.ndarray, name: str) -> None:
-    """Finite values (the boosting libraries pass float arrays, never NaN on purpose)."""
-    check_finite(arr, name)
 
 
 def _moments(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> _Moments:

@@ -23,20 +23,18 @@ _lgb = require(
     "lightgbm", feature="qwkit.lightgbm", package="LightGBM", extra="lightgbm", minimum="4.0"
 )
 
-from typing import Literal
 
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._gradients import INTERCEPTS, boosting_gradient_hessian
-from qwkit._validation import check_choice
+from qwkit._gradients import BoostingObjective
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
 _METRIC_NAME = "soft_kappa_loss"
 
 
-class KappaObjective:
+class KappaObjective(BoostingObjective):
     """LightGBM objective minimizing the soft kappa loss 1 − κ.
 
     A callable for ``params["objective"]`` of ``lightgbm.train`` (called as
@@ -64,21 +62,8 @@ class KappaObjective:
     ([-1.0, -2.0, -3.0], [1.0, 1.0, 1.0])
     """
 
-    def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
-        self.intercept = check_choice(intercept, "intercept", INTERCEPTS)
-
     def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
-        labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
-        return boosting_gradient_hessian(labels, preds, weight, intercept=self.intercept)
-
-    def __repr__(self) -> str:
-        return f"KappaObjective(intercept={self.intercept!r})"
-
-    def __eq__(self, other) -> bool:
-        return type(other) is type(self) and other.intercept == self.intercept
-
-    def __hash__(self) -> int:
-        return hash((type(self), self.intercept))
+        return self.gradient_hessian(*_unpack(y_true, y_pred, sample_weight))
 
 
 #: The default :class:`KappaObjective` (``intercept="exact"``).

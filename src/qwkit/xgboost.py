@@ -24,20 +24,18 @@ _xgb = require(
     "xgboost", feature="qwkit.xgboost", package="XGBoost", extra="xgboost", minimum="2.0"
 )
 
-from typing import Literal
 
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._gradients import INTERCEPTS, boosting_gradient_hessian
-from qwkit._validation import check_choice
+from qwkit._gradients import BoostingObjective
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
 _METRIC_NAME = "soft_kappa_loss"
 
 
-class KappaObjective:
+class KappaObjective(BoostingObjective):
     """XGBoost objective minimizing the soft kappa loss 1 − κ.
 
     A callable for ``obj=`` of ``xgboost.train`` (called as ``(preds, dtrain)``) and
@@ -66,25 +64,11 @@ class KappaObjective:
     ([-0.5, -1.5, -2.5], [1.0, 1.0, 1.0])
     """
 
-    def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
-        self.intercept = check_choice(intercept, "intercept", INTERCEPTS)
-
     def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
         labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
         shape = np.shape(preds)
-        grad, hess = boosting_gradient_hessian(
-            labels, _one_column(preds), weight, intercept=self.intercept
-        )
+        grad, hess = self.gradient_hessian(labels, _one_column(preds), weight)
         return grad.reshape(shape), hess.reshape(shape)
-
-    def __repr__(self) -> str:
-        return f"KappaObjective(intercept={self.intercept!r})"
-
-    def __eq__(self, other) -> bool:
-        return type(other) is type(self) and other.intercept == self.intercept
-
-    def __hash__(self) -> int:
-        return hash((type(self), self.intercept))
 
 
 #: The default :class:`KappaObjective` (``intercept="exact"``).
