@@ -129,7 +129,7 @@ def test_moment_rows_centred_at_a_large_offset():
 )
 def test_group_keys_against_unique(key, max_groups):
     weight = np.arange(1.0, key.size + 1.0)
-    first, total = _kernels.group_keys(key, weight, max_groups)
+    first, total = _m.group_keys(key, weight, max_groups)
     uniq = np.unique(key)
     if uniq.size > max_groups:
         assert first.size == 0 and total.size == 0

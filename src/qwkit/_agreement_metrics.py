@@ -249,6 +249,20 @@ def compress_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out[:, :w], mult[:, :w]
 
 
+def group_keys(key: np.ndarray, weight: np.ndarray, max_groups: int):
+    """Groups of equal int64 keys in order of first appearance, by one hashing pass
+    (no sort): each group's first index and summed weight (in the order of the items);
+    both empty when there are more than ``max_groups`` groups."""
+    ids, distinct, ok = _kernels.distinct_ids(key.view(np.uint64), max_groups)
+    if not ok:
+        return ids, np.empty(0)
+    # a group starts where an id first appears: above every id before it
+    new = np.empty(ids.shape[0], dtype=bool)
+    new[:1] = True
+    np.greater(ids[1:], np.maximum.accumulate(ids)[:-1], out=new[1:])
+    return np.flatnonzero(new), np.bincount(ids, weights=weight, minlength=distinct.shape[0])
+
+
 def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray | None = None):
     """Identical rows of the column-stacked arrays, once each, with their multiplicity.
 
@@ -278,7 +292,7 @@ def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray |
         # = (stacked − lo) @ radix: int64 arithmetic wraps modulo 2**64 and the key is
         # below 2**62, so subtracting lo @ radix afterwards is exact (and saves a copy)
         key = stacked @ radix - lo @ radix
-        first, total = _kernels.group_keys(key, weight, max(1, m // _DISTINCT_SHARE))
+        first, total = group_keys(key, weight, max(1, m // _DISTINCT_SHARE))
         if total.size == 0:  # most rows are distinct: merging cannot pay
             if cheap_only:
                 return list(arrays), weight

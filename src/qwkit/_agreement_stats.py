@@ -99,31 +99,22 @@ class _Base:
 # ---------------------------------------------------------------------------- Fleiss
 
 
-class Fleiss(_Base):
-    """Fleiss' kappa, generalized to any weights and missing ratings (eqs. 4–6)."""
+class _PooledChance(_Base):
+    """Coefficients whose chance term pools every item's ratings (Fleiss, Gwet).
 
-    def __init__(self, codes, mult, count, metric, dmax):
-        super().__init__(codes, mult, count, metric, dmax)
-        # πᵢ: item i's ratings, each 1/rᵢ
-        self.design, against = self._pooled(self.r, divide=True)
-        self.self_cross = self.pairs / (self.r * self.r)  # cross(πᵢ, πᵢ)
-        s = _m.summarize(self.design, self.count[None, :])[0]
-        ds = metric.apply(s)  # D S, once
-        self.s = s
-        self.full_c = float(metric.dot(ds, s))
-        self.a = against(ds)  # aᵢ = πᵢᵀ D S: item i's ratings against all of them
+    A subclass sets ``design`` (each item's pooled ratings), ``chance`` (the metric of
+    the chance term), ``full_c`` (the chance cross-sum of all items), ``a`` and
+    ``self_cross`` (its terms per item, for eq. 22), and defines
+    ``_coefficient(n1, n2, o, c)``.
+    """
 
     def value(self) -> float:
         n1, n2, o = self._totals()
         return float(self._coefficient(np.float64(n1), n2, o, self.full_c))
 
-    def _coefficient(self, n1, n2, o, c):
-        ok = (n2 > 0) & (c > _REL_ZERO * n1 * n1 * self.dmax)
-        return 1.0 - _safe_div(o * n1 * n1, n2 * c, ok)  # κ = 1 − D_o/D_e   (eq. 6)
-
     def batch(self, x):
         s = _m.summarize(self.design, x)
-        return self._coefficient(x.sum(axis=1), x @ self.e, x @ self.o, self.metric.cross(s, s))
+        return self._coefficient(x.sum(axis=1), x @ self.e, x @ self.o, self.chance.cross(s, s))
 
     def _totals(self):
         c = self.count
@@ -133,6 +124,26 @@ class Fleiss(_Base):
         n1, n2, o = self._totals()
         c = self.full_c - 2.0 * u * self.a[cell] + u * u * self.self_cross[cell]  # (eq. 22)
         return self._coefficient(n1 - u, n2 - u * self.e[cell], o - u * self.o[cell], c)
+
+
+class Fleiss(_PooledChance):
+    """Fleiss' kappa, generalized to any weights and missing ratings (eqs. 4–6)."""
+
+    def __init__(self, codes, mult, count, metric, dmax):
+        super().__init__(codes, mult, count, metric, dmax)
+        self.chance = metric
+        # πᵢ: item i's ratings, each 1/rᵢ
+        self.design, against = self._pooled(self.r, divide=True)
+        self.self_cross = self.pairs / (self.r * self.r)  # cross(πᵢ, πᵢ)
+        s = _m.summarize(self.design, self.count[None, :])[0]
+        ds = metric.apply(s)  # D S, once
+        self.s = s
+        self.full_c = float(metric.dot(ds, s))
+        self.a = against(ds)  # aᵢ = πᵢᵀ D S: item i's ratings against all of them
+
+    def _coefficient(self, n1, n2, o, c):
+        ok = (n2 > 0) & (c > _REL_ZERO * n1 * n1 * self.dmax)
+        return 1.0 - _safe_div(o * n1 * n1, n2 * c, ok)  # κ = 1 − D_o/D_e   (eq. 6)
 
     def variance(self, f):
         n, n2, o = self._totals()
@@ -164,13 +175,13 @@ class Fleiss(_Base):
 # ---------------------------------------------------------------------------- Gwet, BP
 
 
-class Gwet(_Base):
+class Gwet(_PooledChance):
     """Gwet's AC1 (identity weights) and AC2 (eqs. 7–8)."""
 
     def __init__(self, codes, mult, count, metric, dmax, total_agreement, q, n_categories):
         super().__init__(codes, mult, count, metric, dmax)
         ident = _m.Identity(n_categories)
-        self.ident = ident
+        self.chance = ident
         rows, cc, mm = self._entries
         coef = mm / self.r[rows]
         self.design = ident.design(rows, cc, coef, self.m)
@@ -180,27 +191,10 @@ class Gwet(_Base):
         self.full_c = float(ident.cross(s, s))  # N²(1 − Σπₖ²)
         self.a = _row_sums(rows, coef * ident.at(s, cc), self.m)
 
-    def value(self) -> float:
-        n1, n2, o = self._totals()
-        return float(self._coefficient(np.float64(n1), n2, o, self.full_c))
-
     def _coefficient(self, n1, n2, o, c):
         pa = 1.0 - _safe_div(o, n2 * self.dmax, n2 > 0)
         pe = self.cq * c / (n1 * n1)  # (eq. 7)
         return _safe_div(pa - pe, 1.0 - pe, pe < 1.0)
-
-    def batch(self, x):
-        s = _m.summarize(self.design, x)
-        return self._coefficient(x.sum(axis=1), x @ self.e, x @ self.o, self.ident.cross(s, s))
-
-    def _totals(self):
-        c = self.count
-        return self.n, float(c @ self.e), float(c @ self.o)
-
-    def leave_one_out(self, cell, u):
-        n1, n2, o = self._totals()
-        c = self.full_c - 2.0 * u * self.a[cell] + u * u * self.self_cross[cell]  # (eq. 22)
-        return self._coefficient(n1 - u, n2 - u * self.e[cell], o - u * self.o[cell], c)
 
     def variance(self, f):
         n, n2, o = self._totals()

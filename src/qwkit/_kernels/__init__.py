@@ -12,7 +12,6 @@ from qwkit._kernels._agreement import (
     column_extremes,
     dense_codes,
     distinct_rows,
-    group_keys,
     integer_offsets,
     integral_extremes,
     moment_rows,
@@ -43,6 +42,7 @@ from qwkit._kernels._exact import (
     weight_extremes,
     window,
 )
+from qwkit._kernels._hashing import distinct_ids
 from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, threaded
 from qwkit._kernels._resample import (
     gather_tables,
@@ -69,7 +69,6 @@ from qwkit._kernels._thresholds import (
     aggregate_pairs,
     assignment_table,
     counting_order,
-    distinct_ids,
     monotone_dp,
     pair_table,
 )
@@ -105,7 +104,6 @@ __all__ = [
     "five_sums_par",
     "five_sums_shifted",
     "gather_tables",
-    "group_keys",
     "integer_offsets",
     "integral_extremes",
     "margins",

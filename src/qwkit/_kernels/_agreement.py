@@ -9,9 +9,8 @@
   one pass over the items × raters codes, with no row-wise sort of the whole matrix;
 * :func:`moment_rows`: each item's moments Σ, Σz, Σz² and its sum over ordered pairs of
   squared differences (eqs. 3, M), in one pass, for squared-difference metrics;
-* :func:`group_keys`: groups of equal integer keys (identical items) by hashing, in
-  order of first appearance, with no sort of the keys; :func:`column_extremes` bounds
-  the columns those keys are made of;
+* :func:`column_extremes`: bounds of the columns that the keys of identical items are
+  made of (the keys are grouped by ``_hashing.distinct_ids``);
 * :func:`ratio_apply`: Krippendorff's ratio metric applied to a vector of category
   masses, Σₗ Sₗ((yₖ − yₗ)/(yₖ + yₗ))² for every k. The ratio metric has no moment form,
   so this is O(V²) in the V categories; the kernel makes it a tight loop over the upper
@@ -27,8 +26,6 @@ from qwkit._kernels._jit import JIT as _JIT
 
 #: Rows with at most this many ratings are sorted by insertion (no allocation).
 _INSERTION_MAX = 32
-#: Fibonacci hashing multiplier (2**64 / golden ratio, odd).
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(**_JIT)
@@ -239,61 +236,6 @@ def moment_rows(codes, mult, z):
         out[i, 2] = s2
         out[i, 3] = 2.0 * s0 * dev2  # Pᵢ = 2 rᵢ Σ (z − z̄)²   (eqs. 3, M)
     return out
-
-
-@njit(**_JIT)
-def group_keys(key, weight, max_groups):
-    """Groups of equal keys, in order of first appearance, by open-addressing hashing.
-
-    Parameters
-    ----------
-    key : ndarray of shape (n,), int64
-        Non-negative keys.
-    weight : ndarray of shape (n,), float64
-        Each key's weight (how many identical items it stands for).
-    max_groups : int
-        Stop as soon as there are more groups than this.
-
-    Returns
-    -------
-    first : ndarray of shape (g,), int64
-        The index of each group's first key.
-    total : ndarray of shape (g,), float64
-        The sum of each group's weights, in order of the keys. Both are empty (g = 0)
-        when there are more than ``max_groups`` groups.
-    """
-    n = key.shape[0]
-    cap = min(n, max_groups)
-    bits = 1
-    while (1 << bits) < 2 * cap + 2:
-        bits += 1
-    size = 1 << bits
-    shift = np.uint64(64 - bits)
-    mask = size - 1
-    table_key = np.full(size, -1, dtype=np.int64)
-    table_group = np.empty(size, dtype=np.int64)
-    first = np.empty(cap, dtype=np.int64)
-    total = np.zeros(cap)
-    g = 0
-    for i in range(n):
-        k = key[i]
-        h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
-        while True:
-            tk = table_key[h]
-            if tk == k:
-                total[table_group[h]] += weight[i]
-                break
-            if tk < 0:
-                if g == cap:
-                    return first[:0], total[:0]
-                table_key[h] = k
-                table_group[h] = g
-                first[g] = i
-                total[g] = weight[i]
-                g += 1
-                break
-            h = (h + 1) & mask
-    return first[:g], total[:g]
 
 
 @njit(**_JIT)

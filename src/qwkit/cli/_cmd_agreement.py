@@ -41,6 +41,7 @@ from qwkit.cli._options import (
     ResamplesOpt,
     SeedOpt,
     SepOpt,
+    check_one_stdout,
     decimal_option,
     labels_option,
     sep_option,
@@ -313,11 +314,7 @@ def agreement(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
-    if _output.is_standard_output(report) and as_json:
-        raise typer.BadParameter(
-            "--report - and --json both print to standard output; give one of them.",
-            param_hint="--json",
-        )
+    check_one_stdout(report, as_json, "--report")
     with guard():
         target = None
         if report is not None:

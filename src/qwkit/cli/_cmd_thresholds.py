@@ -39,6 +39,7 @@ from qwkit.cli._options import (
     WeightColOpt,
     Weights,
     WeightsOpt,
+    check_one_stdout,
     decimal_option,
     item_weight_options,
     labels_option,
@@ -95,11 +96,7 @@ def thresholds_fit(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
-    if _output.is_standard_output(output) and as_json:
-        raise typer.BadParameter(
-            "-o - and --json both print to standard output; give one of them.",
-            param_hint="--json",
-        )
+    check_one_stdout(output, as_json, "-o")
     with guard():
         target = None
         if output is not None:

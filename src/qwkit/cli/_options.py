@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from qwkit.cli import _columns, _io
+from qwkit.cli import _columns, _io, _output
 
 
 class Weights(str, Enum):
@@ -173,6 +173,15 @@ CountsOpt = Annotated[
         metavar="COLUMN",
     ),
 ]
+
+
+def check_one_stdout(output: str | None, as_json: bool, option: str) -> None:
+    """Refuse an output on standard output together with --json (both would print there)."""
+    if as_json and _output.is_standard_output(output):
+        raise typer.BadParameter(
+            f"{option} - and --json both print to standard output; give one of them.",
+            param_hint="--json",
+        )
 
 
 def item_weight_options(sample_weight: str | None, counts: str | None) -> None:
