@@ -117,12 +117,17 @@ class TestSoftKappaLoss:
         assert loss.item() == 1.0
         assert abs(f.grad.item()) < 1e-12
 
-    def test_constant_perfect_predictions_give_zero_not_nan(self):
+    def test_constant_perfect_predictions_are_undefined_not_zero(self):
+        # κ is 0/0 here (the limit along f → 2 is 1 − κ = 1, not 0): qwkit's policy is
+        # NaN with an UndefinedKappaWarning; the gradient is zero, never NaN.
         f = torch.full((4,), 2.0, dtype=torch.float64, requires_grad=True)
-        loss = soft_kappa_loss(f, torch.full((4,), 2.0, dtype=torch.float64))
+        with pytest.warns(qwkit.UndefinedKappaWarning, match="loss is NaN"):
+            loss = soft_kappa_loss(f, torch.full((4,), 2.0, dtype=torch.float64))
         loss.backward()
-        assert loss.item() == 0.0
+        assert math.isnan(loss.item())
         assert torch.equal(f.grad, torch.zeros(4, dtype=torch.float64))
+        quiet = soft_kappa_loss(f, torch.full((4,), 2.0), validate_args=False)  # no warning
+        assert math.isnan(quiet.item())
 
     def test_nan_target_is_an_error_nan_score_a_nan_loss(self):
         with pytest.raises(ValueError, match="`target` must be finite; got nan at index 1"):
