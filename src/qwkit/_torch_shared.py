@@ -423,7 +423,8 @@ def weight_matrix_tensor(weights, k: int) -> torch.Tensor:
     if isinstance(weights, torch.Tensor):
         weights = weights.detach().cpu().numpy()
     wm = qwkit.weight_matrix(k, weights)
-    if not np.any(wm > 0):
+    named = weights is None or isinstance(weights, str)  # never all zeros for K ≥ 2
+    if not named and not np.any(wm > 0):
         raise QwkitError(
             "`weights` must give some disagreement a positive weight; got all zeros "
             "(every disagreement would cost nothing).",

@@ -353,8 +353,12 @@ class _RunningKappaLoss(_s.FloatState):
             keep = ~empty & torch.isfinite(batch).all()
             bad = checks.invalid()
             keep = keep if bad is None else keep & ~bad
-            with torch.no_grad():
-                state.copy_(torch.where(keep, folded.view_as(state), state.to(folded.dtype)))
+            new = torch.where(keep, folded.view_as(state), state.to(folded.dtype))
+            # A new tensor, not state.copy_(new): under torch.compile, AOTAutograd may
+            # recompute a read of a buffer mutated in the forward in the backward, after
+            # the mutation, which silently changes the gradient (PyTorch 2.13; see
+            # pytorch/pytorch pull request 197039). The state is never read in place.
+            setattr(self, self._STATE, new.to(state.dtype).detach())
         return loss
 
     @staticmethod
@@ -467,6 +471,8 @@ class SoftKappaLoss(_RunningKappaLoss):
         )
         self.register_buffer("running_moments", torch.zeros(_s.N_MOMENTS))
 
+    _STATE = "running_moments"
+
     def _state(self) -> torch.Tensor:
         return self.running_moments
 
@@ -479,7 +485,7 @@ class SoftKappaLoss(_RunningKappaLoss):
             return (f * w).sum()  # adds nothing; zero loss, zero gradient
         state, sdt = self._current(f)
         batch = _s.moments(y, f, w)  # with gradient, in the accumulation dtype
-        past = state.to(sdt)
+        past = state.to(sdt, copy=True)
         n_s, d_s = _s.soft_ratio(past)
         use_state = d_s > 0  # false for an empty state: the first batch
         # Eq. (T6) with R̂, d̂, ȳ, v_y of the state (constants for this batch).
@@ -575,6 +581,8 @@ class WeightedKappaLoss(_RunningKappaLoss):
         wm = _s.weight_matrix_tensor(weights, k)
         self.register_buffer("weight_matrix", wm.to(torch.get_default_dtype()), persistent=False)
         self.register_buffer("running_confusion", torch.zeros(k, k))
+
+    _STATE = "running_confusion"
 
     def _state(self) -> torch.Tensor:
         return self.running_confusion
