@@ -16,6 +16,10 @@ The functions are the plain batch ratio. The modules keep a running estimate of 
 chance (denominator) term across batches, so they train at any batch size, 1
 included; the derivation is in docs/torch.md, eqs. (T1)–(T8), cited below.
 
+Every sum is taken in float32 at least (float16, bfloat16 and autocast input), and no
+value is read from the device in a forward pass or an update but the optional check of
+the data, ``validate_args`` (docs/torch.md, section 6).
+
 Metrics — mergeable across batches and processes (:meth:`KappaMetric.sync`):
 
 - :class:`KappaMetric`: weighted kappa of class predictions from the accumulated
@@ -138,7 +142,7 @@ def soft_kappa_loss(
         positive sum, rows of probabilities) and raise a :class:`~qwkit.QwkitError`
         naming the first bad item: one read of a few flags from the device per call
         (a sync on a GPU). With False nothing is read and invalid data give a NaN
-        loss. Skipped while ``torch.compile`` traces the call (docs/torch.md, "Speed").
+        loss. Skipped while ``torch.compile`` traces the call (docs/torch.md, section 6).
 
     Returns
     -------
@@ -319,12 +323,14 @@ class _RunningKappaLoss(_s.FloatState):
         self.momentum = _s.check_momentum(momentum)
         self.validate_args = _s.check_bool(validate_args, "validate_args")
 
+    _STATE: str  # the name of the buffer that holds the running statistics
+
     def reset(self) -> None:
         """Forget the running statistics (the next batch is a first batch again)."""
-        self._state().zero_()
+        setattr(self, self._STATE, torch.zeros_like(self._state()))
 
-    def _state(self) -> torch.Tensor:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _state(self) -> torch.Tensor:
+        return getattr(self, self._STATE)
 
     def _keep(self) -> float:
         return 1.0 if self.momentum is None else 1.0 - self.momentum
@@ -447,6 +453,8 @@ class SoftKappaLoss(_RunningKappaLoss):
     -0.441
     """
 
+    _STATE = "running_moments"
+
     def __init__(
         self,
         *,
@@ -471,21 +479,16 @@ class SoftKappaLoss(_RunningKappaLoss):
         )
         self.register_buffer("running_moments", torch.zeros(_s.N_MOMENTS))
 
-    _STATE = "running_moments"
-
-    def _state(self) -> torch.Tensor:
-        return self.running_moments
-
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`soft_kappa_loss`)."""
         checks = _s.DataChecks(self.validate_args)
-        labels = self.labels
-        y, f, w = _soft_inputs(input, target, sample_weight, self.prediction, labels, checks)
+        prediction, labels = self.prediction, self.labels
+        y, f, w = _soft_inputs(input, target, sample_weight, prediction, labels, checks)
         if f.shape[0] == 0:
             return (f * w).sum()  # adds nothing; zero loss, zero gradient
         state, sdt = self._current(f)
         batch = _s.moments(y, f, w)  # with gradient, in the accumulation dtype
-        past = state.to(sdt, copy=True)
+        past = state.to(sdt)
         n_s, d_s = _s.soft_ratio(past)
         use_state = d_s > 0  # false for an empty state: the first batch
         # Eq. (T6) with R̂, d̂, ȳ, v_y of the state (constants for this batch).
@@ -563,6 +566,8 @@ class WeightedKappaLoss(_RunningKappaLoss):
     0.542572
     """
 
+    _STATE = "running_confusion"
+
     def __init__(
         self,
         num_classes: int,
@@ -581,11 +586,6 @@ class WeightedKappaLoss(_RunningKappaLoss):
         wm = _s.weight_matrix_tensor(weights, k)
         self.register_buffer("weight_matrix", wm.to(torch.get_default_dtype()), persistent=False)
         self.register_buffer("running_confusion", torch.zeros(k, k))
-
-    _STATE = "running_confusion"
-
-    def _state(self) -> torch.Tensor:
-        return self.running_confusion
 
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`weighted_kappa_loss`)."""
