@@ -30,17 +30,9 @@ from qwkit.torch import (
     soft_kappa_loss,
     weighted_kappa_loss,
 )
+from torch_helpers import one_thread  # noqa: F401 - autouse fixture
 
 WEIGHTS = ["quadratic", "linear", "identity"]
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny tensors: one intra-op thread is faster on the shared 2-core machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def custom_weights(k: int) -> np.ndarray:

@@ -23,19 +23,12 @@ from qwkit.torch import (
     soft_kappa_loss,
     weighted_kappa_loss,
 )
+from torch_helpers import one_thread  # noqa: F401 - autouse fixture
 
 LOW = [torch.float16, torch.bfloat16]
 #: Around the old float16 cut (256² > 65,504) and well past it.
 SIZES = [255, 256, 257, 1000]
 K = 5
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def data(n: int, seed: int = 20261121):

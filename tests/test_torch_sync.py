@@ -28,18 +28,11 @@ from qwkit.torch import (
     soft_kappa_loss,
     weighted_kappa_loss,
 )
+from torch_helpers import one_thread  # noqa: F401 - autouse fixture
 
 K = 4
 #: Every way Python code reads a tensor's value on the host.
 HOST_READS = ("item", "tolist", "numpy", "cpu", "__bool__", "__int__", "__float__", "__index__")
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def batch(device="cpu", n=6, seed=0):
