@@ -145,7 +145,7 @@ AUTOCAST = [torch.bfloat16, torch.float16]  # CPU autocast runs both here (PyTor
 
 class TestAutocast:
     @pytest.mark.parametrize("dtype", AUTOCAST)
-    @pytest.mark.parametrize("n", [255, 256, 1000])
+    @pytest.mark.parametrize("n", SIZES)
     @pytest.mark.parametrize(("name", "make", "kind"), LOSSES, ids=IDS)
     def test_model_output_under_autocast(self, name, make, kind, n, dtype):
         # A model under autocast hands the loss a low-precision output; the loss (also

@@ -34,7 +34,6 @@ from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._warnings import UndefinedKappaWarning, warn
 
 N_MOMENTS = 7
-_LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
 # ---------------------------------------------------------------------------- dtypes
