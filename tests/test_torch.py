@@ -30,17 +30,9 @@ from qwkit.torch import (
     soft_kappa_loss,
     weighted_kappa_loss,
 )
+from torch_helpers import one_thread  # noqa: F401 - autouse fixture
 
 WEIGHTS = ["quadratic", "linear", "identity"]
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny tensors: one intra-op thread is faster on the shared 2-core machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def custom_weights(k: int) -> np.ndarray:
@@ -117,12 +109,17 @@ class TestSoftKappaLoss:
         assert loss.item() == 1.0
         assert abs(f.grad.item()) < 1e-12
 
-    def test_constant_perfect_predictions_give_zero_not_nan(self):
+    def test_constant_perfect_predictions_are_undefined_not_zero(self):
+        # κ is 0/0 here (the limit along f → 2 is 1 − κ = 1, not 0): qwkit's policy is
+        # NaN with an UndefinedKappaWarning; the gradient is zero, never NaN.
         f = torch.full((4,), 2.0, dtype=torch.float64, requires_grad=True)
-        loss = soft_kappa_loss(f, torch.full((4,), 2.0, dtype=torch.float64))
+        with pytest.warns(qwkit.UndefinedKappaWarning, match="loss is NaN"):
+            loss = soft_kappa_loss(f, torch.full((4,), 2.0, dtype=torch.float64))
         loss.backward()
-        assert loss.item() == 0.0
+        assert math.isnan(loss.item())
         assert torch.equal(f.grad, torch.zeros(4, dtype=torch.float64))
+        quiet = soft_kappa_loss(f, torch.full((4,), 2.0), validate_args=False)  # no warning
+        assert math.isnan(quiet.item())
 
     def test_nan_target_is_an_error_nan_score_a_nan_loss(self):
         with pytest.raises(ValueError, match="`target` must be finite; got nan at index 1"):
@@ -659,3 +656,298 @@ def test_missing_torch_names_the_extra():
 def test_public_classes_report_qwkit_torch():
     for cls in (SoftKappaLoss, WeightedKappaLoss, KappaMetric, SoftKappaMetric):
         assert cls.__module__ == "qwkit.torch"
+
+
+# ============================================================================ errors
+
+
+def _nan_at(values, i):
+    out = torch.tensor(values, dtype=torch.float32)
+    out[i] = math.nan
+    return out
+
+
+_X, _Y = torch.randn(3, 4), torch.tensor([0, 1, 3])
+_S, _T = torch.tensor([0.5, 1.5, 2.5]), torch.tensor([0.0, 1.0, 3.0])
+_META = torch.zeros(3, device="meta")
+_PROBA = torch.tensor([[0.5, 0.5, 0.0, 0.0], [0.2, 0.2, 0.2, 0.2], [0.1, 0.1, 0.1, 0.7]])
+
+#: (id, call, TypeError?, parameter, row): every way the torch modules refuse input.
+ERROR_CASES = [
+    # losses: arguments
+    ("input-not-tensor", lambda: soft_kappa_loss([1.0], _T[:1]), True, "input", None),
+    ("input-integer", lambda: soft_kappa_loss(torch.tensor([1, 2]), _T[:2]), True, "input", None),
+    ("input-2d-score", lambda: soft_kappa_loss(_X, _T), False, "input", None),
+    ("input-3d", lambda: soft_kappa_loss(torch.zeros(3, 1, 1), _T), False, "input", None),
+    ("input-empty", lambda: soft_kappa_loss(torch.zeros(0), torch.zeros(0)), False, "input", None),
+    ("input-shape-classes", lambda: weighted_kappa_loss(_S, _Y), False, "input", None),
+    ("input-one-class", lambda: weighted_kappa_loss(torch.zeros(3, 1), _Y), False, "input", None),
+    ("prediction", lambda: soft_kappa_loss(_S, _T, prediction="proba"), False, "prediction", None),
+    ("prediction-wk", lambda: WeightedKappaLoss(4, prediction="score"), False, "prediction", None),
+    ("labels-with-score", lambda: soft_kappa_loss(_S, _T, labels=[0, 1]), False, "labels", None),
+    ("labels-module-score", lambda: SoftKappaLoss(labels=[0, 1, 2]), False, "labels", None),
+    (
+        "labels-text",
+        lambda: SoftKappaLoss(prediction="logits", labels=["a", "b"]),
+        True,
+        "labels",
+        None,
+    ),
+    ("labels-one", lambda: SoftKappaLoss(prediction="logits", labels=[1]), False, "labels", None),
+    (
+        "labels-order",
+        lambda: soft_kappa_loss(_X, _T, prediction="logits", labels=[3, 2, 1, 0]),
+        False,
+        "labels",
+        None,
+    ),
+    (
+        "labels-count",
+        lambda: soft_kappa_loss(_X, _T, prediction="logits", labels=[0, 1]),
+        False,
+        "labels",
+        None,
+    ),
+    ("target-not-tensor", lambda: soft_kappa_loss(_S, [0.0, 1.0, 2.0]), True, "target", None),
+    (
+        "target-bool",
+        lambda: soft_kappa_loss(_S, torch.ones(3, dtype=torch.bool)),
+        True,
+        "target",
+        None,
+    ),
+    ("target-rows", lambda: soft_kappa_loss(_S, _T[:2]), False, "target", None),
+    ("target-shape", lambda: soft_kappa_loss(_S, torch.zeros(3, 2)), False, "target", None),
+    ("target-device", lambda: soft_kappa_loss(_S, _META), False, "target", None),
+    ("target-float-classes", lambda: weighted_kappa_loss(_X, _T), True, "target", None),
+    (
+        "sample_weight-type",
+        lambda: soft_kappa_loss(_S, _T, sample_weight=[1, 1, 1]),
+        True,
+        "sample_weight",
+        None,
+    ),
+    (
+        "sample_weight-bool",
+        lambda: soft_kappa_loss(_S, _T, sample_weight=torch.ones(3, dtype=torch.bool)),
+        True,
+        "sample_weight",
+        None,
+    ),
+    (
+        "sample_weight-rows",
+        lambda: soft_kappa_loss(_S, _T, sample_weight=torch.ones(4)),
+        False,
+        "sample_weight",
+        None,
+    ),
+    (
+        "sample_weight-device",
+        lambda: soft_kappa_loss(_S, _T, sample_weight=_META),
+        False,
+        "sample_weight",
+        None,
+    ),
+    ("weights", lambda: weighted_kappa_loss(_X, _Y, weights="cubic"), False, "weights", None),
+    (
+        "weights-zero",
+        lambda: WeightedKappaLoss(3, weights=np.zeros((3, 3))),
+        False,
+        "weights",
+        None,
+    ),
+    ("log", lambda: weighted_kappa_loss(_X, _Y, log="yes"), True, "log", None),
+    (
+        "validate_args",
+        lambda: soft_kappa_loss(_S, _T, validate_args=1),
+        True,
+        "validate_args",
+        None,
+    ),
+    (
+        "validate_args-module",
+        lambda: SoftKappaLoss(validate_args=None),
+        True,
+        "validate_args",
+        None,
+    ),
+    ("num_classes-type", lambda: WeightedKappaLoss(3.0), True, "num_classes", None),
+    ("num_classes-value", lambda: WeightedKappaLoss(1), False, "num_classes", None),
+    ("num_classes-input", lambda: WeightedKappaLoss(3)(_X, _Y), False, "input", None),
+    ("momentum-type", lambda: SoftKappaLoss(momentum="0.1"), True, "momentum", None),
+    ("momentum-value", lambda: WeightedKappaLoss(3, momentum=1.5), False, "momentum", None),
+    ("module-device", lambda: SoftKappaLoss()(_META, _META), False, "input", None),
+    # losses: values in the data (validate_args=True)
+    ("target-class", lambda: weighted_kappa_loss(_X, torch.tensor([0, 4, 1])), False, "target", 1),
+    (
+        "target-negative",
+        lambda: WeightedKappaLoss(4)(_X, torch.tensor([0, 1, -1])),
+        False,
+        "target",
+        2,
+    ),
+    ("target-nan", lambda: soft_kappa_loss(_S, _nan_at([0, 1, 2], 2)), False, "target", 2),
+    ("target-nan-module", lambda: SoftKappaLoss()(_S, _nan_at([0, 1, 2], 0)), False, "target", 0),
+    (
+        "sample_weight-negative",
+        lambda: weighted_kappa_loss(_X, _Y, sample_weight=torch.tensor([1.0, -1.0, 1.0])),
+        False,
+        "sample_weight",
+        1,
+    ),
+    (
+        "sample_weight-nan",
+        lambda: SoftKappaLoss()(_S, _T, sample_weight=_nan_at([1, 1, 1], 2)),
+        False,
+        "sample_weight",
+        2,
+    ),
+    (
+        "sample_weight-zero",
+        lambda: soft_kappa_loss(_S, _T, sample_weight=torch.zeros(3)),
+        False,
+        "sample_weight",
+        None,
+    ),
+    (
+        "probabilities",
+        lambda: weighted_kappa_loss(_PROBA, _Y, prediction="probabilities"),
+        False,
+        "input",
+        1,
+    ),
+    # metrics
+    ("metric-preds-real", lambda: KappaMetric(3).update(_S, _Y), False, "preds", None),
+    (
+        "metric-preds-class",
+        lambda: KappaMetric(3).update(torch.tensor([0, 3, 1]), _Y),
+        False,
+        "preds",
+        1,
+    ),
+    (
+        "metric-target-class",
+        lambda: KappaMetric(4).update(_Y, torch.tensor([0, 1, 9])),
+        False,
+        "target",
+        2,
+    ),
+    ("metric-target-rows", lambda: KappaMetric(4).update(_Y, _Y[:2]), False, "target", None),
+    ("metric-device", lambda: KappaMetric(4).update(_Y.to("meta"), _Y), False, "preds", None),
+    (
+        "metric-sample_weight",
+        lambda: KappaMetric(4).update(_Y, _Y, torch.tensor([1.0, 1.0, -2.0])),
+        False,
+        "sample_weight",
+        2,
+    ),
+    ("metric-weights", lambda: KappaMetric(3, weights="cubic"), False, "weights", None),
+    ("metric-merge-type", lambda: KappaMetric(3).merge(SoftKappaMetric()), True, "other", None),
+    ("metric-merge-classes", lambda: KappaMetric(3).merge(KappaMetric(4)), False, "other", None),
+    (
+        "metric-merge-weights",
+        lambda: KappaMetric(3).merge(KappaMetric(3, weights="linear")),
+        False,
+        "other",
+        None,
+    ),
+    ("metric-empty", lambda: KappaMetric(3).compute(), False, None, None),
+    (
+        "soft-preds-complex",
+        lambda: SoftKappaMetric().update(_S.to(torch.complex64), _T),
+        True,
+        "preds",
+        None,
+    ),
+    (
+        "soft-preds-nan",
+        lambda: SoftKappaMetric().update(_nan_at([1, 2, 3], 1), _T),
+        False,
+        "preds",
+        1,
+    ),
+    ("soft-target-rows", lambda: SoftKappaMetric().update(_S, _T[:1]), False, "target", None),
+    (
+        "soft-target-inf",
+        lambda: SoftKappaMetric().update(_S, torch.tensor([0, math.inf, 1])),
+        False,
+        "target",
+        1,
+    ),
+    ("soft-merge-type", lambda: SoftKappaMetric().merge(KappaMetric(3)), True, "other", None),
+    ("soft-empty", lambda: SoftKappaMetric().compute(), False, None, None),
+    (
+        "soft-replace",
+        lambda: SoftKappaMetric().compute(replace_undefined_by="x"),
+        True,
+        "replace_undefined_by",
+        None,
+    ),
+]
+
+
+class TestErrors:
+    @pytest.mark.parametrize(
+        ("call", "is_type", "parameter", "row"),
+        [case[1:] for case in ERROR_CASES],
+        ids=[case[0] for case in ERROR_CASES],
+    )
+    def test_parameter_and_row(self, call, is_type, parameter, row):
+        with pytest.raises(qwkit.QwkitError) as info:
+            call()
+        assert isinstance(info.value, TypeError) == is_type
+        assert isinstance(info.value, ValueError)  # QwkitTypeError is both
+        assert info.value.parameter == parameter
+        assert info.value.row == row
+        if parameter is not None:
+            assert f"`{parameter}`" in str(info.value)
+        if row is not None:
+            assert f"index {row}" in str(info.value)
+
+    def test_every_raise_in_the_torch_modules_is_qwkit_s(self):
+        # No plain ValueError/TypeError is left in the three modules.
+        import inspect
+
+        import qwkit._torch_metrics
+        import qwkit._torch_shared
+        import qwkit.torch
+
+        for module in (qwkit.torch, qwkit._torch_shared, qwkit._torch_metrics):
+            source = inspect.getsource(module)
+            assert "raise ValueError" not in source and "raise TypeError" not in source
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            lambda v: weighted_kappa_loss(_X, torch.tensor([0, 4, 1]), validate_args=v),
+            lambda v: weighted_kappa_loss(_PROBA, _Y, prediction="probabilities", validate_args=v),
+            lambda v: soft_kappa_loss(_S, _nan_at([0, 1, 2], 2), validate_args=v),
+            lambda v: soft_kappa_loss(_S, _T, sample_weight=torch.zeros(3), validate_args=v),
+            lambda v: SoftKappaLoss(validate_args=v)(_S, _T, sample_weight=_nan_at([1, 1, 1], 2)),
+            lambda v: WeightedKappaLoss(4, validate_args=v)(_X, torch.tensor([0, 1, -1])),
+        ],
+    )
+    def test_unvalidated_bad_data_give_nan_never_a_number(self, call):
+        with pytest.raises(qwkit.QwkitError):
+            call(True)
+        assert math.isnan(call(False).item())
+
+    def test_unvalidated_bad_data_leave_the_running_state(self):
+        loss_fn = WeightedKappaLoss(4, validate_args=False)
+        loss_fn(_X, _Y)
+        before = loss_fn.running_confusion.clone()
+        assert math.isnan(loss_fn(_X, torch.tensor([0, 7, 1])).item())
+        assert torch.equal(loss_fn.running_confusion, before)
+
+    def test_unvalidated_bad_data_void_a_metric(self):
+        metric, soft = KappaMetric(4, validate_args=False), SoftKappaMetric(validate_args=False)
+        metric.update(_Y, _Y)
+        metric.update(_Y, torch.tensor([0, 1, 9]))
+        soft.update(_S, _T, torch.tensor([1.0, -1.0, 1.0]))
+        for module in (metric, soft, copy.deepcopy(metric).merge(KappaMetric(4))):
+            with pytest.raises(qwkit.QwkitError, match="void") as info:
+                module.compute()
+            assert info.value.parameter is None
+        metric.reset()
+        metric.update(_Y, _Y)
+        assert metric.compute() == 1.0

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import copy
 import math
-import warnings
 
 import numpy as np
 import torch
-from torch import nn
 
 import qwkit
 from qwkit import _torch_shared as _s
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._validation import check_replace_undefined_by
+from qwkit._warnings import warn_undefined
 
 __all__ = ["KappaMetric", "SoftKappaMetric"]
 
@@ -27,21 +28,42 @@ def _distributed():
     return None
 
 
+_WHERE = "this metric"  # the device a metric's inputs must be on
+
+
+def _void(table: torch.Tensor) -> None:
+    """Refuse a state that an unvalidated update voided (see ``validate_args``)."""
+    if not bool(torch.isfinite(table).all()):
+        raise QwkitError(
+            "This metric saw invalid data in an update with validate_args=False (a class "
+            "index out of range, a non-finite value or a negative weight), so its total is "
+            "void; call `reset` and update with validate_args=True to find the item.",
+        )
+
+
+def _poison(state: torch.Tensor, checks: _s.DataChecks) -> None:
+    """Make ``state`` NaN if a check of this update failed (no host read)."""
+    bad = checks.invalid()
+    if bad is not None:
+        state.view(-1)[:1] += torch.where(bad, math.nan, 0.0).to(state.dtype)
+
+
 def _predicted_classes(preds, k: int) -> torch.Tensor:
     x = _s.check_tensor(preds, "preds")
     if x.is_floating_point():
         if x.ndim == 2 and x.shape[1] == k:
             return x.argmax(dim=1)
-        raise ValueError(
+        raise QwkitError(
             f"`preds` must be class indices (an integer tensor of shape (B,)) or class "
             f"scores of shape (B, {k}); got a {x.dtype} tensor of shape {tuple(x.shape)}. "
             "Turn real-valued scores into classes first (e.g. with "
-            "qwkit.optimize_thresholds), or use SoftKappaMetric."
+            "qwkit.optimize_thresholds), or use SoftKappaMetric.",
+            parameter="preds",
         )
     return x
 
 
-class KappaMetric(nn.Module):
+class KappaMetric(_s.FloatState):
     """Weighted kappa of class predictions, accumulated over batches and processes.
 
     The K×K confusion table is a sufficient statistic for kappa and adds across
@@ -57,13 +79,20 @@ class KappaMetric(nn.Module):
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights, as in :func:`qwkit.weight_matrix`.
+    validate_args : bool, default=True
+        Check the values of each update (class indices in range, finite non-negative
+        weights) and raise a :class:`~qwkit.QwkitError` naming the first bad item: one
+        read of a few flags from the device per update (a sync on a GPU). With False
+        :meth:`update` reads nothing from the device; invalid data then void the
+        metric (:meth:`compute` raises).
 
     Attributes
     ----------
     counts : Tensor of shape (K, K)
         Buffer, int64: items counted by unweighted updates (rows: target).
     weighted_counts : Tensor of shape (K, K)
-        Buffer, float64: summed `sample_weight` of weighted updates.
+        Buffer, float64: summed `sample_weight` of weighted updates. Both keep their
+        dtype through ``.half()``, ``.double()`` and ``.to(dtype)``.
 
     Examples
     --------
@@ -76,9 +105,12 @@ default="quadratic"
     0.318182
     """
 
-    def __init__(self, num_classes: int, *, weights="quadratic"):
+    _fixed_dtype = ("weighted_counts",)
+
+    def __init__(self, num_classes: int, *, weights="quadratic", validate_args: bool = True):
         super().__init__()
         k = _s.check_num_classes(num_classes)
+        self.validate_args = _s.check_bool(validate_args, "validate_args")
         if isinstance(weights, torch.Tensor):
             weights = weights.detach().cpu().numpy()
         self._matrix = qwkit.weight_matrix(k, weights)  # validates
@@ -102,16 +134,27 @@ default="quadratic"
         """
         k = self.num_classes
         dev = self.counts.device
-        p = _predicted_classes(preds, k)
-        p = _s.class_indices(p, p.shape[0] if p.ndim else 0, k, dev, "preds")
-        t = _s.class_indices(target, p.shape[0], k, dev, "target")
+        checks = _s.DataChecks(self.validate_args)
+        p = _s.class_indices(
+            _predicted_classes(preds, k), "preds", k, checks, device=dev, where=_WHERE
+        )
+        n = p.shape[0]
+        t = _s.class_indices(
+            target, "target", k, checks, device=dev, where=_WHERE, n=n, reference="preds"
+        )
+        weighted = sample_weight is not None
+        if weighted:
+            w = _s.sample_weight_tensor(
+                sample_weight, n, p, checks, dtype=torch.float64, reference="preds", where=_WHERE
+            )
+        checks.run()
         cell = (t * k + p).detach()
-        with torch.no_grad():
-            if sample_weight is None:
-                self.counts += torch.bincount(cell, minlength=k * k).view(k, k)
+        with torch.no_grad():  # scatter_add_ on one dimension: deterministic, no sync
+            if weighted:
+                self.weighted_counts.view(-1).scatter_add_(0, cell, w)
             else:
-                w = _s.sample_weight_tensor(sample_weight, p.shape[0], p, dtype=torch.float64)
-                self.weighted_counts += torch.bincount(cell, weights=w, minlength=k * k).view(k, k)
+                self.counts.view(-1).scatter_add_(0, cell, torch.ones_like(cell))
+            _poison(self.weighted_counts, checks)
 
     @property
     def confusion(self) -> torch.Tensor:
@@ -125,9 +168,11 @@ default="quadratic"
 
         Raises ValueError before any item of positive weight.
         """
-        table = self.confusion.detach().cpu().numpy()
+        table = self.confusion.detach().cpu()
+        _void(table)
+        table = table.numpy()
         if not np.any(table > 0):
-            raise ValueError("No items with positive weight yet: call `update` first.")
+            raise QwkitError("No items with positive weight yet: call `update` first.")
         return qwkit.kappa_from_confusion(
             table, weights=self.weights, replace_undefined_by=replace_undefined_by
         )
@@ -140,13 +185,21 @@ default="quadratic"
     def merge(self, other: KappaMetric) -> KappaMetric:
         """Add ``other``'s counts into this metric (in place) and return ``self``."""
         if not isinstance(other, KappaMetric):
-            raise TypeError(f"`other` must be a KappaMetric; got {type(other).__name__}.")
+            raise QwkitTypeError(
+                f"`other` must be a KappaMetric; got {type(other).__name__}.", parameter="other"
+            )
         if other.num_classes != self.num_classes:
-            raise ValueError(
-                f"`other` has {other.num_classes} classes but this metric has {self.num_classes}."
+            raise QwkitError(
+                f"`other` has {other.num_classes} classes but this metric has "
+                f"{self.num_classes}; they must match.",
+                parameter="other",
             )
         if not np.array_equal(other._matrix, self._matrix):
-            raise ValueError("`other` uses different `weights`; merged kappa would be ambiguous.")
+            raise QwkitError(
+                "`other` must use the `weights` of this metric; got different `weights` "
+                "(merged kappa would be ambiguous).",
+                parameter="other",
+            )
         with torch.no_grad():
             self.counts += other.counts.to(self.counts.device)
             self.weighted_counts += other.weighted_counts.to(self.weighted_counts.device)
@@ -173,7 +226,7 @@ default="quadratic"
         return f"num_classes={self.num_classes}, weights={shown!r}"
 
 
-class SoftKappaMetric(nn.Module):
+class SoftKappaMetric(_s.FloatState):
     """Soft quadratic weighted kappa of real-valued predictions, over batches and processes.
 
     Keeps the seven weighted moments Σw, ȳ, f̄ and the centered sums S_yy, S_ff, S_yf,
@@ -181,10 +234,17 @@ class SoftKappaMetric(nn.Module):
     stays accurate far from zero), so that :meth:`compute` equals
     :func:`qwkit.soft_kappa_score` on all the data to rounding.
 
+    Parameters
+    ----------
+    validate_args : bool, default=True
+        As in :class:`KappaMetric`: check that predictions and targets are finite and
+        weights finite and non-negative (one read from the device per update), or,
+        with False, read nothing and let invalid data void the metric.
+
     Attributes
     ----------
     moments : Tensor of shape (7,)
-        Buffer, float64.
+        Buffer, float64 (kept through ``.half()``, ``.float()`` and ``.to(dtype)``).
 
     Examples
     --------
@@ -197,53 +257,46 @@ class SoftKappaMetric(nn.Module):
     0.959206
     """
 
-    def __init__(self):
+    _fixed_dtype = ("moments",)
+
+    def __init__(self, *, validate_args: bool = True):
         super().__init__()
+        self.validate_args = _s.check_bool(validate_args, "validate_args")
         self.register_buffer("moments", torch.zeros(_s.N_MOMENTS, dtype=torch.float64))
 
     def update(self, preds, target, sample_weight=None) -> None:
         """Add a batch: ``preds`` and ``target`` real, of shape (B,) or (B, 1)."""
-        f = _s.column(_s.check_tensor(preds, "preds"), "preds")
+        checks = _s.DataChecks(self.validate_args)
         dev = self.moments.device
-        _s.check_device(f, "preds", dev)
-        if f.dtype == torch.bool or f.is_complex():
-            raise TypeError(f"`preds` must be real numbers; got {f.dtype}.")
-        f = f.detach().to(torch.float64)
-        _s.check_finite(f, "preds")
+        f = _s.column(_s.check_tensor(preds, "preds"), "preds")
+        _s.check_device(f, "preds", dev, _WHERE)
+        _s.check_real(f, "preds")
+        f = _s.finite(f.detach().to(torch.float64), "preds", checks)
         y = _s.column(_s.check_tensor(target, "target"), "target")
-        _s.check_device(y, "target", dev)
-        _s.check_length(y, "target", f.shape[0])
-        if y.dtype == torch.bool or y.is_complex():
-            raise TypeError(f"`target` must be real numbers; got {y.dtype}.")
-        y = y.detach().to(torch.float64)
-        _s.check_finite(y, "target")
-        w = _s.sample_weight_tensor(sample_weight, f.shape[0], f)
+        _s.check_device(y, "target", dev, _WHERE)
+        _s.check_length(y, "target", f.shape[0], "preds")
+        _s.check_real(y, "target")
+        y = _s.finite(y.detach().to(torch.float64), "target", checks)
+        w = _s.sample_weight_tensor(
+            sample_weight, f.shape[0], f, checks, reference="preds", where=_WHERE
+        )
         if f.shape[0] == 0:
             return
+        checks.run()
         with torch.no_grad():
-            batch = _s.moments(y, f, w).tolist()
-            if batch[0] > 0:
-                self._set(_s.merge_moments(self.moments.tolist(), batch))
-
-    def _set(self, moments: list[float]) -> None:
-        with torch.no_grad():
-            self.moments.copy_(torch.as_tensor(moments, dtype=torch.float64))
+            self.moments.copy_(_s.merge_moments(self.moments, _s.moments(y, f, w)))
+            _poison(self.moments, checks)
 
     def compute(self, *, replace_undefined_by: float = math.nan) -> float:
         """Soft quadratic weighted kappa of everything seen so far (a Python float)."""
+        replace = check_replace_undefined_by(replace_undefined_by)
         m = self.moments.detach().cpu().double()
+        _void(m)
         if not bool(m[0] > 0):
-            raise ValueError("No items with positive weight yet: call `update` first.")
+            raise QwkitError("No items with positive weight yet: call `update` first.")
         den = float(m[3] + m[4] + m[0] * (m[1] - m[2]) ** 2)  # (eq. 2' of soft_kappa_score)
         if den == 0.0:
-            warnings.warn(
-                "Kappa is undefined: the chance-expected disagreement is zero (both "
-                "raters use a single, identical rating). Returning "
-                f"`replace_undefined_by`={replace_undefined_by}.",
-                qwkit.UndefinedKappaWarning,
-                stacklevel=2,
-            )
-            return float(replace_undefined_by)
+            return warn_undefined(replace, "both raters use a single, identical rating")
         return float(2.0 * m[5] / den)
 
     def reset(self) -> None:
@@ -253,10 +306,13 @@ class SoftKappaMetric(nn.Module):
     def merge(self, other: SoftKappaMetric) -> SoftKappaMetric:
         """Fold ``other``'s moments into this metric (in place) and return ``self``."""
         if not isinstance(other, SoftKappaMetric):
-            raise TypeError(f"`other` must be a SoftKappaMetric; got {type(other).__name__}.")
-        theirs = other.moments.tolist()
-        if theirs[0] > 0:
-            self._set(_s.merge_moments(self.moments.tolist(), theirs))
+            raise QwkitTypeError(
+                f"`other` must be a SoftKappaMetric; got {type(other).__name__}.",
+                parameter="other",
+            )
+        theirs = other.moments.to(self.moments.device)
+        with torch.no_grad():
+            self.moments.copy_(_s.merge_moments(self.moments, theirs))
         return self
 
     def sync(self, group=None) -> SoftKappaMetric:
@@ -268,7 +324,8 @@ class SoftKappaMetric(nn.Module):
         if dist is not None:
             parts = [torch.zeros_like(out.moments) for _ in range(dist.get_world_size(group))]
             dist.all_gather(parts, out.moments, group=group)
-            out._set(_s.reduce_moments([part.tolist() for part in parts]))
+            with torch.no_grad():
+                out.moments.copy_(_s.reduce_moments(parts))
         return out
 
 

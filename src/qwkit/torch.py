@@ -16,6 +16,10 @@ The functions are the plain batch ratio. The modules keep a running estimate of 
 chance (denominator) term across batches, so they train at any batch size, 1
 included; the derivation is in docs/torch.md, eqs. (T1)–(T8), cited below.
 
+Every sum is taken in float32 at least (float16, bfloat16 and autocast input), and no
+value is read from the device in a forward pass or an update but the optional check of
+the data, ``validate_args`` (docs/torch.md, section 6).
+
 Metrics — mergeable across batches and processes (:meth:`KappaMetric.sync`):
 
 - :class:`KappaMetric`: weighted kappa of class predictions from the accumulated
@@ -31,13 +35,10 @@ from qwkit._extras import require
 
 torch = require("torch", feature="qwkit.torch", package="PyTorch", extra="torch", minimum="2.1")
 
-import math
 from typing import Literal
 
-import numpy as np
-from torch import nn
-
 from qwkit import _torch_shared as _s
+from qwkit._errors import QwkitError
 from qwkit._torch_metrics import KappaMetric, SoftKappaMetric
 from qwkit._validation import check_choice
 
@@ -57,46 +58,56 @@ _CLASS_KINDS = ("logits", "probabilities")
 # ---------------------------------------------------------------------------- soft kappa
 
 
-def _soft_inputs(input, target, sample_weight, prediction: str, labels):
-    """(y, f, w): targets, scores and weights as (B,) tensors of the input's dtype."""
+def _soft_inputs(input, target, sample_weight, prediction: str, labels, checks):
+    """(y, f, w): targets, scores and weights as (B,) tensors of the accumulation dtype."""
     prediction = check_choice(prediction, "prediction", _SCORE_KINDS)
     x = _s.check_tensor(input, "input")
-    if not x.is_floating_point():
-        raise TypeError(f"`input` must be a floating-point tensor; got {x.dtype}.")
+    _s.check_floating(x, "input")
+    acc = _s.accumulation_dtype(x.dtype)
     if prediction == "score":
         if labels is not None:
-            raise ValueError(
+            raise QwkitError(
                 "`labels` (the values of the classes) is used only with "
-                "prediction='logits' or 'probabilities'."
+                "prediction='logits' or 'probabilities'; got prediction='score'.",
+                parameter="labels",
             )
         if x.ndim == 2 and x.shape[1] != 1:
-            raise ValueError(
+            raise QwkitError(
                 f"`input` has shape {tuple(x.shape)}: a score needs shape (B,) or (B, 1). "
-                "For class logits pass prediction='logits'."
+                "For class logits pass prediction='logits'.",
+                parameter="input",
             )
-        f = _s.column(x, "input")
+        f = _s.column(x, "input").to(acc)
     else:
-        p = _s.class_probabilities(x, prediction)
+        p = _s.class_probabilities(x, prediction, checks)
         k = p.shape[1]
-        values = torch.arange(k, dtype=torch.float64) if labels is None else labels
-        if values.shape[0] != k:
-            raise ValueError(f"`labels` has {values.shape[0]} values but `input` has {k} classes.")
-        f = p @ values.to(dtype=p.dtype, device=p.device)  # expected score Σₖ pₖ·vₖ
+        if labels is None:
+            values = torch.arange(k, dtype=acc, device=p.device)
+        else:
+            _s.check_label_count(labels.shape[0], k)
+            values = labels.to(dtype=acc, device=p.device, non_blocking=True)
+        f = (p * values).sum(dim=1)  # expected score Σₖ pₖ·vₖ
     n = f.shape[0]
     y = _s.column(_s.check_tensor(target, "target"), "target")
-    _s.check_device(y, "target", f.device)
-    _s.check_length(y, "target", n)
-    if y.dtype == torch.bool or y.is_complex():
-        raise TypeError(f"`target` must be real numbers; got {y.dtype}.")
-    y = y.detach().to(f.dtype)
-    w = _s.sample_weight_tensor(sample_weight, n, f)
+    _s.check_device(y, "target", f.device, "`input`")
+    _s.check_length(y, "target", n, "input")
+    _s.check_real(y, "target")
+    y = _s.finite(y.detach().to(acc), "target", checks)
+    w = _s.sample_weight_tensor(sample_weight, n, f, checks)
     return y, f, w
 
 
-def _ratio(n: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
-    """n/d, and 0 where d = 0 (then n = 0 too: every prediction equals one constant
-    label; the loss is 0 with zero gradient, never NaN)."""
-    return n / torch.where(d > 0, d, torch.ones_like(d))
+def _check_batch(n: int) -> None:
+    if n == 0:
+        raise QwkitError(
+            "`input` must hold at least one item: kappa of an empty batch is undefined; "
+            "got 0 rows.",
+            parameter="input",
+        )
+
+
+_SOFT_UNDEFINED = "every score equals the one value of the targets"
+_TABLE_UNDEFINED = "no disagreement that chance could produce has a positive weight"
 
 
 def soft_kappa_loss(
@@ -106,6 +117,7 @@ def soft_kappa_loss(
     sample_weight: torch.Tensor | None = None,
     prediction: Literal["score", "logits", "probabilities"] = "score",
     labels=None,
+    validate_args: bool = True,
 ) -> torch.Tensor:
     """1 − soft quadratic weighted kappa of one batch (differentiable).
 
@@ -125,13 +137,26 @@ def soft_kappa_loss(
     labels : array-like or Tensor of shape (K,), default=None
         Values of the K classes (strictly increasing) for ``"logits"`` and
         ``"probabilities"``; None means 0, 1, ..., K − 1 (class indices).
+    validate_args : bool, default=True
+        Check the values in the data (finite targets, finite non-negative weights of
+        positive sum, rows of probabilities) and raise a :class:`~qwkit.QwkitError`
+        naming the first bad item: one read of a few flags from the device per call
+        (a sync on a GPU). With False nothing is read and invalid data give a NaN
+        loss. Skipped while ``torch.compile`` traces the call (docs/torch.md, section 6).
 
     Returns
     -------
     Tensor
         Scalar 1 − κ in [0, 2] (eq. T1), equal to ``1 - qwkit.soft_kappa_score(target,
-        score, sample_weight=sample_weight)``; 0 when every score equals one constant
-        target (where κ is 0/0).
+        score, sample_weight=sample_weight)``, in float32 for float16 and bfloat16
+        input (sums are taken in float32 at least), else in the input's dtype; NaN
+        with a zero gradient when every score equals the one value of the targets
+        (κ is 0/0).
+
+    Warns
+    -----
+    UndefinedKappaWarning
+        When κ is 0/0 (with ``validate_args``).
 
     See Also
     --------
@@ -159,14 +184,14 @@ def soft_kappa_loss(
     >>> [round(g, 4) for g in score.grad.tolist()]
     [0.0558, -0.0167, 0.0801, -0.0981]
     """
+    checks = _s.DataChecks(validate_args)
     values = _s.label_values(labels)
-    y, f, w = _soft_inputs(input, target, sample_weight, prediction, values)
-    if f.shape[0] == 0 or not bool(w.sum() > 0):
-        raise ValueError("The batch is empty or `sample_weight` sums to zero.")
-    loss = _ratio(*_s.soft_ratio(_s.moments(y, f, w)))  # (T2)
-    if not bool(torch.isfinite(loss)):
-        _s.check_finite(y, "target")  # NaN scores (a diverged model) give a NaN loss
-    return loss
+    y, f, w = _soft_inputs(input, target, sample_weight, prediction, values, checks)
+    _check_batch(f.shape[0])
+    _s.positive_total(w, checks)
+    loss, undefined = _s.ratio(*_s.soft_ratio(_s.moments(y, f, w)))  # (T2)
+    checks.run(undefined, _SOFT_UNDEFINED)
+    return checks.guard(loss)  # NaN scores (a diverged model) give a NaN loss
 
 
 # ---------------------------------------------------------------------------- weighted kappa
@@ -174,25 +199,27 @@ def soft_kappa_loss(
 
 def _confusion(p: torch.Tensor, t: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tensor:
     """Expected confusion table O = Σᵢ wᵢ·e_{yᵢ}·pᵢᵀ (rows: truth), differentiable in p."""
-    onehot = torch.nn.functional.one_hot(t, k).to(p.dtype)
-    return onehot.T @ (w[:, None] * p)
+    onehot = (t[:, None] == torch.arange(k, device=t.device)).to(p.dtype)
+    with _s.full_precision(p.device):  # autocast would take the product in 16 bits
+        return onehot.T @ (w[:, None] * p)
 
 
-def _table_ratio(o, wm):
-    """(n, d) of eq. (T4) for a table (tensor or ndarray): the observed and the
-    chance-expected disagreement per unit weight; 1 − κ = n/d."""
-    total = o.sum()
+def _table_ratio(o: torch.Tensor, wm: torch.Tensor):
+    """(n, d) of eq. (T4) for a table: the observed and the chance-expected
+    disagreement per unit weight; 1 − κ = n/d (both 0 for an empty table). The margins
+    are shares before they multiply, so no product of totals can overflow."""
+    total = _s.safe(o.sum())
     n = (wm * o).sum() / total
-    d = o.sum(1) @ wm @ o.sum(0) / (total * total)
+    d = ((o.sum(1) / total)[:, None] * wm * (o.sum(0) / total)[None, :]).sum()
     return n, d
 
 
-def _class_inputs(input, target, sample_weight, prediction: str):
+def _class_inputs(input, target, sample_weight, prediction: str, checks):
     prediction = check_choice(prediction, "prediction", _CLASS_KINDS)
-    p = _s.class_probabilities(input, prediction)
+    p = _s.class_probabilities(input, prediction, checks)
     n, k = p.shape
-    t = _s.class_indices(target, n, k, p.device, "target")
-    w = _s.sample_weight_tensor(sample_weight, n, p)
+    t = _s.class_indices(target, "target", k, checks, device=p.device, where="`input`", n=n)
+    w = _s.sample_weight_tensor(sample_weight, n, p, checks)
     return p, t, w
 
 
@@ -208,6 +235,7 @@ def weighted_kappa_loss(
     sample_weight: torch.Tensor | None = None,
     prediction: Literal["logits", "probabilities"] = "logits",
     log: bool = False,
+    validate_args: bool = True,
 ) -> torch.Tensor:
     """1 − weighted kappa of the expected confusion table of one batch (differentiable).
 
@@ -231,12 +259,26 @@ def weighted_kappa_loss(
         Return log(1 − κ), the form of de la Torre et al. (2018) and of
         tensorflow-addons' ``WeightedKappaLoss``; its gradient is that of 1 − κ
         divided by 1 − κ.
+    validate_args : bool, default=True
+        Check the values in the data (targets in 0..K − 1, finite non-negative
+        weights of positive sum, rows of probabilities) and raise a
+        :class:`~qwkit.QwkitError` naming the first bad item: one read of a few flags
+        from the device per call. With False nothing is read and invalid data give a
+        NaN loss. As in :func:`soft_kappa_loss`.
 
     Returns
     -------
     Tensor
         Scalar 1 − κ in [0, 2] (eq. T4), equal to ``1 - qwkit.kappa_from_confusion(O,
-        weights=weights)`` of the expected table O; or its log.
+        weights=weights)`` of the expected table O, or its log; in float32 for float16
+        and bfloat16 input, else in the input's dtype; NaN with a zero gradient when
+        κ is 0/0.
+
+    Warns
+    -----
+    UndefinedKappaWarning
+        When κ is 0/0 (with ``validate_args``): no disagreement that chance could
+        produce has a positive weight.
 
     See Also
     --------
@@ -260,50 +302,70 @@ def weighted_kappa_loss(
     -1.161193
     """
     _s.check_bool(log, "log")
-    p, t, w = _class_inputs(input, target, sample_weight, prediction)
-    if p.shape[0] == 0 or not bool(w.sum() > 0):
-        raise ValueError("The batch is empty or `sample_weight` sums to zero.")
-    wm = _s.weight_matrix_tensor(weights, p.shape[1]).to(dtype=p.dtype, device=p.device)
-    r = _ratio(*_table_ratio(_confusion(p, t, w, p.shape[1]), wm))  # (T4)
-    return _log_ratio(r) if log else r
+    checks = _s.DataChecks(validate_args)
+    p, t, w = _class_inputs(input, target, sample_weight, prediction, checks)
+    _check_batch(p.shape[0])
+    _s.positive_total(w, checks)
+    wm = _s.on_device(_s.weight_matrix_tensor(weights, p.shape[1]), p, p.dtype)
+    r, undefined = _s.ratio(*_table_ratio(_confusion(p, t, w, p.shape[1]), wm))  # (T4)
+    checks.run(undefined, _TABLE_UNDEFINED)
+    return checks.guard(_log_ratio(r) if log else r)
 
 
 # ---------------------------------------------------------------------------- modules
 
 
-class _RunningKappaLoss(nn.Module):
+class _RunningKappaLoss(_s.FloatState):
     """Shared machinery of the two modules: state, momentum, the surrogate (T6)."""
 
-    def __init__(self, momentum):
+    def __init__(self, momentum, validate_args):
         super().__init__()
         self.momentum = _s.check_momentum(momentum)
+        self.validate_args = _s.check_bool(validate_args, "validate_args")
+
+    _STATE: str  # the name of the buffer that holds the running statistics
 
     def reset(self) -> None:
         """Forget the running statistics (the next batch is a first batch again)."""
-        self._state().zero_()
+        setattr(self, self._STATE, torch.zeros_like(self._state()))
 
-    def _state(self) -> torch.Tensor:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _state(self) -> torch.Tensor:
+        return getattr(self, self._STATE)
 
     def _keep(self) -> float:
         return 1.0 if self.momentum is None else 1.0 - self.momentum
 
-    def _current(self, like: torch.Tensor) -> torch.Tensor:
+    def _current(self, like: torch.Tensor) -> tuple[torch.Tensor, torch.dtype]:
+        """The state (checked to be on ``like``'s device) and the dtype of its algebra."""
         state = self._state()
         if state.device != like.device:
-            raise ValueError(
+            raise QwkitError(
                 f"`input` is on {like.device} but the running statistics of this "
                 f"{type(self).__name__} are on {state.device}; move the loss with "
-                f"`.to({str(like.device)!r})` as you do the model."
+                f"`.to({str(like.device)!r})` as you do the model.",
+                parameter="input",
             )
-        return state
+        return state, _s.accumulation_dtype(state.dtype)
 
-    def _store(self, new_state) -> None:
-        """Write the new state (a list or array of float64 values) in training mode."""
+    def _finish(self, loss, checks, first_undefined, reason, batch, folded, empty):
+        """Validate, guard and fold: the common end of both forwards. ``folded`` is the
+        new state (T5); it is stored in training mode unless the batch had no weight,
+        was not finite (a diverged step, an overflow) or failed a check."""
+        checks.run(first_undefined & ~empty, reason)
+        zero = torch.zeros_like(loss)
+        loss = torch.where(empty, zero, checks.guard(loss))  # no weight: adds nothing
         if self.training:
             state = self._state()
-            with torch.no_grad():
-                state.copy_(torch.as_tensor(new_state, dtype=torch.float64).view_as(state))
+            keep = ~empty & torch.isfinite(batch).all()
+            bad = checks.invalid()
+            keep = keep if bad is None else keep & ~bad
+            new = torch.where(keep, folded.view_as(state), state.to(folded.dtype))
+            # A new tensor, not state.copy_(new): under torch.compile, AOTAutograd may
+            # recompute a read of a buffer mutated in the forward in the backward, after
+            # the mutation, which silently changes the gradient (PyTorch 2.13; see
+            # pytorch/pytorch pull request 197039). The state is never read in place.
+            setattr(self, self._STATE, new.to(state.dtype).detach())
+        return loss
 
     @staticmethod
     def _surrogate(r_hat, d_hat, n_batch, d_batch):
@@ -338,6 +400,10 @@ class SoftKappaLoss(_RunningKappaLoss):
         (1 − momentum)·state ⊕ batch (weights decay, eq. T5), so it reflects roughly the
         last 1/momentum batches. None gives the cumulative moments of every batch
         since construction or :meth:`reset`.
+    validate_args : bool, default=True
+        As in :func:`soft_kappa_loss`: check the values in each batch (one read of a
+        few flags from the device per call), or, with False, read nothing and give
+        invalid batches a NaN loss (they are not folded into the state).
 
     Attributes
     ----------
@@ -365,9 +431,12 @@ class SoftKappaLoss(_RunningKappaLoss):
     *Modes.* In training mode each call then folds the batch into the state; in
     ``eval()`` mode the state is read, never changed. A batch of zero total weight
     returns a zero loss and changes nothing; a batch with NaN or infinite predictions
-    (a diverged step, an overflow under mixed precision) gets a NaN loss and is not
-    folded into the state. Move the module with the model
-    (``.to(device)``); the loss is computed in the dtype of `input`.
+    (a diverged step) gets a NaN loss and is not folded into the state. Move the
+    module with the model (``.to(device)``). Sums are taken in float32 at least
+    (float16 and bfloat16 input, autocast included) and the loss is returned in that
+    dtype; the state keeps its own dtype (float32 by default, float64 after
+    ``.double()``), never narrowed by ``.half()``. No value is read from the device
+    in the forward pass but the checks of ``validate_args``.
 
     Examples
     --------
@@ -384,20 +453,24 @@ class SoftKappaLoss(_RunningKappaLoss):
     -0.441
     """
 
+    _STATE = "running_moments"
+
     def __init__(
         self,
         *,
         prediction: Literal["score", "logits", "probabilities"] = "score",
         labels=None,
         momentum: float | None = 0.01,
+        validate_args: bool = True,
     ):
-        super().__init__(momentum)
+        super().__init__(momentum, validate_args)
         self.prediction = check_choice(prediction, "prediction", _SCORE_KINDS)
         values = _s.label_values(labels)
         if values is not None and prediction == "score":
-            raise ValueError(
+            raise QwkitError(
                 "`labels` (the values of the classes) is used only with "
-                "prediction='logits' or 'probabilities'."
+                "prediction='logits' or 'probabilities'; got prediction='score'.",
+                parameter="labels",
             )
         self.register_buffer(  # configuration, not state: moves with .to(), not saved
             "labels",
@@ -406,38 +479,34 @@ class SoftKappaLoss(_RunningKappaLoss):
         )
         self.register_buffer("running_moments", torch.zeros(_s.N_MOMENTS))
 
-    def _state(self) -> torch.Tensor:
-        return self.running_moments
-
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`soft_kappa_loss`)."""
-        y, f, w = _soft_inputs(input, target, sample_weight, self.prediction, self.labels)
+        checks = _s.DataChecks(self.validate_args)
+        prediction, labels = self.prediction, self.labels
+        y, f, w = _soft_inputs(input, target, sample_weight, prediction, labels, checks)
         if f.shape[0] == 0:
             return (f * w).sum()  # adds nothing; zero loss, zero gradient
-        state = self._current(f)
-        dtype = torch.promote_types(f.dtype, state.dtype)
-        with torch.no_grad():  # one transfer: the batch's moments and the state
-            both = torch.cat([_s.moments(y, f, w).to(dtype), state.to(dtype)]).tolist()
-        batch, past = both[: _s.N_MOMENTS], both[_s.N_MOMENTS :]
-        if not batch[0] > 0:  # Σw: finite, validated
-            return (f * w).sum()  # zero total weight: adds nothing
-        finite = all(map(math.isfinite, batch))
-        if not finite:  # a NaN target is an error; NaN or inf scores give a NaN loss
-            _s.check_finite(y, "target")
-        new_state = _s.merge_moments(_s.decayed(past, self._keep()), batch)  # (T5)
-        n_s, d_s = _s.soft_ratio(past) if past[0] > 0 else (0.0, 0.0)
-        if d_s > 0:
-            r_hat = n_s / d_s
-            y_mean, y_var = past[1], past[3] / past[0]
-            err, dev = y - f, f - y_mean
-            n_b = (w * err * err).sum() / batch[0]
-            d_b = (w * dev * dev).sum() / batch[0] + y_var  # (T2), item by item
-            loss = self._surrogate(r_hat, d_s, n_b, d_b)  # (T6)
-        else:  # first batch (or a state with no chance term): the exact ratio (T2)
-            loss = _ratio(*_s.soft_ratio(_s.moments(y, f, w)))
-        if finite:  # a diverged or overflowed batch never poisons the state
-            self._store(new_state)
-        return loss
+        state, sdt = self._current(f)
+        batch = _s.moments(y, f, w)  # with gradient, in the accumulation dtype
+        past = state.to(sdt)
+        n_s, d_s = _s.soft_ratio(past)
+        use_state = d_s > 0  # false for an empty state: the first batch
+        # Eq. (T6) with R̂, d̂, ȳ, v_y of the state (constants for this batch).
+        acc = f.dtype
+        r_hat = (n_s / _s.safe(d_s)).to(acc)
+        d_hat = _s.safe(d_s).to(acc)
+        y_mean, y_var = past[1].to(acc), (past[3] / _s.safe(past[0])).to(acc)
+        total = _s.safe(batch[0].detach())
+        err, dev = y - f, f - y_mean
+        n_b = (w * err * err).sum() / total
+        d_b = (w * dev * dev).sum() / total + y_var  # (T2), item by item
+        running = self._surrogate(r_hat, d_hat, n_b, d_b)  # (T6)
+        first, undefined = _s.ratio(*_s.soft_ratio(batch))  # empty state: the ratio (T2)
+        loss = torch.where(use_state, running, first)
+        b = batch.detach().to(sdt)
+        folded = _s.merge_moments(_s.decayed(past, self._keep()), b)  # (T5)
+        empty = b[0] == 0
+        return self._finish(loss, checks, undefined & ~use_state, _SOFT_UNDEFINED, b, folded, empty)
 
     def extra_repr(self) -> str:
         return f"prediction={self.prediction!r}, momentum={self.momentum}"
@@ -467,6 +536,8 @@ class WeightedKappaLoss(_RunningKappaLoss):
         minimizer and a bounded range, [0, 2].
     momentum : float in (0, 1] or None, default=0.01
         As in :class:`SoftKappaLoss`.
+    validate_args : bool, default=True
+        As in :class:`SoftKappaLoss`.
 
     Attributes
     ----------
@@ -495,6 +566,8 @@ class WeightedKappaLoss(_RunningKappaLoss):
     0.542572
     """
 
+    _STATE = "running_confusion"
+
     def __init__(
         self,
         num_classes: int,
@@ -503,58 +576,55 @@ class WeightedKappaLoss(_RunningKappaLoss):
         prediction: Literal["logits", "probabilities"] = "logits",
         log: bool = False,
         momentum: float | None = 0.01,
+        validate_args: bool = True,
     ):
-        super().__init__(momentum)
+        super().__init__(momentum, validate_args)
         k = _s.check_num_classes(num_classes)
         self.num_classes = k
         self.prediction = check_choice(prediction, "prediction", _CLASS_KINDS)
         self.log = _s.check_bool(log, "log")
         wm = _s.weight_matrix_tensor(weights, k)
-        self._weights64 = wm.numpy()  # configuration, like `num_classes`
         self.register_buffer("weight_matrix", wm.to(torch.get_default_dtype()), persistent=False)
         self.register_buffer("running_confusion", torch.zeros(k, k))
 
-    def _state(self) -> torch.Tensor:
-        return self.running_confusion
-
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`weighted_kappa_loss`)."""
-        p, t, w = _class_inputs(input, target, sample_weight, self.prediction)
+        checks = _s.DataChecks(self.validate_args)
+        p, t, w = _class_inputs(input, target, sample_weight, self.prediction, checks)
         k = self.num_classes
         if p.shape[1] != k:
-            raise ValueError(f"`input` has {p.shape[1]} classes but `num_classes` is {k}.")
+            raise QwkitError(
+                f"`input` has {p.shape[1]} classes but `num_classes` is {k}; they must match.",
+                parameter="input",
+            )
         if p.shape[0] == 0:
             return (p * w[:, None]).sum()  # adds nothing; zero loss, zero gradient
-        state = self._current(p)
-        batch = _confusion(p, t, w, k)
-        dtype = torch.promote_types(p.dtype, state.dtype)
-        with torch.no_grad():  # one transfer: the batch's table and the state
-            both = torch.stack([batch.to(dtype), state.to(dtype)]).cpu().double().numpy()
-        table, past = both
-        total_b = float(table.sum())
-        finite = bool(np.isfinite(table).all())
-        if finite and not total_b > 0:
-            return (p * w[:, None]).sum()  # zero total weight: adds nothing
-        new_state = self._keep() * past + table  # (T5)
-        wm64 = self._weights64
-        n_s, d_s = _table_ratio(past, wm64) if past.sum() > 0 else (0.0, 0.0)
-        wm = self.weight_matrix.to(dtype=p.dtype)
-        if d_s > 0:
-            r_hat = float(n_s / d_s)
-            h_hat = past.sum(axis=1) / past.sum()  # shares of the true classes
-            chance = torch.as_tensor(h_hat @ wm64, dtype=p.dtype, device=p.device)
-            n_b = (wm * batch).sum() / total_b
-            d_b = batch.sum(dim=0) @ chance / total_b  # (T4), item by item
-            loss = self._surrogate(r_hat, float(d_s), n_b, d_b)  # (T6)
-            if self.log:  # log R̂ + (ℓ − R̂)/R̂: the same linearization of log(1 − κ)
-                r_safe = max(r_hat, torch.finfo(p.dtype).tiny)
-                loss = math.log(r_safe) + (loss - r_hat) / r_safe
-        else:  # first batch (or a state with no chance term): the exact ratio (T4)
-            r = _ratio(*_table_ratio(batch, wm))
-            loss = _log_ratio(r) if self.log else r
-        if finite:  # a diverged or overflowed batch never poisons the state
-            self._store(new_state)
-        return loss
+        state, sdt = self._current(p)
+        acc = p.dtype
+        batch = _confusion(p, t, w, k)  # with gradient, in the accumulation dtype
+        wm = self.weight_matrix.to(acc)
+        past, wm_s = state.to(sdt), self.weight_matrix.to(sdt)
+        n_s, d_s = _table_ratio(past, wm_s)
+        use_state = d_s > 0  # false for an empty state: the first batch
+        # Eq. (T6) with R̂, d̂ and ĥ (the shares of the true classes) of the state.
+        r_hat, d_hat = (n_s / _s.safe(d_s)).to(acc), _s.safe(d_s).to(acc)
+        h_hat = past.sum(1) / _s.safe(past.sum())
+        chance = (h_hat[:, None] * wm_s).sum(0).to(acc)  # ĥᵀW
+        total = _s.safe(batch.detach().sum())
+        n_b = (wm * batch).sum() / total
+        d_b = (batch.sum(0) * chance).sum() / total  # (T4), item by item
+        running = self._surrogate(r_hat, d_hat, n_b, d_b)  # (T6)
+        first, undefined = _s.ratio(*_table_ratio(batch, wm))  # empty state: (T4)
+        if self.log:  # log R̂ + (ℓ − R̂)/R̂: the same linearization of log(1 − κ)
+            r_safe = r_hat.clamp_min(torch.finfo(acc).tiny)
+            running = torch.log(r_safe) + (running - r_hat) / r_safe
+            first = _log_ratio(first)
+        loss = torch.where(use_state, running, first)
+        b = batch.detach().to(sdt)
+        folded = self._keep() * past + b  # (T5)
+        return self._finish(
+            loss, checks, undefined & ~use_state, _TABLE_UNDEFINED, b, folded, b.sum() == 0
+        )
 
     def extra_repr(self) -> str:
         return (
