@@ -142,8 +142,51 @@ class TestObjective:
 
     def test_constant_labels_stop_training_with_a_clear_error(self):
         X = np.random.default_rng(0).normal(size=(100, 2))
-        with pytest.raises(ValueError, match="`y_true` is constant"):
+        with pytest.raises(ValueError, match=r"^The Dataset's `label` is constant"):
             lgb.train({"objective": kappa_objective, **QUIET}, lgb.Dataset(X, np.full(100, 3.0)), 2)
+        with pytest.raises(ValueError, match=r"^`y_true` is constant"):
+            lgb.LGBMRegressor(objective=kappa_objective, n_estimators=2, **QUIET).fit(
+                X, np.full(100, 3.0)
+            )
+
+    @pytest.mark.parametrize(
+        ("labels", "preds", "kind", "message"),
+        [
+            ([], [], qwkit.QwkitError, "`y_true` is empty: the kappa objective needs the "),
+            (["a", "b", "c"], [0.0, 1.0, 2.0], qwkit.QwkitTypeError, "`y_true` must be numeric"),
+            (
+                np.array(["1", "2", "3"]),
+                [0.0, 1.0, 2.0],
+                qwkit.QwkitTypeError,
+                "`y_true` must be numeric",
+            ),
+            (None, [0.0, 1.0], qwkit.QwkitTypeError, "`y_true` must be array-like; got None"),
+            (
+                [1, 2, 3],
+                [0.0, 1.0],
+                qwkit.QwkitError,
+                "`y_true` and `y_pred` must have the same length",
+            ),
+        ],
+        ids=["empty", "text", "numeric-text", "none", "lengths"],
+    )
+    def test_bad_labels_are_named_not_numpys(self, labels, preds, kind, message):
+        # issue 18: numpy's "zero-size array to reduction operation" for empty labels,
+        # text silently read as numbers, "Got 1 labels and 2 predictions"
+        with pytest.raises(kind, match=f"^{message}") as info:
+            kappa_objective(labels, preds, None)
+        assert "y_true" in info.value.parameters
+
+    def test_native_errors_name_the_dataset(self):
+        X = np.random.default_rng(2).normal(size=(3, 1))
+        data = lgb.Dataset(X, [1.0, 2.0, 3.0], params=QUIET).construct()
+        with pytest.raises(qwkit.QwkitError, match=r"^The Dataset's `label` and `preds` must"):
+            kappa_objective(np.zeros(2), data)
+        with pytest.raises(qwkit.QwkitError, match=r"^`preds` contains nan at index 1"):
+            kappa_metric(np.array([0.0, np.nan, 1.0]), data)
+        weighted = lgb.Dataset(X, [1.0, 2.0, 3.0], weight=[0.0, 0.0, 0.0], params=QUIET)
+        with pytest.raises(qwkit.QwkitError, match=r"^The Dataset's `weight` must not sum to"):
+            kappa_objective(np.zeros(3), weighted.construct())
 
     def test_multiclass_shape_is_refused(self):
         with pytest.raises(ValueError, match="one raw score per item"):

@@ -140,8 +140,56 @@ class TestObjective:
 
     def test_constant_labels_stop_training_with_a_clear_error(self):
         X = np.random.default_rng(0).normal(size=(30, 2))
-        with pytest.raises(ValueError, match="`y_true` is constant"):
+        with pytest.raises(ValueError, match=r"^The DMatrix's `label` is constant"):
             xgb.train(NATIVE, xgb.DMatrix(X, np.full(30, 3.0)), 2, obj=kappa_objective)
+        with pytest.raises(ValueError, match=r"^`y_true` is constant"):
+            xgb.XGBRegressor(objective=kappa_objective, n_estimators=2, **ONE).fit(
+                X, np.full(30, 3.0)
+            )
+
+    @pytest.mark.parametrize(
+        ("labels", "preds", "kind", "message"),
+        [
+            ([], [], qwkit.QwkitError, "`y_true` is empty: the kappa objective needs the "),
+            (["a", "b", "c"], [0.0, 1.0, 2.0], qwkit.QwkitTypeError, "`y_true` must be numeric"),
+            (
+                np.array(["1", "2", "3"]),
+                [0.0, 1.0, 2.0],
+                qwkit.QwkitTypeError,
+                "`y_true` must be numeric",
+            ),
+            (None, [0.0, 1.0], qwkit.QwkitTypeError, "`y_true` must be array-like; got None"),
+            (
+                [1, 2, 3],
+                [0.0, 1.0],
+                qwkit.QwkitError,
+                "`y_true` and `y_pred` must have the same length",
+            ),
+        ],
+        ids=["empty", "text", "numeric-text", "none", "lengths"],
+    )
+    def test_bad_labels_are_named_not_numpys(self, labels, preds, kind, message):
+        # issue 18: numpy's "zero-size array to reduction operation" for empty labels,
+        # text silently read as numbers, "Got 1 labels and 2 predictions"
+        with pytest.raises(kind, match=f"^{message}") as info:
+            kappa_objective(labels, preds)
+        assert "y_true" in info.value.parameters
+
+    def test_native_errors_name_the_dmatrix(self):
+        X = np.zeros((3, 1))
+        with pytest.raises(qwkit.QwkitError) as info:
+            kappa_objective(np.zeros(3), xgb.DMatrix(X))  # no label
+        assert str(info.value) == (
+            "The DMatrix's `label` is empty (3 predictions, no label): the kappa objective "
+            "needs the rating of every item."
+        )
+        with pytest.raises(qwkit.QwkitError, match=r"^The DMatrix's `label` and `predt` must"):
+            kappa_objective(np.zeros(2), xgb.DMatrix(X, [1.0, 2.0, 3.0]))
+        with pytest.raises(qwkit.QwkitError, match=r"^`predt` contains nan at index 1"):
+            kappa_metric(np.array([0.0, np.nan, 1.0]), xgb.DMatrix(X, [1.0, 2.0, 3.0]))
+        weighted = xgb.DMatrix(X, [1.0, 2.0, 3.0], weight=[0.0, 0.0, 0.0])
+        with pytest.raises(qwkit.QwkitError, match=r"^The DMatrix's `weight` must not sum to"):
+            kappa_objective(np.zeros(3), weighted)
 
 
 # ============================================================================ metric

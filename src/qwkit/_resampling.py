@@ -22,6 +22,7 @@ from qwkit._validation import (
     check_confidence_level,
     check_method,
     check_n_resamples,
+    check_progress,
     check_rng,
 )
 from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
@@ -141,6 +142,7 @@ def interval(
     method = check_method(method)
     n_resamples = check_n_resamples(n_resamples)
     gen = check_rng(rng)
+    progress = check_progress(progress)
     lo_p, hi_p = _tail_levels(level, alternative)
     if math.isnan(estimate):
         return _undefined_interval(
@@ -367,4 +369,6 @@ default="asymptotic"
         >>> draws.shape, bool(abs(draws.mean() - res.statistic) < 0.05)
         ((2000,), True)
         """
-        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng), progress)
+        return self._estimator.bootstrap(
+            check_n_resamples(n_resamples), check_rng(rng), check_progress(progress)
+        )
