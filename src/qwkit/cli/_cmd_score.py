@@ -180,6 +180,7 @@ def score(
             weight=sample_weight,
             counts=counts,
             drop_missing=drop_missing,
+            text_allowed=weights is Weights.identity,
             console=stderr_console(),
         )
         y1, y2 = data.columns[truth], data.columns[pred]
@@ -320,6 +321,7 @@ def compare(
             weight=sample_weight,
             counts=counts,
             drop_missing=drop_missing,
+            text_allowed=weights is Weights.identity,
             console=stderr_console(),
         )
         y, a, b = (data.columns[c] for c in (truth, *pred))
