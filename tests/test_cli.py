@@ -190,8 +190,66 @@ class TestCompare:
         assert f"{ref.statistic:.4f}" in text
         assert "29 (1 dropped)" in text
 
+    @staticmethod
+    def _models(tmp_path):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(1, 6, 200)
+        cols = {
+            "y": y,
+            "m1": np.clip(y + rng.integers(-1, 2, 200), 1, 5),
+            "m2": np.clip(y + rng.integers(-2, 3, 200), 1, 5),
+            "m3": rng.integers(1, 6, 200),
+            "m4": np.clip(y + rng.integers(0, 2, 200), 1, 5),
+        }
+        path = tmp_path / "models.csv"
+        path.write_text(
+            "y,m1,m2,m3,m4\n"
+            + "".join(
+                ",".join(str(v) for v in row) + "\n" for row in zip(*cols.values(), strict=True)
+            )
+        )
+        return path, cols
+
+    @pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_by"])
+    def test_many_models_json_is_the_api(self, tmp_path, correction):
+        # issue 18: every pair of any number of models, p-values adjusted
+        path, cols = self._models(tmp_path)
+        preds = ["m1", "m2", "m3", "m4"]
+        out = as_json("compare", path, "-t", "y", *[x for m in preds for x in ("-p", m)],
+                      "--correction", correction)  # fmt: skip
+        ref = qwkit.pairwise_compare_kappa_test(
+            cols["y"], {m: cols[m] for m in preds}, correction=correction
+        )
+        expected = ref.to_dict()
+        for entry, one in zip(expected["comparisons"], ref.comparisons, strict=True):
+            entry["ci_low"], entry["ci_high"] = one.confidence_interval()
+        assert {k: out[k] for k in expected} == expected
+        assert (out["truth"], out["preds"], out["n_rows"]) == ("y", preds, 200)
+        assert len(out["comparisons"]) == 6 and out["correction"] == correction
+
+    def test_many_models_table(self, tmp_path):
+        path, cols = self._models(tmp_path)
+        text = ok("compare", path, "-t", "y", "-p", "m1", "-p", "m2", "-p", "m3").stdout
+        ref = qwkit.pairwise_compare_kappa_test(cols["y"], {m: cols[m] for m in ("m1", "m2", "m3")})
+        assert "3 models against 'y'" in text and "p (Holm)" in text
+        assert "'m1' − 'm3'" in text
+        for kappa, adjusted in zip(ref.kappas, ref.pvalue_adjusted, strict=True):
+            assert f"{kappa:.4f}" in text and f"{adjusted:.4g}" in text
+        assert "adjusted for the 3 pairs" in " ".join(text.split())
+
+    def test_many_models_errors_name_the_column(self, tmp_path):
+        path = tmp_path / "bad.csv"
+        path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,2.5\n3,3,2,3\n")
+        line = fails("compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c")
+        assert "column 'c' must hold integer ratings; data row 2 has 2.5" in line
+        path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,7\n3,3,2,3\n")
+        line = fails(
+            "compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--labels", "1,2,3"
+        )
+        assert "column 'c' contains 7, which is not in --labels" in line and "data row 2" in line
+
     @pytest.mark.parametrize(
-        "preds", [["rater2"], ["rater2", "rater3", "rater1"], ["rater2", "rater2"]]
+        "preds", [["rater2"], ["rater2", "rater3", "rater2"], ["rater2", "rater2"]]
     )
     def test_needs_two_different_predictions(self, preds):
         args = [x for p in preds for x in ("--pred", p)]

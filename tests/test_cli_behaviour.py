@@ -167,7 +167,7 @@ class TestUsageErrors:
 
     def test_compare_with_one_pred(self):
         line = fails("compare", ANXIETY, "-t", "rater1", "-p", "rater2", code=2)
-        assert "give --pred exactly twice; got 1" in line
+        assert "give --pred at least twice (once per model); got 1" in line
 
     def test_unknown_command(self):
         assert "No such command 'scor'" in fails("scor", code=2)
