@@ -353,8 +353,7 @@ def load(
             raise
         if not text_allowed:
             raise CliError(
-                f"{str(exc).rstrip('.')}, or --weights identity (unweighted kappa needs no "
-                "order)."
+                f"{str(exc).rstrip('.')}, or --weights identity (unweighted kappa needs no order)."
             ) from None
         out = {c: text_values(arrays[c], c, rows=rows) for c in ratings}
     for c in scores:
