@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
@@ -304,6 +305,54 @@ class TestThresholdsFit:
         ref = qwkit.optimize_thresholds(a["quality"], a["ls_score"])
         assert f"{ref.statistic:.4f}" in text
         assert f"{ref.thresholds[0]:.6g}" in text
+
+
+class TestEmptyClasses:
+    """Issue 18: cut points that leave a class empty printed ``(-inf, -inf]``; the class
+    is flagged instead (table, a line, JSON, and the report's warning box)."""
+
+    @staticmethod
+    def _file(tmp_path):
+        # as in HANNA: class 1 is rated, but its few items score among class 2's
+        rng = np.random.default_rng(20261121)
+        y = rng.choice([1, 2, 3, 4], p=[0.03, 0.3, 0.47, 0.2], size=300)
+        score = 0.8 * y + rng.normal(0, 0.9, 300)
+        score[y == 1] = rng.uniform(1.5, 2.5, (y == 1).sum())
+        path = tmp_path / "hanna_like.csv"
+        pacsv.write_csv(pa.table({"human": y, "llm": score}), path)
+        return path, y, score
+
+    def test_thresholds_fit_flags_the_class(self, tmp_path):
+        path, y, score = self._file(tmp_path)
+        ref = qwkit.optimize_thresholds(y, score)
+        assert ref.empty_classes.tolist() == [1]
+        args = ("thresholds", "fit", path, "-t", "human", "-s", "llm", "--optimism-resamples", "20")
+        text = " ".join(ok(*args).stdout.split())
+        assert "(-inf, -inf]" not in text and "│ 1 │ none (empty) │" in text
+        assert (
+            "no score is rounded to class 1: the kappa-optimal cut points leave it empty "
+            "(kappa is highest without it)." in text
+        )
+        out = as_json(*args)
+        assert out["empty_classes"] == [1] and out["thresholds"][0] == "-inf"
+
+    def test_report_flags_the_class(self, tmp_path):
+        path, *_ = self._file(tmp_path)
+        target = tmp_path / "r.html"
+        ok("report", path, "-t", "human", "-s", "llm", "-o", target, "--method", "asymptotic",
+           "--optimism-resamples", "20")  # fmt: skip
+        page = target.read_text()
+        flag = "No score is rounded to class 1: the kappa-optimal cut points leave it empty"
+        assert 'id="warnings"' in page and page.count(flag) == 2  # the box and the section
+        assert "<td>none (empty)</td>" in page and "-inf, -inf" not in page
+        spec = tmp_path / "t.json"
+        ok("thresholds", "fit", path, "-t", "human", "-s", "llm", "-o", spec,
+           "--optimism", "none")  # fmt: skip
+        ok("report", path, "-t", "human", "-s", "llm", "--thresholds", spec, "-o", target,
+           "--method", "asymptotic", "--force")  # fmt: skip
+        assert "No score is rounded to class 1: the cut points leave it empty." in (
+            target.read_text()
+        )
 
 
 class TestThresholdsApply:
