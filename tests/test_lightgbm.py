@@ -14,6 +14,7 @@ from sklearn.base import clone
 
 import qwkit
 from qwkit import kappa_gradient_hessian
+from qwkit._extras import install_command
 from qwkit.lightgbm import KappaObjective, kappa_metric, kappa_objective
 
 # one thread: LightGBM's OpenMP threads crawl on a loaded machine
@@ -377,4 +378,4 @@ def test_missing_lightgbm_names_the_extra():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'qwkit[lightgbm]'" in out.stdout
+    assert f"Install it with: {install_command('lightgbm')}" in out.stdout

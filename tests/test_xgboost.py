@@ -15,6 +15,7 @@ from sklearn.base import clone
 
 import qwkit
 from qwkit import kappa_gradient_hessian
+from qwkit._extras import install_command
 from qwkit.xgboost import KappaObjective, kappa_metric, kappa_objective
 
 # one thread each, for the native and the scikit-learn API (the machine may be loaded)
@@ -360,4 +361,4 @@ def test_missing_xgboost_names_the_extra():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'qwkit[xgboost]'" in out.stdout
+    assert f"Install it with: {install_command('xgboost')}" in out.stdout
