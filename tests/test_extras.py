@@ -150,6 +150,30 @@ class TestInstallCommand:
         assert install_command("plot") == f"pip install -e '{root}[plot]'"
 
 
+def test_every_missing_extra_message_of_the_command_line_uses_it(monkeypatch):
+    import subprocess
+
+    from qwkit.cli import _engine, _io, _plots
+    from qwkit.cli._errors import CliError
+
+    code = "import sys\nsys.modules['typer'] = None\nfrom qwkit.cli import main\nmain()\n"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stderr.strip() == (
+        f"The qwkit command line needs typer and rich: {install_command('cli')}"
+    )
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    for call, expected in (
+        (_io._arrow, f"Reading files needs pyarrow: {install_command('cli')}"),
+        (lambda: _plots._figure(1, 1), f"Plots need matplotlib: {install_command('plot')}"),
+    ):
+        with pytest.raises(CliError) as info:
+            call()
+        assert str(info.value) == expected
+    assert _engine.dask_missing() == f"--engine dask needs dask: {install_command('dask')}"
+
+
 # ---------------------------------------------------------------------------- pyproject.toml
 
 
