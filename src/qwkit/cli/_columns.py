@@ -321,11 +321,11 @@ def load(
 ) -> Loaded:
     """Read the columns a command uses, as numbers (or text, for a text scale). Without
     ``labels``, ordered categories of the rating columns (a Parquet dictionary) declare
-    the scale; rating columns that are not numbers are read as text when
-    ``text_allowed`` (unweighted kappa needs no order), else they are an error that
-    asks for the scale — and, when ``text_allowed`` is False rather than None (other
-    weights would allow text), for --weights identity. ``weight`` and ``counts``: the
-    columns of ``sample_weight=`` and ``counts=``."""
+    the scale, and rating columns that are not numbers are, by ``text_allowed``: True,
+    read as text (unweighted kappa needs no order); False, an error that asks for the
+    scale or --weights identity; None (the result needs the order whatever the
+    weights, e.g. cut points), an error that asks for the scale. ``weight`` and
+    ``counts``: the columns of ``sample_weight=`` and ``counts=``."""
     extra = [c for c in (weight, counts) if c]
     names = [*ratings, *scores, *extra]
     read = read_columns(source, names, console=console)
