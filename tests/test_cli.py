@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
@@ -190,8 +191,66 @@ class TestCompare:
         assert f"{ref.statistic:.4f}" in text
         assert "29 (1 dropped)" in text
 
+    @staticmethod
+    def _models(tmp_path):
+        rng = np.random.default_rng(20261121)
+        y = rng.integers(1, 6, 200)
+        cols = {
+            "y": y,
+            "m1": np.clip(y + rng.integers(-1, 2, 200), 1, 5),
+            "m2": np.clip(y + rng.integers(-2, 3, 200), 1, 5),
+            "m3": rng.integers(1, 6, 200),
+            "m4": np.clip(y + rng.integers(0, 2, 200), 1, 5),
+        }
+        path = tmp_path / "models.csv"
+        path.write_text(
+            "y,m1,m2,m3,m4\n"
+            + "".join(
+                ",".join(str(v) for v in row) + "\n" for row in zip(*cols.values(), strict=True)
+            )
+        )
+        return path, cols
+
+    @pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_by"])
+    def test_many_models_json_is_the_api(self, tmp_path, correction):
+        # issue 18: every pair of any number of models, p-values adjusted
+        path, cols = self._models(tmp_path)
+        preds = ["m1", "m2", "m3", "m4"]
+        out = as_json("compare", path, "-t", "y", *[x for m in preds for x in ("-p", m)],
+                      "--correction", correction)  # fmt: skip
+        ref = qwkit.pairwise_compare_kappa_test(
+            cols["y"], {m: cols[m] for m in preds}, correction=correction
+        )
+        expected = ref.to_dict()
+        for entry, one in zip(expected["comparisons"], ref.comparisons, strict=True):
+            entry["ci_low"], entry["ci_high"] = one.confidence_interval()
+        assert {k: out[k] for k in expected} == expected
+        assert (out["truth"], out["preds"], out["n_rows"]) == ("y", preds, 200)
+        assert len(out["comparisons"]) == 6 and out["correction"] == correction
+
+    def test_many_models_table(self, tmp_path):
+        path, cols = self._models(tmp_path)
+        text = ok("compare", path, "-t", "y", "-p", "m1", "-p", "m2", "-p", "m3").stdout
+        ref = qwkit.pairwise_compare_kappa_test(cols["y"], {m: cols[m] for m in ("m1", "m2", "m3")})
+        assert "3 models against 'y'" in text and "p (Holm)" in text
+        assert "'m1' − 'm3'" in text
+        for kappa, adjusted in zip(ref.kappas, ref.pvalue_adjusted, strict=True):
+            assert f"{kappa:.4f}" in text and f"{adjusted:.4g}" in text
+        assert "adjusted for the 3 pairs" in " ".join(text.split())
+
+    def test_many_models_errors_name_the_column(self, tmp_path):
+        path = tmp_path / "bad.csv"
+        path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,2.5\n3,3,2,3\n")
+        line = fails("compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c")
+        assert "column 'c' must hold integer ratings; data row 2 has 2.5" in line
+        path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,7\n3,3,2,3\n")
+        line = fails(
+            "compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--labels", "1,2,3"
+        )
+        assert "column 'c' contains 7, which is not in --labels" in line and "data row 2" in line
+
     @pytest.mark.parametrize(
-        "preds", [["rater2"], ["rater2", "rater3", "rater1"], ["rater2", "rater2"]]
+        "preds", [["rater2"], ["rater2", "rater3", "rater2"], ["rater2", "rater2"]]
     )
     def test_needs_two_different_predictions(self, preds):
         args = [x for p in preds for x in ("--pred", p)]
@@ -246,6 +305,54 @@ class TestThresholdsFit:
         ref = qwkit.optimize_thresholds(a["quality"], a["ls_score"])
         assert f"{ref.statistic:.4f}" in text
         assert f"{ref.thresholds[0]:.6g}" in text
+
+
+class TestEmptyClasses:
+    """Issue 18: cut points that leave a class empty printed ``(-inf, -inf]``; the class
+    is flagged instead (table, a line, JSON, and the report's warning box)."""
+
+    @staticmethod
+    def _file(tmp_path):
+        # as in HANNA: class 1 is rated, but its few items score among class 2's
+        rng = np.random.default_rng(20261121)
+        y = rng.choice([1, 2, 3, 4], p=[0.03, 0.3, 0.47, 0.2], size=300)
+        score = 0.8 * y + rng.normal(0, 0.9, 300)
+        score[y == 1] = rng.uniform(1.5, 2.5, (y == 1).sum())
+        path = tmp_path / "hanna_like.csv"
+        pacsv.write_csv(pa.table({"human": y, "llm": score}), path)
+        return path, y, score
+
+    def test_thresholds_fit_flags_the_class(self, tmp_path):
+        path, y, score = self._file(tmp_path)
+        ref = qwkit.optimize_thresholds(y, score)
+        assert ref.empty_classes.tolist() == [1]
+        args = ("thresholds", "fit", path, "-t", "human", "-s", "llm", "--optimism-resamples", "20")
+        text = " ".join(ok(*args).stdout.split())
+        assert "(-inf, -inf]" not in text and "│ 1 │ none (empty) │" in text
+        assert (
+            "no score is rounded to class 1: the kappa-optimal cut points leave it empty "
+            "(kappa is highest without it)." in text
+        )
+        out = as_json(*args)
+        assert out["empty_classes"] == [1] and out["thresholds"][0] == "-inf"
+
+    def test_report_flags_the_class(self, tmp_path):
+        path, *_ = self._file(tmp_path)
+        target = tmp_path / "r.html"
+        ok("report", path, "-t", "human", "-s", "llm", "-o", target, "--method", "asymptotic",
+           "--optimism-resamples", "20")  # fmt: skip
+        page = target.read_text()
+        flag = "No score is rounded to class 1: the kappa-optimal cut points leave it empty"
+        assert 'id="warnings"' in page and page.count(flag) == 2  # the box and the section
+        assert "<td>none (empty)</td>" in page and "-inf, -inf" not in page
+        spec = tmp_path / "t.json"
+        ok("thresholds", "fit", path, "-t", "human", "-s", "llm", "-o", spec,
+           "--optimism", "none")  # fmt: skip
+        ok("report", path, "-t", "human", "-s", "llm", "--thresholds", spec, "-o", target,
+           "--method", "asymptotic", "--force")  # fmt: skip
+        assert "No score is rounded to class 1: the cut points leave it empty." in (
+            target.read_text()
+        )
 
 
 class TestThresholdsApply:

@@ -25,6 +25,7 @@ from cli_helpers import (
     write_file,
     write_wine_files,
 )
+from qwkit._extras import install_command
 from qwkit.cli import _output
 
 
@@ -90,7 +91,7 @@ class TestUserTextIsNotMarkup:
         monkeypatch.setattr(_cmd_demo, "_has_matplotlib", lambda: False)
         out = tmp_path / "d"
         result = ok("demo", "--out", out)
-        assert "pip install 'qwkit[plot]'" in result.stdout
+        assert install_command("plot") in " ".join(result.stdout.split())
         assert not out.exists()  # nothing to write: the folder is not even made
 
 
@@ -167,7 +168,7 @@ class TestUsageErrors:
 
     def test_compare_with_one_pred(self):
         line = fails("compare", ANXIETY, "-t", "rater1", "-p", "rater2", code=2)
-        assert "give --pred exactly twice; got 1" in line
+        assert "give --pred at least twice (once per model); got 1" in line
 
     def test_unknown_command(self):
         assert "No such command 'scor'" in fails("scor", code=2)
@@ -440,3 +441,43 @@ class TestFiguresWithoutGlyphs:
         )
         assert "warning" not in result.stderr
         assert len(png_images(target.read_text())) >= 3
+
+
+class TestTextRatingsWithIdentityWeights:
+    """Issue 18: unweighted kappa needs no order, so text ratings need no --labels with
+    --weights identity — as in the API (``kappa_score(a, b, weights="identity")``)."""
+
+    A = ("low", "mid", "high", "low", "mid", "mid", "high", "low", "high", "mid", "low", "mid")
+    B = ("low", "high", "high", "mid", "mid", "mid", "high", "low", "mid", "mid", "low", "low")
+    C = ("mid", "mid", "high", "low", "low", "mid", "high", "low", "high", "high", "low", "mid")
+
+    def _file(self, tmp_path):
+        rows = "".join(f"{a},{b},{c}\n" for a, b, c in zip(self.A, self.B, self.C, strict=True))
+        return write_file(tmp_path / "text.csv", "a,b,c\n" + rows)
+
+    def test_score_compare_and_report_follow_the_api(self, tmp_path):
+        path = self._file(tmp_path)
+        out = as_json("score", path, "-t", "a", "-p", "b", "--weights", "identity")
+        ref = qwkit.kappa_test(self.A, self.B, weights="identity")
+        assert out["statistic"] == ref.statistic and out["labels"] == ["high", "low", "mid"]
+        out = as_json("compare", path, "-t", "a", "-p", "b", "-p", "c", "--weights", "identity")
+        assert (
+            out["statistic"]
+            == qwkit.compare_kappa_test(self.A, self.B, self.C, weights="identity").statistic
+        )
+        result = ok(
+            "report", path, "-t", "a", "-p", "b", "--weights", "identity", "-o",
+            tmp_path / "r.html", "--method", "asymptotic",
+        )  # fmt: skip
+        assert f"kappa {ref.statistic:.4f}" in result.stdout
+
+    def test_ordered_weights_still_ask_for_the_scale(self, tmp_path):
+        path = self._file(tmp_path)
+        line = fails("score", path, "-t", "a", "-p", "b")
+        assert "column 'a' must hold numbers; data row 1 has 'low'" in line
+        assert "--labels (e.g. --labels low,mid,high), or --weights identity" in line
+        # cut points need the order whatever the weights: no hint at identity there
+        rows = "".join(f"{a},{i / 3}\n" for i, a in enumerate(self.A))
+        scores = write_file(tmp_path / "s.csv", "a,s\n" + rows)
+        line = fails("thresholds", "fit", scores, "-t", "a", "-s", "s", "--weights", "identity")
+        assert "pass the ordered scale with --labels" in line and "identity" not in line

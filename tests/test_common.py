@@ -144,6 +144,15 @@ METRICS = [
         inference=True,
         rtol=1e-10,
     ),
+    Metric(
+        "pairwise_compare_kappa_test",
+        lambda d, **kw: _pairwise(
+            qwkit.pairwise_compare_kappa_test(d.y1, {"a": d.y2, "b": d.y3}, **kw)
+        ),
+        weights=True,
+        inference=True,
+        rtol=1e-10,
+    ),
     Metric("KappaAccumulator", _accumulate, weights=True),
     Metric(
         "soft_kappa_score",
@@ -170,6 +179,10 @@ METRICS = [
 
 def _test_compare(res):
     return (res.statistic, res.kappa_a, res.kappa_b, res.standard_error, res.pvalue)
+
+
+def _pairwise(res):
+    return (*res.kappas, *res.statistic, *res.pvalue_adjusted)
 
 
 def _regression(res):

@@ -22,6 +22,7 @@ from distributed import Client, LocalCluster
 
 import qwkit
 import qwkit.dask as qd
+from qwkit._extras import install_command
 
 SEED = 20261121
 N = 3_000
@@ -298,7 +299,7 @@ def test_missing_dask_names_the_extra():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'qwkit[dask]'" in out.stdout
+    assert f"Install it with: {install_command('dask')}" in out.stdout
 
 
 def test_states_pickle_small(data):

@@ -205,3 +205,57 @@ class TestKappaDecision:
             qwkit.kappa_decision([[0.5, 0.5]], weights=np.zeros((2, 2)))
         with pytest.raises(ValueError, match="`weights` must be"):
             qwkit.kappa_decision([[0.5, 0.5]], weights="cubic")
+
+
+class TestLabels:
+    """Issue 18: ``labels=`` returns the classes the columns stand for, as
+    ``apply_thresholds`` and ``ThresholdResult.predict`` do."""
+
+    @pytest.mark.parametrize(
+        "labels",
+        [[3, 4, 5, 6], ["poor", "fair", "good", "great"], np.array([0.5, 1.0, 4.0, 10.0])],
+        ids=["int", "text", "uneven-float"],
+    )
+    @pytest.mark.parametrize("weights", ["quadratic", "linear", "identity"])
+    def test_labels_of_the_decided_columns(self, labels, weights):
+        rng = np.random.default_rng(20261121)
+        p = _dirichlet(rng, 40, 4, 0.6)
+        cost = weight_matrix_of(4, weights)
+        for decide, kwargs in (
+            (qwkit.kappa_decision, {"weights": weights}),
+            (lambda q, **kw: qwkit.bayes_decision(q, cost, **kw), {}),
+        ):
+            columns = decide(p, **kwargs)
+            got = decide(p, labels=labels, **kwargs)
+            np.testing.assert_array_equal(got, np.asarray(labels)[columns])
+            # positions, not values, carry the weights: unevenly spaced labels change nothing
+            assert np.asarray(got).dtype.kind == np.asarray(labels).dtype.kind
+
+    def test_a_classifiers_classes(self):
+        from sklearn.linear_model import LogisticRegression
+
+        rng = np.random.default_rng(20261121)
+        X = rng.normal(size=(200, 2))
+        y = np.digitize(X[:, 0] + rng.normal(0, 0.5, 200), [-1, 0, 1]) * 10 + 10  # 10..40
+        model = LogisticRegression().fit(X, y)
+        got = qwkit.kappa_decision(model.predict_proba(X), labels=model.classes_)
+        assert set(got) <= {10, 20, 30, 40}
+        assert qwkit.kappa_score(y, got) > 0.5
+
+    @pytest.mark.parametrize(
+        ("labels", "message"),
+        [
+            ([1, 2], r"`labels` must name the 3 columns of `proba`, in their order; got 2"),
+            ([1, 2, 2], r"`labels` must not repeat a label"),
+            ([], r"`labels` must contain at least one label"),
+        ],
+    )
+    def test_bad_labels(self, labels, message):
+        p = [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
+        for call in (
+            lambda: qwkit.kappa_decision(p, labels=labels),
+            lambda: qwkit.bayes_decision(p, np.ones((3, 3)) - np.eye(3), labels=labels),
+        ):
+            with pytest.raises(qwkit.QwkitError, match=message) as info:
+                call()
+            assert info.value.parameter == "labels"

@@ -9,6 +9,7 @@ with documented classes and say what is actually wrong.
 
 from __future__ import annotations
 
+import importlib
 import math
 import pickle
 import time
@@ -191,3 +192,117 @@ class TestImpossibleRequests:
         )
         assert seen and seen[-1] == (500, 500)
         assert all(t == 500 for _, t in seen) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+class TestFractions:
+    """Issue 18: a ``Fraction`` that equals an integer or a float64 is that number; any
+    other is refused with its position, never rounded behind the caller's back (before:
+    "neither int64 nor float64", or a silent rounding in tables)."""
+
+    def test_exact_fractions_are_their_numbers(self):
+        from fractions import Fraction as F
+
+        y1, y2 = [1, 2, 3, 3, 2, 1], [1, 2, 2, 3, 3, 1]
+        assert qwkit.kappa_score([F(v) for v in y1], y2) == qwkit.kappa_score(y1, y2)
+        halves = [F(v, 2) for v in y1]
+        assert qwkit.kappa_score(halves, [v / 2 for v in y2], labels=[0.5, 1, 1.5]) == (
+            qwkit.kappa_score(y1, y2)
+        )
+        w = [F(1, 2), F(3, 4), 1, 2, F(1, 8), 1]
+        assert qwkit.kappa_score(y1, y2, sample_weight=w) == qwkit.kappa_score(
+            y1, y2, sample_weight=[float(v) for v in w]
+        )
+        assert qwkit.kappa_score(y1, y2, counts=[F(2), 1, 1, 3, 1, 1]) == qwkit.kappa_score(
+            y1, y2, counts=[2, 1, 1, 3, 1, 1]
+        )
+        assert qwkit.soft_kappa_score(y1, [F(v, 4) for v in y2]) == qwkit.soft_kappa_score(
+            y1, [v / 4 for v in y2]
+        )
+        table = [[F(1, 4), F(1, 2)], [0, 1]]
+        assert qwkit.kappa_from_confusion(table) == qwkit.kappa_from_confusion(
+            [[0.25, 0.5], [0, 1]]
+        )
+        ratings = [[F(1), 2], [2, 2], [F(3), F(3)], [2, 3]]
+        assert qwkit.agreement_score(ratings, coefficient="fleiss") == qwkit.agreement_score(
+            [[1, 2], [2, 2], [3, 3], [2, 3]], coefficient="fleiss"
+        )
+
+    @pytest.mark.parametrize(
+        ("call", "parameter", "row", "where"),
+        [
+            (lambda x: qwkit.kappa_score([1, 2, x], [1, 2, 3]), "y1", 2, "at index 2"),
+            (
+                lambda x: qwkit.kappa_score([1, 2, 3], [1, 2, 3], sample_weight=[1, x, 1]),
+                "sample_weight",
+                1,
+                "at index 1",
+            ),
+            (lambda x: qwkit.soft_kappa_score([1, 2, 3], [x, 2, 3]), "y_score", 0, "at index 0"),
+            (
+                lambda x: qwkit.kappa_from_confusion([[1, 0], [x, 1]]),
+                "confusion",
+                1,
+                "at row 1, column 0",
+            ),
+            (
+                lambda x: qwkit.agreement_score([[1, 2], [2, x]], coefficient="fleiss"),
+                "ratings",
+                1,
+                "at row 1, column 1",
+            ),
+            (lambda x: qwkit.bayes_decision([[x, 1 - x]], np.eye(2)), "proba", 0, "at row 0"),
+        ],
+        ids=["ratings", "sample_weight", "scores", "confusion", "ratings-matrix", "proba"],
+    )
+    def test_inexact_fractions_are_refused_by_position(self, call, parameter, row, where):
+        from fractions import Fraction
+
+        with pytest.raises(qwkit.QwkitTypeError) as info:
+            call(Fraction(1, 3))
+        message = str(info.value)
+        assert message.startswith(f"`{parameter}` holds a Fraction (1/3) {where}")
+        assert "does not round Fractions" in message and "`float(x)`" in message
+        assert (info.value.parameter, info.value.row) == (parameter, row)
+
+    def test_a_fraction_too_long_to_print(self):
+        from fractions import Fraction
+
+        with pytest.raises(qwkit.QwkitTypeError, match=r"^`y1` holds a Fraction at index 0 "):
+            qwkit.kappa_score([Fraction(1, 3**100_000), 1], [1, 1])
+
+
+class TestProgress:
+    """Issue 18: ``progress=5`` was "'int' object is not callable" from deep inside."""
+
+    Y1 = (1, 2, 3, 1, 2, 3, 1, 2, 3, 3)
+    Y2 = (1, 3, 3, 2, 2, 3, 1, 1, 3, 2)
+
+    @pytest.mark.parametrize("progress", [5, True, "bar"])
+    def test_every_progress_parameter_names_itself(self, progress):
+        res = qwkit.kappa_test(self.Y1, self.Y2)
+        agreement = qwkit.agreement_test(
+            np.column_stack([self.Y1, self.Y2, self.Y1]), coefficient="fleiss"
+        )
+        score = np.linspace(0, 3, 10)
+        da = importlib.import_module("dask.array")
+        qdask = importlib.import_module("qwkit.dask")
+        calls = [
+            lambda: qwkit.optimism_corrected_kappa(
+                self.Y1, score, n_resamples=10, progress=progress
+            ),
+            lambda: res.confidence_interval(method="percentile", progress=progress),
+            lambda: res.confidence_interval(progress=progress),  # even where it is not called
+            lambda: res.bootstrap_distribution(10, progress=progress),
+            lambda: agreement.confidence_interval(method="percentile", progress=progress),
+            lambda: qdask.kappa_score(
+                da.from_array(np.array(self.Y1)),
+                da.from_array(np.array(self.Y2)),
+                progress=progress,
+            ),
+        ]
+        for call in calls:
+            with pytest.raises(qwkit.QwkitTypeError) as info:
+                call()
+            assert info.value.parameter == "progress"
+            assert str(info.value).startswith("`progress` must be None or a function called as ")
+            assert str(info.value).endswith(f"got {progress!r}.")

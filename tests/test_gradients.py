@@ -7,6 +7,8 @@ in ``tests/naive_gradients.py``, and the definition of the loss over all pairs o
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -486,3 +488,33 @@ class TestBoostingStep:
             boosting_gradient_hessian(
                 np.array([1.0, 2.0]), np.ones((2, 3)), None, intercept="exact"
             )
+
+    @pytest.mark.parametrize("module", ["qwkit.lightgbm", "qwkit.xgboost"])
+    @pytest.mark.parametrize(
+        ("labels", "preds", "kind", "message"),
+        [
+            ([], [], qwkit.QwkitError, "`y_true` is empty: the kappa objective needs the "),
+            (["a", "b", "c"], [0.0, 1.0, 2.0], qwkit.QwkitTypeError, "`y_true` must be numeric"),
+            (
+                np.array(["1", "2", "3"]),
+                [0.0, 1.0, 2.0],
+                qwkit.QwkitTypeError,
+                "`y_true` must be numeric",
+            ),
+            (None, [0.0, 1.0], qwkit.QwkitTypeError, "`y_true` must be array-like; got None"),
+            (
+                [1, 2, 3],
+                [0.0, 1.0],
+                qwkit.QwkitError,
+                "`y_true` and `y_pred` must have the same length",
+            ),
+        ],
+        ids=["empty", "text", "numeric-text", "none", "lengths"],
+    )
+    def test_bad_labels_are_named_not_numpys(self, module, labels, preds, kind, message):
+        # issue 18: numpy's "zero-size array to reduction operation" for empty labels,
+        # text silently read as numbers, "Got 1 labels and 2 predictions"
+        objective = importlib.import_module(module).kappa_objective
+        with pytest.raises(kind, match=f"^{message}") as info:
+            objective(labels, preds, None)
+        assert "y_true" in info.value.parameters

@@ -14,6 +14,7 @@ from sklearn.base import clone
 
 import qwkit
 from qwkit import kappa_gradient_hessian
+from qwkit._extras import install_command
 from qwkit.lightgbm import KappaObjective, kappa_metric, kappa_objective
 
 # one thread: LightGBM's OpenMP threads crawl on a loaded machine
@@ -142,8 +143,23 @@ class TestObjective:
 
     def test_constant_labels_stop_training_with_a_clear_error(self):
         X = np.random.default_rng(0).normal(size=(100, 2))
-        with pytest.raises(ValueError, match="`y_true` is constant"):
+        with pytest.raises(ValueError, match=r"^The Dataset's `label` is constant"):
             lgb.train({"objective": kappa_objective, **QUIET}, lgb.Dataset(X, np.full(100, 3.0)), 2)
+        with pytest.raises(ValueError, match=r"^`y_true` is constant"):
+            lgb.LGBMRegressor(objective=kappa_objective, n_estimators=2, **QUIET).fit(
+                X, np.full(100, 3.0)
+            )
+
+    def test_native_errors_name_the_dataset(self):
+        X = np.random.default_rng(2).normal(size=(3, 1))
+        data = lgb.Dataset(X, [1.0, 2.0, 3.0], params=QUIET).construct()
+        with pytest.raises(qwkit.QwkitError, match=r"^The Dataset's `label` and `preds` must"):
+            kappa_objective(np.zeros(2), data)
+        with pytest.raises(qwkit.QwkitError, match=r"^`preds` contains nan at index 1"):
+            kappa_metric(np.array([0.0, np.nan, 1.0]), data)
+        weighted = lgb.Dataset(X, [1.0, 2.0, 3.0], weight=[0.0, 0.0, 0.0], params=QUIET)
+        with pytest.raises(qwkit.QwkitError, match=r"^The Dataset's `weight` must not sum to"):
+            kappa_objective(np.zeros(3), weighted.construct())
 
     def test_multiclass_shape_is_refused(self):
         with pytest.raises(ValueError, match="one raw score per item"):
@@ -334,4 +350,4 @@ def test_missing_lightgbm_names_the_extra():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'qwkit[lightgbm]'" in out.stdout
+    assert f"Install it with: {install_command('lightgbm')}" in out.stdout

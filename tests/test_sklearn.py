@@ -29,6 +29,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import qwkit
+from qwkit._extras import install_command
 from qwkit.sklearn import KappaRegressor, OptimalRounder, kappa_scorer, soft_kappa_scorer
 
 SEED = 20261121
@@ -671,7 +672,7 @@ class TestImports:
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         )
-        assert "pip install 'qwkit[sklearn]'" in out.stdout
+        assert f"Install it with: {install_command('sklearn')}" in out.stdout
 
 
 def test_optimal_rounder_keeps_its_out_of_fold_scores():

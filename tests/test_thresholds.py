@@ -302,6 +302,63 @@ class TestOptimizeThresholds:
                 other.thresholds[0] = 0.0
 
 
+class TestEmptyClasses:
+    """Issue 18: optimal cut points may assign no score to a class that the truth uses
+    (all four HANNA criteria, human mean vs ChatGPT, leave class 1 empty); the result
+    says which (``empty_classes``, in ``to_dict()`` and ``summary()``)."""
+
+    def test_a_used_class_left_empty(self):
+        # the two items rated 2 score among the 1s and the 3s: kappa is highest without 2
+        y = [1, 1, 1, 2, 2, 3, 3, 3]
+        score = [0.0, 0.2, 0.3, 0.1, 0.6, 0.4, 0.5, 1.0]
+        res = qwkit.optimize_thresholds(y, score)
+        np.testing.assert_array_equal(res.thresholds, [0.35, 0.35])
+        np.testing.assert_array_equal(res.empty_classes, [2])
+        assert 2 not in res.predict(np.linspace(-10, 10, 2001))
+        assert res.to_dict()["empty_classes"] == [2]
+        assert "2           none (empty)" in res.summary()
+        assert "Empty classes         2 (no score is rounded to it)" in res.summary()
+
+    def test_end_classes_and_text_labels(self):
+        res = qwkit.optimize_thresholds(
+            ["b", "b", "c", "c"], [0.0, 1.0, 2.0, 3.0], labels=["a", "b", "c", "d"]
+        )
+        np.testing.assert_array_equal(res.thresholds, [-np.inf, 1.5, np.inf])
+        assert res.empty_classes.tolist() == ["a", "d"]
+        assert res.to_dict()["empty_classes"] == ["a", "d"]
+        assert "Empty classes         a, d (no score is rounded to them)" in res.summary()
+
+    def test_none_empty(self):
+        res = qwkit.optimize_thresholds([0, 0, 1, 1, 2, 2], [0.1, 0.2, 1.1, 1.2, 2.1, 2.2])
+        assert res.empty_classes.size == 0 and res.to_dict()["empty_classes"] == []
+        assert "Empty classes" not in res.summary()
+
+    @pytest.mark.parametrize("seed", range(3))
+    def test_empty_is_what_no_fitted_score_gets(self, seed):
+        # many small noisy cases, in many of which the optimum drops a class
+        rng = np.random.default_rng(20261121 + seed)
+        dropped = 0
+        for _ in range(200):
+            k = int(rng.integers(3, 6))
+            y = rng.integers(0, k, 30)
+            score = y + rng.normal(0, 1.5, 30)
+            res = qwkit.optimize_thresholds(y, score, labels=range(k))
+            assigned = set(res.predict(score).tolist())
+            assert res.empty_classes.tolist() == [c for c in range(k) if c not in assigned]
+            dropped += res.empty_classes.size > 0
+        assert dropped > 10
+
+    def test_summary_example(self):
+        import doctest
+
+        # methods of public classes are not collected by --doctest-modules: run it here
+        finder = doctest.DocTestFinder()
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        for test in finder.find(qwkit.ThresholdResult.summary, "summary", globs={}):
+            runner.run(test)
+        assert runner.tries > 0 and runner.failures == 0
+
+
 class TestApplyThresholds:
     def test_right_closed_convention(self):
         cuts = [0.5, 1.5]

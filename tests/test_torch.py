@@ -22,6 +22,7 @@ from naive_torch import (
     naive_weighted_running_loss,
 )
 from qwkit import _torch_shared
+from qwkit._extras import install_command
 from qwkit.torch import (
     KappaMetric,
     SoftKappaLoss,
@@ -650,7 +651,7 @@ def test_missing_torch_names_the_extra():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'qwkit[torch]'" in out.stdout
+    assert f"Install it with: {install_command('torch')}" in out.stdout
 
 
 def test_public_classes_report_qwkit_torch():

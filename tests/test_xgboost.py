@@ -15,6 +15,7 @@ from sklearn.base import clone
 
 import qwkit
 from qwkit import kappa_gradient_hessian
+from qwkit._extras import install_command
 from qwkit.xgboost import KappaObjective, kappa_metric, kappa_objective
 
 # one thread each, for the native and the scikit-learn API (the machine may be loaded)
@@ -140,8 +141,28 @@ class TestObjective:
 
     def test_constant_labels_stop_training_with_a_clear_error(self):
         X = np.random.default_rng(0).normal(size=(30, 2))
-        with pytest.raises(ValueError, match="`y_true` is constant"):
+        with pytest.raises(ValueError, match=r"^The DMatrix's `label` is constant"):
             xgb.train(NATIVE, xgb.DMatrix(X, np.full(30, 3.0)), 2, obj=kappa_objective)
+        with pytest.raises(ValueError, match=r"^`y_true` is constant"):
+            xgb.XGBRegressor(objective=kappa_objective, n_estimators=2, **ONE).fit(
+                X, np.full(30, 3.0)
+            )
+
+    def test_native_errors_name_the_dmatrix(self):
+        X = np.zeros((3, 1))
+        with pytest.raises(qwkit.QwkitError) as info:
+            kappa_objective(np.zeros(3), xgb.DMatrix(X))  # no label
+        assert str(info.value) == (
+            "The DMatrix's `label` is empty (3 predictions, no label): the kappa objective "
+            "needs the rating of every item."
+        )
+        with pytest.raises(qwkit.QwkitError, match=r"^The DMatrix's `label` and `predt` must"):
+            kappa_objective(np.zeros(2), xgb.DMatrix(X, [1.0, 2.0, 3.0]))
+        with pytest.raises(qwkit.QwkitError, match=r"^`predt` contains nan at index 1"):
+            kappa_metric(np.array([0.0, np.nan, 1.0]), xgb.DMatrix(X, [1.0, 2.0, 3.0]))
+        weighted = xgb.DMatrix(X, [1.0, 2.0, 3.0], weight=[0.0, 0.0, 0.0])
+        with pytest.raises(qwkit.QwkitError, match=r"^The DMatrix's `weight` must not sum to"):
+            kappa_objective(np.zeros(3), weighted)
 
 
 # ============================================================================ metric
@@ -312,4 +333,4 @@ def test_missing_xgboost_names_the_extra():
         "    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'qwkit[xgboost]'" in out.stdout
+    assert f"Install it with: {install_command('xgboost')}" in out.stdout

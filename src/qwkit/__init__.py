@@ -15,7 +15,13 @@ from qwkit._agreement import (
     agreement_test_from_counts,
     ratings_from_long,
 )
-from qwkit._compare import KappaComparisonResult, compare_kappa_test, mean_kappa
+from qwkit._compare import (
+    KappaComparisonResult,
+    PairwiseComparisonResult,
+    compare_kappa_test,
+    mean_kappa,
+    pairwise_compare_kappa_test,
+)
 from qwkit._costs import (
     RiskClassModel,
     cost_matrix,
@@ -68,6 +74,7 @@ __all__ = [
     "KappaRescaleResult",
     "KappaTestResult",
     "OptimismResult",
+    "PairwiseComparisonResult",
     "QwkitError",
     "QwkitTypeError",
     "RatingsTable",
@@ -101,6 +108,7 @@ __all__ = [
     "mean_kappa",
     "optimism_corrected_kappa",
     "optimize_thresholds",
+    "pairwise_compare_kappa_test",
     "ratings_from_long",
     "risk_class_model",
     "soft_kappa_score",
@@ -117,6 +125,7 @@ public_module(
     KappaRegressionResult,
     KappaRescaleResult,
     KappaTestResult,
+    PairwiseComparisonResult,
     QwkitError,
     QwkitTypeError,
     RiskClassModel,

@@ -1,4 +1,5 @@
-"""Compare and combine kappas: the paired two-model test and the Fisher-z mean.
+"""Compare and combine kappas: the paired two-model test, every pair of several models,
+and the Fisher-z mean.
 
 ``compare_kappa_test`` asks whether two models scored on the same items have different
 kappas against the same truth. The two kappas are correlated (same items, same truth),
@@ -6,12 +7,16 @@ so the test is paired: each item sits in one cell (t, a, b) of the K×K×K table
 truth and both predictions, which is the sufficient statistic for both kappas at once.
 Its delta-method variance (eq. 10 of ``docs/inference.md``) is the variance of the
 difference of the two influence functions of eq. 3; the bootstrap draws that table.
+``pairwise_compare_kappa_test`` runs that test for every pair of several models on one
+scale and adjusts the p-values for multiplicity.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,13 +28,26 @@ from qwkit import _sufficient
 from qwkit._cells import CellKappa, tabulate
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._numerics import unit_scale
-from qwkit._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
-from qwkit._results import labels_dict, result_dict
-from qwkit._scale import measure_scale, prepare_ratings, scale_values
-from qwkit._validation import as_1d, check_alternative, item_weights
+from qwkit._resampling import (
+    CORRECTIONS,
+    Estimator,
+    Resampled,
+    adjust_pvalues,
+    pvalue,
+    zero_se_pvalue,
+)
+from qwkit._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
+from qwkit._scale import Ratings, measure_scale, prepare_ratings, scale_values
+from qwkit._validation import as_1d, check_alternative, check_choice, item_weights
 from qwkit._weights import WeightsLike, check_weights, kind_name
 
-__all__ = ["KappaComparisonResult", "compare_kappa_test", "mean_kappa"]
+__all__ = [
+    "KappaComparisonResult",
+    "PairwiseComparisonResult",
+    "compare_kappa_test",
+    "mean_kappa",
+    "pairwise_compare_kappa_test",
+]
 
 #: ml_metrics' ``mean_quadratic_weighted_kappa`` caps kappas at ±0.999 before the
 #: Fisher transform (which is infinite at ±1).
@@ -202,10 +220,18 @@ default="quadratic"
     alternative = check_alternative(alternative)
     kind = check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
-    ordered = not (isinstance(kind, str) and kind == "identity")
-    r = prepare_ratings((y_true, y_pred_a, y_pred_b), labels, names=names, ordered=ordered)
+    r = prepare_ratings((y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(kind))
     iw = item_weights(sample_weight, counts, r.n_samples)
+    return _paired(r, iw, kind, alternative)
 
+
+def _ordered(kind) -> bool:
+    """Whether the weights need the order of the scale (all but 'identity')."""
+    return not (isinstance(kind, str) and kind == "identity")
+
+
+def _paired(r: Ratings, iw, kind, alternative: str) -> KappaComparisonResult:
+    """The paired test of validated ratings (truth, a, b) on one scale (eq. 10)."""
     offset, k = measure_scale(r)
     cells = tabulate(r, iw, kind, hint=_sufficient.scale_hint(r.labels, offset, k))
     truth, pred_a, pred_b = cells.digits
@@ -248,6 +274,285 @@ default="quadratic"
         else zero_se_pvalue("standard error of the difference")
     )
     return result(float(diff), float(ka), float(kb), se, p)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairwiseComparisonResult:
+    """Result of :func:`pairwise_compare_kappa_test`: every pair of several models.
+
+    Attributes
+    ----------
+    models : tuple of str
+        The models' names, in the order given.
+    kappas : ndarray of shape (n_models,)
+        The kappa of each model against ``y_true``.
+    pairs : tuple of (str, str)
+        The pairs (a, b) compared, a before b in ``models``: (0, 1), (0, 2), …, (1, 2), …
+    statistic : ndarray of shape (n_pairs,)
+        κ_a − κ_b of every pair.
+    pvalue : ndarray of shape (n_pairs,)
+        The two-sided p-value of every pair's paired z-test, unadjusted.
+    pvalue_adjusted : ndarray of shape (n_pairs,)
+        The same p-values adjusted for multiplicity by ``correction`` (nan where a test
+        is undefined; such tests do not count in the family).
+    correction : str
+        ``"holm"``, ``"bonferroni"`` or ``"fdr_by"``.
+    comparisons : tuple of KappaComparisonResult
+        The test of every pair, as :func:`compare_kappa_test` returns it (standard
+        errors, ``confidence_interval``, ``summary``): unadjusted.
+    n_samples : int
+        Number of items (with positive weight; with ``counts``, their sum).
+    labels : ndarray of shape (K,)
+        The rating scale shared by every column (a ``range`` beyond 10,000 categories).
+    """
+
+    models: tuple[str, ...]
+    kappas: np.ndarray
+    pairs: tuple[tuple[str, str], ...]
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    pvalue_adjusted: np.ndarray
+    correction: str
+    n_samples: int
+    comparisons: tuple[KappaComparisonResult, ...] = field(repr=False)
+    weights_kind: str = field(repr=False)
+    labels: np.ndarray | range = field(repr=False)
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
+    def summary(self) -> str:
+        """Text block: each model's kappa, then every pair's difference, its paired
+        standard error, z, and the p-value before and after the correction."""
+        names = [*self.models, *(f"{a} - {b}" for a, b in self.pairs), "Model", "Pair"]
+        width = max(26, *(len(n) + 2 for n in names))
+        title = f"Pairwise Comparison of Kappas ({self.weights_kind} weights)"
+        adjusted = _CORRECTION_NAMES[self.correction]
+        lines = [title, "-" * len(title), f"{'Model':<{width}}{'Kappa':>10}"]
+        lines += [f"{m:<{width}}{k:>10.4f}" for m, k in zip(self.models, self.kappas, strict=True)]
+        lines += [
+            "",
+            f"{'Pair (a - b)':<{width}}{'Difference':>12}{'ASE':>10}{'Z':>10}"
+            f"{'Pr (two-sided)':>16}{adjusted:>12}",
+        ]
+        for (a, b), res, p in zip(self.pairs, self.comparisons, self.pvalue_adjusted, strict=True):
+            se = res.standard_error
+            z = res.statistic / se if se > 0 else math.nan
+            lines.append(
+                f"{a + ' - ' + b:<{width}}{res.statistic:>12.4f}{se:>10.4f}{z:>10.4f}"
+                f"{res.pvalue:>16.4f}{p:>12.4f}"
+            )
+        lines += ["", f"{'Number of items':<{width}}{self.n_samples:>10d}"]
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        """The result as a dict of plain Python values: the models and their kappas,
+        and one entry per pair (its test and adjusted p-value)."""
+        comparisons = [
+            {
+                "model_a": a,
+                "model_b": b,
+                **result_dict(res, ("statistic", "kappa_a", "kappa_b", "standard_error", "pvalue")),
+                "pvalue_adjusted": float(p),
+            }
+            for (a, b), res, p in zip(
+                self.pairs, self.comparisons, self.pvalue_adjusted, strict=True
+            )
+        ]
+        return result_dict(
+            self,
+            ("models", "kappas", "correction", "n_samples"),
+            alternative="two-sided",
+            comparisons=comparisons,
+            weights=self.weights_kind,
+            **labels_dict(self.labels),
+        )
+
+
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_by": "FDR (B-Y)"}
+
+
+def pairwise_compare_kappa_test(
+    y_true: ArrayLike,
+    y_preds: Mapping[str, ArrayLike] | ArrayLike,
+    *,
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    counts: ArrayLike | None = None,
+    correction: Literal["holm", "bonferroni", "fdr_by"] = "holm",
+) -> PairwiseComparisonResult:
+    """Paired tests of every pair of several models' kappas on the same items, with
+    p-values adjusted for multiplicity.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True ratings.
+    y_preds : mapping of str to array-like, or array-like of shape (n_samples, n_models)
+        The predictions of at least two models for the same items: a dict (model name →
+        predictions), a data frame (one column per model, named after it), or a 2-D
+        array (one column per model, named ``"0"``, ``"1"``, …).
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights, indexed ``[rating of y_true, rating of a prediction]``.
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale, shared by every column. When None and the ratings
+        are integers, every integer from the smallest to the largest rating of all the
+        columns: one scale for every pair.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative survey weight of each item, as in :func:`compare_kappa_test`.
+    counts : array-like of shape (n_samples,), default=None
+        Whole numbers: how many identical items each row stands for (exclusive with
+        ``sample_weight``).
+    correction : {"holm", "bonferroni", "fdr_by"}, default="holm"
+        The multiplicity correction over the n_models·(n_models − 1)/2 tests: Holm's
+        step-down (family-wise error rate), Bonferroni (the same, less powerful), or
+        Benjamini–Yekutieli (false discovery rate). All three hold however the tests
+        depend on each other — and tests that share a model do.
+
+    Returns
+    -------
+    PairwiseComparisonResult
+        ``models``, ``kappas``, ``pairs``, ``statistic`` (κ_a − κ_b), ``pvalue``,
+        ``pvalue_adjusted``, ``comparisons`` (each pair's
+        :class:`KappaComparisonResult`), ``.summary()``, ``.to_dict()``.
+
+    Warns
+    -----
+    UndefinedKappaWarning, DegenerateIntervalWarning
+        As :func:`compare_kappa_test`, for the pairs concerned.
+
+    Raises
+    ------
+    QwkitError, QwkitTypeError
+        As :func:`compare_kappa_test`; fewer than two models, or a ``y_preds`` that is
+        neither a mapping nor 2-D. An error about one model's predictions names it
+        as ``y_preds['name']`` (``y_preds[:, j]`` for an array).
+
+    See Also
+    --------
+    compare_kappa_test : The test of one pair.
+
+    Notes
+    -----
+    Each pair is tested exactly as :func:`compare_kappa_test` tests it (eq. 10: paired,
+    on the same items), all on one rating scale; only the p-values are adjusted
+    (Holm 1979; Benjamini & Yekutieli 2001). The standard errors and confidence
+    intervals of ``comparisons`` are those of each pair alone.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> truth = [1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 3, 3]
+    >>> preds = {
+    ...     "a": [1, 2, 3, 4, 4, 1, 2, 3, 5, 5, 3, 2],
+    ...     "b": [2, 2, 2, 3, 4, 1, 3, 3, 3, 4, 4, 2],
+    ...     "c": [1, 3, 3, 4, 5, 2, 2, 3, 4, 4, 3, 3],
+    ... }
+    >>> res = qwkit.pairwise_compare_kappa_test(truth, preds)
+    >>> res.pairs
+    (('a', 'b'), ('a', 'c'), ('b', 'c'))
+    >>> [round(float(k), 6) for k in res.kappas]
+    [0.926829, 0.709677, 0.909091]
+    >>> [round(float(p), 6) for p in res.pvalue]  # as compare_kappa_test(truth, a, b), ...
+    [0.009261, 0.80448, 0.093028]
+    >>> [round(float(p), 6) for p in res.pvalue_adjusted]  # Holm: 3 × 0.009261, ...
+    [0.027782, 0.80448, 0.186056]
+    """
+    kind = check_weights(weights)
+    correction = check_choice(correction, "correction", CORRECTIONS)
+    models, names, vectors = _models(y_preds, y_true)
+    r = prepare_ratings(
+        (y_true, *vectors), labels, names=("y_true", *names), ordered=_ordered(kind)
+    )
+    iw = item_weights(sample_weight, counts, r.n_samples)
+    offset, k = measure_scale(r)  # one scale for every pair (checked once)
+    shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
+    pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
+    comparisons = tuple(
+        _paired(
+            dataclasses.replace(
+                shared,
+                columns=tuple(shared.columns[c] for c in (0, i + 1, j + 1)),
+                names=tuple(shared.names[c] for c in (0, i + 1, j + 1)),
+            ),
+            iw,
+            kind,
+            "two-sided",
+        )
+        for i, j in pairs
+    )
+    kappas = [comparisons[0].kappa_a] + [comparisons[j - 1].kappa_b for j in range(1, len(models))]
+    raw = np.array([c.pvalue for c in comparisons])
+    return PairwiseComparisonResult(
+        models=models,
+        kappas=np.array(kappas),
+        pairs=tuple((models[i], models[j]) for i, j in pairs),
+        statistic=np.array([c.statistic for c in comparisons]),
+        pvalue=raw,
+        pvalue_adjusted=adjust_pvalues(raw, correction),
+        correction=correction,
+        n_samples=comparisons[0].n_samples,
+        comparisons=comparisons,
+        weights_kind=comparisons[0].weights_kind,
+        labels=comparisons[0].labels,
+    )
+
+
+def _models(y_preds, y_true) -> tuple[tuple[str, ...], tuple[str, ...], list]:
+    """(model names, parameter names for messages, prediction vectors) of ``y_preds``."""
+    if y_preds is None or isinstance(y_preds, (str, bytes)):
+        raise QwkitTypeError(
+            "`y_preds` must be a mapping of model names to predictions or a 2-D array "
+            f"(n_samples, n_models); got {y_preds!r}.",
+            parameter="y_preds",
+        )
+    if isinstance(y_preds, Mapping):
+        keys, vectors = list(y_preds), list(y_preds.values())
+        names = [f"y_preds[{key!r}]" for key in keys]
+    elif hasattr(y_preds, "columns") and not isinstance(y_preds, np.ndarray):  # a frame
+        keys = list(y_preds.columns)
+        vectors = [y_preds[key] for key in keys]
+        names = [f"y_preds[{key!r}]" for key in keys]
+    else:
+        try:
+            arr = np.asarray(y_preds)
+        except ValueError:  # ragged
+            arr = np.asarray(y_preds, dtype=object)
+        if arr.ndim != 2:
+            raise QwkitError(
+                "`y_preds` must be a mapping of model names to predictions or a 2-D array "
+                f"(n_samples, n_models); got an array of shape {arr.shape}.",
+                parameter="y_preds",
+            )
+        n_true = len(y_true) if hasattr(y_true, "__len__") else None
+        if arr.shape[0] != n_true and arr.shape[1] == n_true:
+            raise QwkitError(
+                f"`y_preds` must have one row per item ({n_true}) and one column per model; "
+                f"got shape {arr.shape}. Stack the models' predictions as columns "
+                "(`numpy.column_stack`) or pass a dict of model names to predictions.",
+                parameter="y_preds",
+            )
+        keys = list(range(arr.shape[1]))
+        vectors = [arr[:, j] for j in keys]
+        names = [f"y_preds[:, {j}]" for j in keys]
+    models = tuple(str(key) for key in keys)
+    if len(models) < 2:
+        raise QwkitError(
+            f"`y_preds` must hold at least two models to compare; got {len(models)}.",
+            parameter="y_preds",
+        )
+    if len(set(models)) < len(models):
+        seen = [m for i, m in enumerate(models) if m in models[:i]]
+        raise QwkitError(
+            f"`y_preds` names a model twice ({seen[0]!r}); every model needs its own name.",
+            parameter="y_preds",
+        )
+    return models, tuple(names), vectors
 
 
 def mean_kappa(kappas: ArrayLike, *, sample_weight: ArrayLike | None = None) -> float:

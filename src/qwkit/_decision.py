@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._fractional import minimize_ratio
+from qwkit._scale import prepare_labels
 from qwkit._validation import as_real_array, check_cost
 from qwkit._weights import WeightsLike, check_weights, resolve
 
@@ -67,7 +68,29 @@ def _check_proba(proba) -> np.ndarray:
     return arr / sums[:, None]
 
 
-def bayes_decision(proba: ArrayLike, cost: ArrayLike) -> np.ndarray:
+def _check_labels(labels, k: int) -> np.ndarray | None:
+    """The K classes the columns of ``proba`` stand for (None: their indices)."""
+    if labels is None:
+        return None
+    scale = prepare_labels(labels).values
+    if scale.shape[0] != k:
+        raise QwkitError(
+            f"`labels` must name the {k} columns of `proba`, in their order; got "
+            f"{scale.shape[0]} labels.",
+            parameter="labels",
+            also=("proba",),
+        )
+    return scale
+
+
+def _decided(decision: np.ndarray, scale: np.ndarray | None) -> np.ndarray:
+    """The decided column indices, or the labels of those columns."""
+    return decision if scale is None else scale[decision]
+
+
+def bayes_decision(
+    proba: ArrayLike, cost: ArrayLike, *, labels: ArrayLike | None = None
+) -> np.ndarray:
     """The minimum expected cost class of every row of class probabilities.
 
     Parameters
@@ -78,17 +101,22 @@ def bayes_decision(proba: ArrayLike, cost: ArrayLike) -> np.ndarray:
     cost : array-like of shape (K, K)
         ``cost[t, j]`` is the cost of deciding class j when the truth is t. Any finite
         values (negative ones are rewards).
+    labels : array-like of shape (K,), default=None
+        The classes the columns of ``proba`` stand for, in their order (e.g. a
+        classifier's ``classes_``): the decisions are returned as these labels. When
+        None, as column indices.
 
     Returns
     -------
     ndarray of shape (n_samples,)
-        Column index jᵢ = argminⱼ Σₜ pᵢₜ·cost[t, j] (eq. D1); ties go to the smallest j.
+        Column index jᵢ = argminⱼ Σₜ pᵢₜ·cost[t, j] (eq. D1), or ``labels[jᵢ]``; ties go
+        to the smallest j.
 
     Raises
     ------
     ValueError
         ``proba`` not 2-D, empty, negative, NaN/inf or rows not summing to 1; ``cost``
-        of the wrong shape or not finite.
+        of the wrong shape or not finite; ``labels`` not K distinct labels.
 
     See Also
     --------
@@ -102,10 +130,13 @@ def bayes_decision(proba: ArrayLike, cost: ArrayLike) -> np.ndarray:
     >>> proba = [[0.8, 0.2], [0.95, 0.05]]
     >>> qwkit.bayes_decision(proba, [[0, 1], [10, 0]])
     array([1, 0])
+    >>> qwkit.bayes_decision(proba, [[0, 1], [10, 0]], labels=["low", "high"])
+    array(['high', 'low'], dtype='<U4')
     """
     p = _check_proba(proba)
     c = check_cost(cost, p.shape[1], what="the columns of `proba`")
-    return np.argmin(p @ c, axis=1)  # expected cost of every decision   (eq. D1)
+    scale = _check_labels(labels, p.shape[1])
+    return _decided(np.argmin(p @ c, axis=1), scale)  # expected cost of each decision (eq. D1)
 
 
 def _expected_table(p: np.ndarray, decision: np.ndarray) -> np.ndarray:
@@ -117,7 +148,12 @@ def _expected_table(p: np.ndarray, decision: np.ndarray) -> np.ndarray:
     return table
 
 
-def kappa_decision(proba: ArrayLike, *, weights: WeightsLike = "quadratic") -> np.ndarray:
+def kappa_decision(
+    proba: ArrayLike,
+    *,
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+) -> np.ndarray:
     """The label-free decisions that maximize the kappa of the expected confusion matrix.
 
     Parameters
@@ -128,18 +164,25 @@ def kappa_decision(proba: ArrayLike, *, weights: WeightsLike = "quadratic") -> n
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights ``[true class, decided class]``; see :func:`weight_matrix`.
+        Named weights use the positions of the columns (0, ..., K − 1), whatever their
+        ``labels``: the rule of :func:`kappa_score` with ``labels``.
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale: the class each column of ``proba`` stands for (e.g. a
+        classifier's ``classes_``). The decisions are returned as these labels; when
+        None, as column indices.
 
     Returns
     -------
     ndarray of shape (n_samples,)
-        The decided column index of every row.
+        The decided column index of every row, or its label.
 
     Raises
     ------
     QwkitError
         Bad ``proba`` (as :func:`bayes_decision`), fewer than two classes with positive
         probability overall (kappa is undefined or 0 for every decision), ``weights``
-        that do not match K or give zero chance disagreement everywhere.
+        that do not match K or give zero chance disagreement everywhere, ``labels`` not
+        K distinct labels.
 
     Warns
     -----
@@ -181,6 +224,8 @@ default="quadratic"
     >>> decision = qwkit.kappa_decision(proba)
     >>> decision
     array([2, 2, 0, 2])
+    >>> qwkit.kappa_decision(proba, labels=[1, 2, 3])  # the classes the columns stand for
+    array([3, 3, 1, 3])
     >>> def kappa_of_expected_table(j):
     ...     return qwkit.kappa_from_confusion(proba.T @ np.eye(3)[j])
     >>> kappa_of = kappa_of_expected_table
@@ -190,6 +235,7 @@ default="quadratic"
     p = _check_proba(proba)
     n, k = p.shape
     wmat = resolve(check_weights(weights), k, scale="the columns of `proba`")
+    scale = _check_labels(labels, k)
     q = p.sum(axis=0)  # expected true margin   (eq. D2)
     if np.count_nonzero(q > 0) < 2:
         raise QwkitError(
@@ -221,4 +267,4 @@ default="quadratic"
         np.clip(np.rint(mean), 0, k - 1).astype(np.intp),  # round(E[y])
         np.full(n, int(np.argmax(chance)), dtype=np.intp),  # a constant with δ > 0
     )
-    return minimize_ratio(starts, ratio, solve, what="decisions").solution
+    return _decided(minimize_ratio(starts, ratio, solve, what="decisions").solution, scale)

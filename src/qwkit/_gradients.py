@@ -19,6 +19,8 @@ The boosting integrations (`qwkit.lightgbm`, `qwkit.xgboost`) share
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -27,7 +29,6 @@ from numpy.typing import ArrayLike
 from qwkit._errors import QwkitError
 from qwkit._validation import (
     check_choice,
-    check_finite,
     check_same_length,
     item_weights,
     real_vector,
@@ -187,20 +188,28 @@ def boosting_gradient_hessian(
     wᵢ[(fᵢ − yᵢ) − (1 − κ_c)(fᵢ − f̄)] with κ_c = 2S_yf/(S_yy + S_ff). The Hessian is
     wᵢ in both cases (the Gauss–Newton curvature times D/2).
 
-    ``y``, ``f``: float64 arrays of one length; ``w``: None or non-negative float64.
-    Inputs are checked for finiteness and for a constant ``y``.
+    ``y``: the labels (``y_true``), ``f``: the raw predictions (``y_pred``), ``w``: None
+    or the item weights (``sample_weight``), as the booster passes them; each is
+    validated under that name (numbers, finite, one per item, not empty, ``y`` not
+    constant). :func:`users_terms` says the names as the booster's user knows them.
     """
-    y = np.asarray(y, dtype=np.float64).ravel()
-    f = np.asarray(f, dtype=np.float64)
-    if f.ndim != 1:
+    if isinstance(f, np.ndarray) and f.ndim == 2 and f.shape[1] != 1:
         raise QwkitError(
             "qwkit's kappa objective is for regression with one raw score per item; got "
-            f"predictions of shape {f.shape}."
+            f"predictions of shape {f.shape}.",
+            parameter="y_pred",
         )
-    if f.shape[0] != y.shape[0]:
-        raise QwkitError(f"Got {y.shape[0]} labels and {f.shape[0]} predictions.")
-    check_finite(y, "y_true")
-    check_finite(f, "raw_prediction")
+    y, f = (
+        real_vector(v.ravel() if isinstance(v, np.ndarray) and v.ndim == 2 else v, name)
+        for v, name in ((y, "y_true"), (f, "y_pred"))
+    )
+    if y.shape[0] == 0:
+        given = f" ({f.shape[0]:,} predictions, no label)" if f.shape[0] else ""
+        raise QwkitError(
+            f"`y_true` is empty{given}: the kappa objective needs the rating of every item.",
+            parameter="y_true",
+        )
+    check_same_length(y, f, ("y_true", "y_pred"))
     w = item_weights(None if w is None else np.ravel(w), None, y.shape[0]).as_float()
     w = np.ones_like(y) if w is None else w
     m = _moments(y, f, w)
@@ -214,6 +223,41 @@ def boosting_gradient_hessian(
     return w * np.ldexp(err, -m.shift), w.copy()  # (T10)
 
 
+@contextlib.contextmanager
+def users_terms(names: Mapping[str, str] | None) -> Iterator[None]:
+    """Errors raised inside, with the parameters they name said as the booster's user
+    knows them: in a native call (``(preds, dataset)``) the labels are the Dataset's
+    ``label``, not a ``y_true`` the user never wrote. ``names``: parameter → text (None:
+    errors pass unchanged)."""
+    if not names:
+        yield
+        return
+    try:
+        yield
+    except QwkitError as exc:
+        text = exc.reworded(dict(names))
+        also = exc.parameters[1:] if exc.parameter is not None else exc.parameters
+        raise type(exc)(
+            text[:1].upper() + text[1:], parameter=exc.parameter, row=exc.row, also=also
+        ) from None
+
+
+def call_names(container: str | None, preds: str) -> dict[str, str]:
+    """The names of :func:`users_terms` for a booster's call: in a native call
+    (``container``: "Dataset", "DMatrix") the labels and weights are that object's
+    fields and the predictions are ``preds``; in the scikit-learn call (``container``
+    None) the arguments are ``y_true``, ``y_pred`` and ``sample_weight``, as named, and
+    the metric's scores (``soft_kappa_score``'s ``y_score``) are ``y_pred``."""
+    if container is None:
+        return {"y_score": "`y_pred`"}
+    return {
+        "y_true": f"the {container}'s `label`",
+        "y_pred": f"`{preds}`",
+        "y_score": f"`{preds}`",
+        "sample_weight": f"the {container}'s `weight`",
+    }
+
+
 class BoostingObjective:
     """What the LightGBM and XGBoost objectives share: the ``intercept`` option
     (validated once), the gradient and curvature of :func:`boosting_gradient_hessian`,
@@ -223,8 +267,13 @@ class BoostingObjective:
     def __init__(self, *, intercept: Literal["exact", "gradient"] = "exact"):
         self.intercept = check_choice(intercept, "intercept", INTERCEPTS)
 
-    def gradient_hessian(self, labels, preds, weight) -> tuple[np.ndarray, np.ndarray]:
-        return boosting_gradient_hessian(labels, preds, weight, intercept=self.intercept)
+    def gradient_hessian(
+        self, labels, preds, weight, *, names: Mapping[str, str] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The booster's gradient and Hessian; errors name the inputs by ``names``
+        (see :func:`users_terms`)."""
+        with users_terms(names):
+            return boosting_gradient_hessian(labels, preds, weight, intercept=self.intercept)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(intercept={self.intercept!r})"

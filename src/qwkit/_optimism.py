@@ -43,6 +43,7 @@ from qwkit._validation import (
     check_confidence_level,
     check_integer,
     check_method,
+    check_progress,
     check_rng,
     item_weights,
     real_vector,
@@ -703,6 +704,7 @@ default="quadratic"
     n_resamples = _check_n_resamples(n_resamples)
     n_splits = _check_n_splits(n_splits, method, n_resamples)
     gen = check_rng(rng)
+    progress = check_progress(progress)
     codes, scale = positions_on_scale(y_true, labels, "y_true")
     n_rows = codes.shape[0]
     iw = item_weights(sample_weight, counts, n_rows)

@@ -22,21 +22,28 @@ from qwkit._validation import (
     check_confidence_level,
     check_method,
     check_n_resamples,
+    check_progress,
     check_rng,
 )
 from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 
 __all__ = [
+    "CORRECTIONS",
     "MIN_ITEMS",
     "ConfidenceInterval",
     "Estimator",
     "Resampled",
+    "adjust_pvalues",
     "pvalue",
     "zero_se_pvalue",
 ]
 
 #: Fewer items than this make every interval method untrustworthy: a warning says so.
 MIN_ITEMS = 10
+
+#: The multiplicity corrections of :func:`adjust_pvalues`, each valid whatever the
+#: dependence between the tests (statsmodels' names).
+CORRECTIONS = ("holm", "bonferroni", "fdr_by")
 
 Method = Literal["asymptotic", "bootstrap", "percentile", "jackknife"]
 
@@ -141,6 +148,7 @@ def interval(
     method = check_method(method)
     n_resamples = check_n_resamples(n_resamples)
     gen = check_rng(rng)
+    progress = check_progress(progress)
     lo_p, hi_p = _tail_levels(level, alternative)
     if math.isnan(estimate):
         return _undefined_interval(
@@ -230,6 +238,45 @@ def pvalue(z: float, alternative: str, df: float = math.inf) -> float:
     if alternative == "greater":
         return float(cdf(-z))
     return float(cdf(z))
+
+
+def adjust_pvalues(pvalues, method: str) -> np.ndarray:
+    """p-values of a family of tests adjusted for multiplicity (``method`` in
+    :data:`CORRECTIONS`); nan p-values (undefined tests) stay nan and do not count.
+
+    With the m defined p-values sorted, p₍₁₎ ≤ … ≤ p₍ₘ₎:
+
+    - ``"holm"`` (Holm 1979): p̃₍ᵢ₎ = maxⱼ≤ᵢ min(1, (m − j + 1)·p₍ⱼ₎), controls the
+      family-wise error rate;
+    - ``"bonferroni"``: min(1, m·pᵢ), the same, less powerful;
+    - ``"fdr_by"`` (Benjamini & Yekutieli 2001): p̃₍ᵢ₎ = minⱼ≥ᵢ min(1, m·cₘ·p₍ⱼ₎/j),
+      cₘ = Σₖ 1/k, controls the false discovery rate.
+
+    Each holds under any dependence between the tests (pairwise comparisons that share
+    a model are dependent). ``statsmodels.stats.multitest.multipletests`` gives the same
+    values (the tests check it).
+
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    defined = np.flatnonzero(~np.isnan(p))
+    m = defined.size
+    if m == 0:
+        return out
+    order = defined[np.argsort(p[defined], kind="stable")]
+    ranked = p[order]
+    rank = np.arange(1, m + 1)
+    if method == "holm":
+        adjusted = np.maximum.accumulate(np.minimum(1.0, (m - rank + 1) * ranked))
+    elif method == "bonferroni":
+        adjusted = np.minimum(1.0, m * ranked)
+    else:  # fdr_by
+        c_m = float(np.sum(1.0 / rank))
+        adjusted = np.minimum.accumulate(np.minimum(1.0, m * c_m * ranked / rank)[::-1])[::-1]
+    out[order] = adjusted
+    return out
 
 
 def zero_se_pvalue(
@@ -367,4 +414,6 @@ default="asymptotic"
         >>> draws.shape, bool(abs(draws.mean() - res.statistic) < 0.05)
         ((2000,), True)
         """
-        return self._estimator.bootstrap(check_n_resamples(n_resamples), check_rng(rng), progress)
+        return self._estimator.bootstrap(
+            check_n_resamples(n_resamples), check_rng(rng), check_progress(progress)
+        )

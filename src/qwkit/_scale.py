@@ -27,6 +27,7 @@ from qwkit._validation import (
     as_1d,
     check_finite,
     check_same_length,
+    exact_number,
     integral_or_none,
     scalar,
     show,
@@ -578,6 +579,7 @@ def _split(arr: np.ndarray, name: str, columns):
         if _is_missing(item):
             present[i] = False
             continue
+        item = exact_number(item, name, _where(i, arr.shape, columns), i // arr.shape[1])
         if isinstance(item, str):
             kinds.add("text")
         elif isinstance(item, (numbers.Real, np.bool_)) and not isinstance(item, complex):
@@ -603,7 +605,9 @@ def _split(arr: np.ndarray, name: str, columns):
     values = np.asarray(kept)
     if values.dtype == object:
         raise QwkitError(
-            f"`{name}` holds numbers beyond the int64 and float64 ranges.", parameter=name
+            f"`{name}` holds numbers beyond the int64 and float64 ranges (integers beyond "
+            "±2**63); convert them first.",
+            parameter=name,
         )
     if values.dtype.kind == "f":
         refilled = np.full(present.shape, np.nan)

@@ -47,6 +47,7 @@ __all__ = [
     "ThresholdAccumulator",
     "ThresholdResult",
     "apply_thresholds",
+    "empty_intervals",
     "fit_sorted",
     "optimize_thresholds",
 ]
@@ -92,6 +93,11 @@ class ThresholdResult:
         The ordered rating scale; ``predict`` returns values from it.
     certificate : DinkelbachCertificate
         Final ratio, iteration count and optimality gap.
+    empty_classes : ndarray
+        The labels that no score is rounded to: classes whose interval
+        ``(thresholds[j − 1], thresholds[j]]`` holds no number (an end class cut at
+        ∓inf, or two equal cut points). The optimum may leave a class empty — kappa is
+        then highest without it — and no score, of these data or new ones, gets it.
     """
 
     thresholds: np.ndarray
@@ -105,19 +111,74 @@ class ThresholdResult:
     def __reduce__(self):
         return reduce_dataclass(self)
 
+    @property
+    def empty_classes(self) -> np.ndarray:
+        return self.labels[empty_intervals(self.thresholds)]
+
     def predict(self, y_score: ArrayLike) -> np.ndarray:
         """Classes (values of ``labels``) of new scores; see :func:`apply_thresholds`."""
         return apply_thresholds(y_score, self.thresholds, labels=self.labels)
+
+    def summary(self) -> str:
+        """Text block: the scores of every class, the in-sample kappa, and the classes
+        that no score gets.
+
+        Examples
+        --------
+        The two items rated 2 score 0.1 and 0.6, among the 1s and the 3s: kappa is
+        highest when no score is rounded to 2.
+
+        >>> import qwkit
+        >>> y = [1, 1, 1, 2, 2, 3, 3, 3]
+        >>> score = [0.0, 0.2, 0.3, 0.1, 0.6, 0.4, 0.5, 1.0]
+        >>> res = qwkit.optimize_thresholds(y, score)
+        >>> res.empty_classes
+        array([2])
+        >>> print(res.summary())
+        Kappa-Optimal Cut Points
+        ------------------------
+        Class       Scores
+        1           (-inf, 0.35]
+        2           none (empty)
+        3           (0.35, inf]
+        <BLANKLINE>
+        In-sample kappa       0.8571
+        Empty classes         2 (no score is rounded to it)
+        <BLANKLINE>
+        """
+        edges = [-np.inf, *self.thresholds.tolist(), np.inf]
+        empty = empty_intervals(self.thresholds)
+        title = "Kappa-Optimal Cut Points"
+        width = max(12, *(len(str(label)) + 2 for label in self.labels.tolist()))
+        lines = [title, "-" * len(title), f"{'Class':<{width}}Scores"]
+        for j, label in enumerate(self.labels.tolist()):
+            scores = "none (empty)" if empty[j] else f"({edges[j]:.6g}, {edges[j + 1]:.6g}]"
+            lines.append(f"{label!s:<{width}}{scores}")
+        lines += ["", f"{'In-sample kappa':<22}{self.statistic:.4f}"]
+        if empty.any():
+            listed = ", ".join(str(v) for v in self.empty_classes.tolist())
+            which = "it" if empty.sum() == 1 else "them"
+            lines.append(f"{'Empty classes':<22}{listed} (no score is rounded to {which})")
+        return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict:
         """The result as a dict of plain Python values (±inf cut points stay floats)."""
         return result_dict(
             self,
-            ("thresholds", "statistic"),
+            ("thresholds", "statistic", "empty_classes"),
             n_iterations=self.certificate.n_iterations,
             gap=self.certificate.gap,
             **labels_dict(self.labels),
         )
+
+
+def empty_intervals(thresholds: np.ndarray) -> np.ndarray:
+    """Which of the K classes of K − 1 non-decreasing cut points no number falls in: class
+    j holds (thresholds[j − 1], thresholds[j]], empty when the lower end is not below the
+    upper one (the first class when thresholds[0] = −inf, the last when
+    thresholds[K − 2] = +inf, a middle one between equal cut points)."""
+    edges = np.concatenate(([-np.inf], thresholds, [np.inf]))
+    return ~(edges[:-1] < edges[1:])
 
 
 # ---------------------------------------------------------------------------- validation

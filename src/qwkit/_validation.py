@@ -16,6 +16,7 @@ import numbers
 import sys
 from collections.abc import KeysView, ValuesView
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -34,10 +35,12 @@ __all__ = [
     "check_integer",
     "check_method",
     "check_n_resamples",
+    "check_progress",
     "check_real",
     "check_replace_undefined_by",
     "check_rng",
     "check_same_length",
+    "exact_number",
     "feature_matrix",
     "integral_or_none",
     "item_weights",
@@ -76,6 +79,46 @@ def _is_missing(item) -> bool:
     return pd is not None and (item is pd.NA or item is pd.NaT)
 
 
+def exact_number(item, name: str, where: str, row: int | None):
+    """A ``Fraction`` (any non-integral ``numbers.Rational``) as the int or float64 that
+    equals it exactly; anything else unchanged.
+
+    qwkit computes with int64 and float64. A whole Fraction is an integer and a dyadic
+    one (1/2, 3/8, ...) is exactly a float, so both are taken as such; any other (1/3)
+    would have to be rounded, which qwkit leaves to the caller: a
+    :class:`~qwkit.QwkitTypeError` naming ``name`` and ``where`` (the item's position)
+    says so.
+
+    >>> from fractions import Fraction
+    >>> [exact_number(Fraction(*v), "y1", "index 0", 0) for v in [(6, 3), (3, 8)]]
+    [2, 0.375]
+    >>> exact_number(Fraction(1, 3), "y1", "index 4", 4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    qwkit.QwkitTypeError: `y1` holds a Fraction (1/3) at index 4 that no float64 equals: ...
+    """
+    if not isinstance(item, numbers.Rational) or isinstance(item, numbers.Integral):
+        return item
+    value = Fraction(item)
+    if value.denominator == 1:
+        return int(value)
+    try:
+        out = float(value)
+    except OverflowError:  # beyond the float64 range
+        out = math.nan
+    if math.isfinite(out) and Fraction(out) == value:
+        return out
+    short = max(value.numerator.bit_length(), value.denominator.bit_length()) <= 128
+    shown = f" ({value})" if short else ""  # (a Fraction of 10**5 digits cannot be printed)
+    raise QwkitTypeError(
+        f"`{name}` holds a Fraction{shown} at {where} that no float64 equals: qwkit "
+        "computes with integers and float64 and does not round Fractions for you. Pass "
+        "integers, or floats (`float(x)` rounds to the nearest float64).",
+        parameter=name,
+        row=row,
+    )
+
+
 # ---------------------------------------------------------------------------- 1-D arrays
 
 
@@ -90,6 +133,7 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
                 parameter=name,
                 row=i,
             )
+        item = items[i] = exact_number(item, name, at_index(i), i)
         if isinstance(item, str):
             kinds.add("str")
         elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(item, complex):
@@ -116,8 +160,8 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
         out = np.asarray(items, dtype=object)
     if out.dtype == object:
         raise QwkitError(
-            f"`{name}` holds numbers that are neither int64 nor float64 (for example "
-            "integers beyond ±2**63 or Fractions); convert them first.",
+            f"`{name}` holds numbers that are neither int64 nor float64 (integers beyond "
+            "±2**63); convert them first.",
             parameter=name,
         )
     return out
@@ -250,7 +294,14 @@ def _objects_to_float(arr: np.ndarray, name: str) -> np.ndarray:
     """Object array (e.g. a data frame of nullable dtypes) → float64, or a clear error."""
     items = arr.ravel().tolist()
     numeric = (numbers.Real, np.bool_)
-    if not all(issubclass(t, numeric) for t in set(map(type, items))):
+    types = set(map(type, items))
+    if any(issubclass(t, numbers.Rational) and not issubclass(t, numbers.Integral) for t in types):
+        rows = np.unravel_index(np.arange(len(items)), arr.shape)[0] if arr.ndim else [None]
+        items = [
+            exact_number(item, name, _position(i, arr.shape), rows[i])
+            for i, item in enumerate(items)
+        ]
+    if not all(issubclass(t, numeric) for t in types):
         for i, item in enumerate(items):
             row = int(np.unravel_index(i, arr.shape)[0])
             if _is_missing(item):
@@ -658,6 +709,23 @@ def _bytes(n: float) -> str:
             return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
         n /= 1024
     return f"{n} bytes"  # pragma: no cover
+
+
+def check_progress(progress):
+    """None, or a callable to be called as ``progress(done, total)``.
+
+    >>> check_progress(5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    qwkit.QwkitTypeError: `progress` must be None or a function called as ...; got 5.
+    """
+    if progress is None or callable(progress):
+        return progress
+    raise QwkitTypeError(
+        "`progress` must be None or a function called as `progress(done, total)` as the "
+        f"work advances (e.g. to move a progress bar); got {progress!r}.",
+        parameter="progress",
+    )
 
 
 def check_rng(rng) -> np.random.Generator:

@@ -40,7 +40,12 @@ from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._state import QuadraticSums, TableStats
 from qwkit._sufficient import TABLE_CLASSES, scale_hint
-from qwkit._validation import check_alternative, check_integer, check_replace_undefined_by
+from qwkit._validation import (
+    check_alternative,
+    check_integer,
+    check_progress,
+    check_replace_undefined_by,
+)
 from qwkit._weights import WeightsLike, check_weights
 
 __all__ = [
@@ -185,6 +190,7 @@ def _reduce(
     (``make()`` then ``update(state, **columns)``), merged ``split_every`` at a time,
     then ``finish(state)``."""
     split_every = check_integer(split_every, "split_every", 2)
+    progress = check_progress(progress)
     names = list(parts)
     n_parts = len(parts[names[0]])
     token = uuid.uuid4().hex[:12]

@@ -27,7 +27,7 @@ _lgb = require(
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._gradients import BoostingObjective
+from qwkit._gradients import BoostingObjective, call_names, users_terms
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
@@ -63,7 +63,8 @@ class KappaObjective(BoostingObjective):
     """
 
     def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
-        return self.gradient_hessian(*_unpack(y_true, y_pred, sample_weight))
+        labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
+        return self.gradient_hessian(labels, preds, weight, names=_names(y_pred))
 
 
 #: The default :class:`KappaObjective` (``intercept="exact"``).
@@ -91,7 +92,9 @@ def kappa_metric(y_true, y_pred, sample_weight=None) -> tuple[str, float, bool]:
     ('soft_kappa_loss', 0.040794, False)
     """
     labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
-    return _METRIC_NAME, 1.0 - soft_kappa_score(labels, preds, sample_weight=weight), False
+    with users_terms(_names(y_pred)):
+        kappa = soft_kappa_score(labels, preds, sample_weight=weight)
+    return _METRIC_NAME, 1.0 - kappa, False
 
 
 def _unpack(first, second, weight):
@@ -99,3 +102,8 @@ def _unpack(first, second, weight):
     if isinstance(second, _lgb.Dataset):  # native: (preds, dataset)
         return second.get_label(), first, second.get_weight()
     return first, second, weight
+
+
+def _names(second) -> dict[str, str]:
+    """How errors name the inputs of this call (see ``_gradients.call_names``)."""
+    return call_names("Dataset" if isinstance(second, _lgb.Dataset) else None, "preds")

@@ -28,7 +28,7 @@ _xgb = require(
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._gradients import BoostingObjective
+from qwkit._gradients import BoostingObjective, call_names, users_terms
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
@@ -67,7 +67,7 @@ class KappaObjective(BoostingObjective):
     def __call__(self, y_true, y_pred, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
         labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
         shape = np.shape(preds)
-        grad, hess = self.gradient_hessian(labels, _one_column(preds), weight)
+        grad, hess = self.gradient_hessian(labels, _one_column(preds), weight, names=_names(y_pred))
         return grad.reshape(shape), hess.reshape(shape)
 
 
@@ -97,7 +97,8 @@ def kappa_metric(y_true, y_pred, sample_weight=None):
     0.040794
     """
     labels, preds, weight = _unpack(y_true, y_pred, sample_weight)
-    value = 1.0 - soft_kappa_score(labels, _one_column(preds), sample_weight=weight)
+    with users_terms(_names(y_pred)):
+        value = 1.0 - soft_kappa_score(labels, _one_column(preds), sample_weight=weight)
     if isinstance(y_pred, _xgb.DMatrix):
         return _METRIC_NAME, value
     return value
@@ -109,6 +110,11 @@ def _unpack(first, second, weight):
         w = second.get_weight()
         return second.get_label(), first, (w if w.size else None)
     return first, second, weight
+
+
+def _names(second) -> dict[str, str]:
+    """How errors name the inputs of this call (see ``_gradients.call_names``)."""
+    return call_names("DMatrix" if isinstance(second, _xgb.DMatrix) else None, "predt")
 
 
 def _one_column(preds):

@@ -1,4 +1,5 @@
-"""The ``qwkit`` command line (typer + rich), installed with ``pip install 'qwkit[cli]'``.
+"""The ``qwkit`` command line (typer + rich), installed with the ``cli`` extra
+(``pip install 'qwkit[cli]'``, or ``pip install -e '.[cli]'`` in a clone).
 
 Commands are thin: parse, call the public API, print. Errors go to stderr with a
 non-zero exit code and no traceback.
@@ -10,8 +11,6 @@ import sys
 
 __all__ = ["main"]
 
-_MISSING = "The qwkit command line needs typer and rich: pip install 'qwkit[cli]'"
-
 
 def main() -> None:
     """Entry point of the ``qwkit`` script and of ``python -m qwkit``."""
@@ -19,7 +18,12 @@ def main() -> None:
         from qwkit.cli._app import app
     except ImportError as exc:  # typer or rich missing
         if exc.name in ("typer", "rich", "click"):
-            print(_MISSING, file=sys.stderr)
+            from qwkit._extras import install_command
+
+            print(
+                f"The qwkit command line needs typer and rich: {install_command('cli')}",
+                file=sys.stderr,
+            )
             raise SystemExit(1) from None
         raise
     app()

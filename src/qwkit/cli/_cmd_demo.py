@@ -13,6 +13,7 @@ from rich.table import Table
 
 import qwkit
 import qwkit.economics
+from qwkit._extras import install_command
 from qwkit.cli import _demo, _display, _output
 from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
 from qwkit.cli._options import ForceOpt, folder_option
@@ -22,7 +23,6 @@ __all__ = ["demo", "economics"]
 #: The data sets of ``qwkit.economics.simulate_economics`` (one figure each), known before it runs
 #: so that their files are checked first.
 _ECONOMICS_DATASETS = ("synthetic", "wine")
-_PLOT_EXTRA = "pip install 'qwkit[plot]'"
 
 
 def _has_matplotlib() -> bool:
@@ -72,7 +72,10 @@ def demo(
         # the report is written before anything is printed (stdout may be closed early)
         note = Console(record=True, file=io.StringIO(), markup=False, width=console.width)
         if page is None:
-            note.print(f"Report skipped: plots need matplotlib: {_PLOT_EXTRA}", style="yellow")
+            note.print(
+                f"Report skipped: plots need matplotlib: {install_command('plot')}",
+                style="yellow",
+            )
         else:
             page.add_warnings(warning_texts(caught))
             _output.write_into(folder, target, page.render())
@@ -139,7 +142,9 @@ def economics(
         targets = {name: folder.file(name, kind=kind, force=force) for name, kind in kinds.items()}
         console = stderr_console()
         if not plots:
-            console.print(f"qwkit: warning: plots skipped: they need matplotlib: {_PLOT_EXTRA}")
+            console.print(
+                "qwkit: warning: plots skipped: they need matplotlib: " + install_command("plot")
+            )
         simulate = qwkit.economics.simulate_economics
         if console.is_terminal:
             with console.status("simulating..."):

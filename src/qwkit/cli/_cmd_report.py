@@ -162,6 +162,7 @@ def report(
                 labels_origin="--labels"
                 if scale_given is not None
                 else f"the labels of '{thresholds}'",
+                text_allowed=(weights is Weights.identity) if score_col is None else None,
                 console=stderr_console(),
             )
         columns = {"y1": truth, "y2": pred, "y_true": truth, "y_score": score_col}

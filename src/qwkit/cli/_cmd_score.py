@@ -1,6 +1,7 @@
 """``qwkit score`` and ``qwkit compare``: kappa of two rating columns, and the paired
-comparison of two models' kappas. They write no file; they print a rich table or, with
-``--json``, one JSON object on standard output."""
+comparison of models' kappas (two, or every pair of several with a multiplicity
+correction). They write no file; they print a rich table or, with ``--json``, one JSON
+object on standard output."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from enum import Enum
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 import qwkit
 from qwkit.cli import _columns, _display, _engine, _io, _plots
@@ -180,6 +182,7 @@ def score(
             weight=sample_weight,
             counts=counts,
             drop_missing=drop_missing,
+            text_allowed=weights is Weights.identity,
             console=stderr_console(),
         )
         y1, y2 = data.columns[truth], data.columns[pred]
@@ -272,6 +275,16 @@ def print_score(test, bounds, ci, method, *, title, dropped, confusion, names, n
         )
 
 
+class Correction(str, Enum):
+    holm = "holm"
+    bonferroni = "bonferroni"
+    fdr_by = "fdr_by"
+
+
+#: How the tables name each correction's adjusted p-value.
+_ADJUSTED = {"holm": "p (Holm)", "bonferroni": "p (Bonferroni)", "fdr_by": "p (B-Y)"}
+
+
 def compare(
     file: FileArg,
     truth: TruthOpt,
@@ -280,13 +293,25 @@ def compare(
         typer.Option(
             "--pred",
             "-p",
-            help="Column of a model's ratings; give it twice (model a, then model b).",
+            help="Column of a model's ratings; give it once per model, at least twice. "
+            "With two models: their paired comparison; with more: every pair, with "
+            "p-values adjusted for the number of pairs (--correction).",
             show_default=False,
             metavar="COLUMN",
         ),
     ],
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
+    correction: Annotated[
+        Correction,
+        typer.Option(
+            help="With three or more models, how the p-values are adjusted for the number "
+            "of pairs: holm (Holm's method, for the familywise error rate), bonferroni, "
+            "or fdr_by (Benjamini and Yekutieli's, for the false discovery rate). Each "
+            "holds whatever the dependence between the pairs.",
+            metavar="METHOD",
+        ),
+    ] = Correction.holm,
     ci: CiOpt = 0.95,
     method: MethodOpt = Method.asymptotic,
     n_resamples: ResamplesOpt = 9999,
@@ -298,16 +323,23 @@ def compare(
     drop_missing: DropOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Paired comparison of two models' kappas.
+    """Paired comparison of models' kappas.
 
-    The difference of the two models' kappas against the same reference ratings, on the
-    same items, with its standard error, confidence interval and p-value."""
-    if len(pred) != 2:
+    The difference of two models' kappas against the same reference ratings, on the
+    same items, with its standard error, confidence interval and p-value. With three or
+    more models, every pair is compared so, and the p-values are adjusted for the
+    number of pairs (the intervals are not)."""
+    if len(pred) < 2:
         raise typer.BadParameter(
-            f"give --pred exactly twice; got {len(pred)}.", param_hint="--pred"
+            f"give --pred at least twice (once per model); got {len(pred)}.",
+            param_hint="--pred",
         )
-    if pred[0] == pred[1]:
-        raise typer.BadParameter("the two --pred columns must differ.", param_hint="--pred")
+    repeated = [c for i, c in enumerate(pred) if c in pred[:i]]
+    if repeated:
+        raise typer.BadParameter(
+            f"each --pred column must differ; '{repeated[0]}' is given twice.",
+            param_hint="--pred",
+        )
     item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
@@ -320,8 +352,15 @@ def compare(
             weight=sample_weight,
             counts=counts,
             drop_missing=drop_missing,
+            text_allowed=weights is Weights.identity,
             console=stderr_console(),
         )
+        if len(pred) > 2:
+            _compare_many(
+                file, source, data, truth, pred, weights, correction, ci, method, n_resamples,
+                seed, as_json,
+            )  # fmt: skip
+            return
         y, a, b = (data.columns[c] for c in (truth, *pred))
         columns = {"y_true": truth, "y_pred_a": pred[0], "y_pred_b": pred[1]}
         with data.terms(columns, labels=data.labels):
@@ -360,3 +399,68 @@ def compare(
                 ],
             )
         )
+
+
+def _compare_many(
+    file, source, data, truth, pred, weights, correction, ci, method, n_resamples, seed, as_json
+) -> None:
+    """``qwkit compare`` with three or more models: every pair, p-values adjusted."""
+    y = data.columns[truth]
+    columns = {"y_true": truth, **{f"y_preds[{c!r}]": c for c in pred}}
+    with data.terms(columns, labels=data.labels):
+        res = qwkit.pairwise_compare_kappa_test(
+            y,
+            {c: data.columns[c] for c in pred},
+            weights=weights.value,
+            labels=data.labels,
+            correction=correction.value,
+            **data.item_weights,
+        )
+        bounds = [
+            confidence_interval(one, ci, method, n_resamples, seed) for one in res.comparisons
+        ]
+    if as_json:
+        out = res.to_dict()
+        for entry, (low, high) in zip(out["comparisons"], bounds, strict=True):
+            entry.update(ci_low=low, ci_high=high)
+        _display.print_json(
+            {
+                "file": file,
+                "truth": truth,
+                "preds": list(pred),
+                **out,
+                "confidence_level": ci,
+                "method": method.value,
+                **rows_json(data, len(y)),
+            }
+        )
+        return
+    number = _display.number
+    console = _display.stdout_console()
+    kappas = Table(title=f"{source.label}: {len(pred)} models against '{truth}'")
+    kappas.add_column("model")
+    kappas.add_column(f"kappa ({res.weights_kind} weights)", justify="right")
+    for model, kappa in zip(res.models, res.kappas, strict=True):
+        kappas.add_row(f"'{model}'", number(kappa))
+    console.print(kappas)
+    pairs = Table(title=f"Paired differences of kappas ({len(res.pairs)} pairs, same items)")
+    pairs.add_column("a − b")
+    for name in ("Δ kappa", "SE", f"{_plots.percent(ci)} CI", "p", _ADJUSTED[correction.value]):
+        pairs.add_column(name, justify="right", no_wrap=True)
+    for (a, b), one, (low, high), adjusted in zip(
+        res.pairs, res.comparisons, bounds, res.pvalue_adjusted, strict=True
+    ):
+        pairs.add_row(
+            f"'{a}' − '{b}'",
+            number(one.statistic),
+            number(one.standard_error),
+            f"[{number(low)}, {number(high)}]",
+            _display.pvalue(one.pvalue),
+            _display.pvalue(adjusted),
+        )
+    console.print(pairs)
+    console.print(
+        f"items: {_display.items(res.n_samples, data.dropped)}; Δ kappa: kappa a − kappa b; "
+        f"SE: its paired standard error; CI ({method.value}) and p: each pair alone; "
+        f"{_ADJUSTED[correction.value]}: adjusted for the {len(res.pairs)} pairs."
+    )

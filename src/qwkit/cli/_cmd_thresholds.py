@@ -4,7 +4,6 @@ real-valued scores, written to a JSON file, and applied to new scores."""
 from __future__ import annotations
 
 import json
-import math
 from typing import Annotated
 
 import numpy as np
@@ -155,14 +154,17 @@ def thresholds_fit(
         table = Table(title=f"Kappa-optimal cut points of '{score_col}' for '{truth}'")
         table.add_column("class")
         table.add_column("scores", justify="right")
-        edges = _display.cut_texts([-math.inf, *res.thresholds, math.inf])
-        for j, label in enumerate(res.labels):
-            table.add_row(_display.label_text(label), f"({edges[j]}, {edges[j + 1]}]")
+        for label, scores, _ in _display.class_ranges(res.thresholds, res.labels):
+            table.add_row(label, scores)
         console.print(table)
         console.print(
             f"in-sample kappa ({weights.value} weights): {res.statistic:.4f}"
             + (f"; {_display.rows(data.dropped)} dropped" if data.dropped else "")
         )
+        if len(res.empty_classes):
+            console.print(
+                _display.empty_classes_text(res.empty_classes, optimal=True), style="yellow"
+            )
         if opt is not None:
             console.print(optimism_text(opt, ci))
             console.print(f"  = {OPTIMISM_MEANING}")

@@ -316,12 +316,16 @@ def load(
     counts: str | None = None,
     drop_missing: bool = False,
     labels_origin: str = "--labels",
+    text_allowed: bool | None = None,
     console=None,
 ) -> Loaded:
     """Read the columns a command uses, as numbers (or text, for a text scale). Without
     ``labels``, ordered categories of the rating columns (a Parquet dictionary) declare
-    the scale. ``weight`` and ``counts``: the columns of ``sample_weight=`` and
-    ``counts=``."""
+    the scale, and rating columns that are not numbers are, by ``text_allowed``: True,
+    read as text (unweighted kappa needs no order); False, an error that asks for the
+    scale or --weights identity; None (the result needs the order whatever the
+    weights, e.g. cut points), an error that asks for the scale. ``weight`` and
+    ``counts``: the columns of ``sample_weight=`` and ``counts=``."""
     extra = [c for c in (weight, counts) if c]
     names = [*ratings, *scores, *extra]
     read = read_columns(source, names, console=console)
@@ -342,7 +346,16 @@ def load(
             arrays = {c: a.filter(keep) for c, a in arrays.items()}
             rows = np.flatnonzero(~missing)
     decimal = source.decimal
-    out = {c: rating_values(arrays[c], c, labels, rows=rows, decimal=decimal) for c in ratings}
+    try:
+        out = {c: rating_values(arrays[c], c, labels, rows=rows, decimal=decimal) for c in ratings}
+    except CliError as exc:
+        if labels is not None or text_allowed is None or "must hold numbers" not in str(exc):
+            raise
+        if not text_allowed:
+            raise CliError(
+                f"{str(exc).rstrip('.')}, or --weights identity (unweighted kappa needs no order)."
+            ) from None
+        out = {c: text_values(arrays[c], c, rows=rows) for c in ratings}
     for c in scores:
         out[c] = score_values(arrays[c], c, rows=rows, decimal=decimal)
     sw, cnt = (

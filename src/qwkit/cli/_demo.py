@@ -355,7 +355,7 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
         "Fitted on the training wines' least-squares scores (the global optimum of the "
         f"in-sample QWK, {result.thresholds.statistic:.4f}), applied to the held-out wines."
     )
-    report.table(["grade", "scores"], _report.cut_point_rows(result.thresholds.thresholds, labels))
+    _report.cut_points_table(report, result.thresholds.thresholds, labels, "grade", optimal=True)
     report.figure(
         _plots.threshold_plot(
             result.score_test,

@@ -20,8 +20,10 @@ from rich.table import Table
 from qwkit.cli._errors import StdoutConsole, stderr_console
 
 __all__ = [
+    "class_ranges",
     "confusion_table",
     "cut_texts",
+    "empty_classes_text",
     "items",
     "label_text",
     "number",
@@ -80,6 +82,32 @@ def cut_texts(cuts: Sequence[float]) -> list[str]:
     while digits < 12 and any(f"{a:.{digits}g}" == f"{b:.{digits}g}" for a, b in pairs):
         digits += 1
     return [f"{v:.{digits}g}" if math.isfinite(v) else ("inf" if v > 0 else "-inf") for v in values]
+
+
+def class_ranges(cuts: Sequence[float], labels) -> list[tuple[str, str, bool]]:
+    """(class, the scores it gets, whether it is empty) for every class of cut points:
+    ``(a, b]``, or "none (empty)" for a class that no score can get (an empty interval:
+    equal cut points, or an end class cut at -inf or inf; ``ThresholdResult.empty_classes``
+    for fitted ones)."""
+    values = [-math.inf, *(float(c) for c in cuts), math.inf]
+    edges = cut_texts(values)
+    out = []
+    for j, label in enumerate(labels):
+        empty = not values[j] < values[j + 1]
+        scores = "none (empty)" if empty else f"({edges[j]}, {edges[j + 1]}]"
+        out.append((label_text(label), scores, empty))
+    return out
+
+
+def empty_classes_text(empty, *, optimal: bool) -> str:
+    """The line that flags classes no score is rounded to (``optimal``: the cut points
+    are the kappa-optimal ones, fitted here)."""
+    listed = ", ".join(label_text(v) for v in empty)
+    one = len(empty) == 1
+    which, it = ("class " + listed, "it") if one else ("classes " + listed, "them")
+    why = f" (kappa is highest without {it})" if optimal else ""
+    kind = "kappa-optimal cut points" if optimal else "cut points"
+    return f"no score is rounded to {which}: the {kind} leave {it} empty{why}."
 
 
 def number(x: float | None, digits: int = 4) -> str:

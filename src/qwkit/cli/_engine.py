@@ -23,12 +23,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from qwkit._extras import install_command
 from qwkit.cli._errors import CliError, in_file_terms
 from qwkit.cli._progress import progress_bar
 
-__all__ = ["DASK_EXTRA", "dask_kappa_test", "data_files"]
+__all__ = ["dask_kappa_test", "dask_missing", "data_files"]
 
-DASK_EXTRA = "--engine dask needs dask: pip install 'qwkit[dask]'"
+
+def dask_missing() -> str:
+    """The error of --engine dask without dask."""
+    return f"--engine dask needs dask: {install_command('dask')}"
+
+
 #: How long to try to reach a scheduler given with --scheduler.
 CONNECT_TIMEOUT = "20s"
 _PARQUET = (".parquet", ".pq")
@@ -78,7 +84,7 @@ def _frame(files: list[str], kind: str, columns: list[str]):
     try:
         import dask.dataframe as dd
     except ImportError:
-        raise CliError(DASK_EXTRA) from None
+        raise CliError(dask_missing()) from None
     try:
         if kind == "parquet":
             frame = dd.read_parquet(files if len(files) > 1 else files[0])
@@ -115,7 +121,7 @@ def _scheduler(address: str | None) -> Iterator[str]:
     try:
         from distributed import Client
     except ImportError:
-        raise CliError(DASK_EXTRA) from None
+        raise CliError(dask_missing()) from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=True)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -134,7 +140,7 @@ def dask_kappa_test(path, *, truth, pred, weights, labels, sample_weight, counts
     try:
         import qwkit.dask
     except ImportError:
-        raise CliError(DASK_EXTRA) from None
+        raise CliError(dask_missing()) from None
     columns = {"y1": truth, "y2": pred, "sample_weight": sample_weight, "counts": counts}
     terms = in_file_terms(
         columns,

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from qwkit._extras import install_command
 from qwkit.cli._errors import CliError
 
 __all__ = [
@@ -77,14 +78,13 @@ _PROGRESS_BYTES = 8 * 2**20
 #: Bytes read at a time from a delimited text file (by pyarrow and by the copier of
 #: ``thresholds apply``); a quoted field may span two blocks.
 _BLOCK_BYTES = 1 << 22
-_ARROW_MISSING = "Reading files needs pyarrow: pip install 'qwkit[cli]'"
 
 
 def _arrow():
     try:
         import pyarrow as pa
     except ImportError:
-        raise CliError(_ARROW_MISSING) from None
+        raise CliError(f"Reading files needs pyarrow: {install_command('cli')}") from None
     return pa
 
 

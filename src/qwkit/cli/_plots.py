@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from qwkit._extras import install_command
 from qwkit.cli._display import label_text
 from qwkit.cli._errors import CliError
 
@@ -33,9 +34,12 @@ __all__ = [
     "tick_step",
 ]
 
-_MISSING = "Plots need matplotlib: pip install 'qwkit[plot]'"
 _DPI = 110
 _BLUE, _ORANGE, _GREY, _RED = "#2f6690", "#d9822b", "#8a8a8a", "#b33c3c"
+
+
+def _missing() -> str:
+    return f"Plots need matplotlib: {install_command('plot')}"
 
 
 def percent(level: float) -> str:
@@ -53,7 +57,7 @@ def _figure(width: float, height: float):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise CliError(_MISSING) from None
+        raise CliError(_missing()) from None
     fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
     return fig
 
@@ -373,7 +377,7 @@ def threshold_figure(
         from matplotlib import cm, colormaps
         from matplotlib.colors import Normalize
     except ImportError:  # pragma: no cover - matplotlib is there if _figure worked
-        raise CliError(_MISSING) from None
+        raise CliError(_missing()) from None
     cmap = colormaps["viridis"]
     k = len(labels)
     legend = k <= MAX_LEGEND_CLASSES

@@ -321,12 +321,19 @@ def _check_drawable(scale) -> None:
         )
 
 
-def cut_point_rows(cuts: np.ndarray, labels: np.ndarray) -> list[list]:
-    edges = _display.cut_texts([-math.inf, *cuts, math.inf])
-    return [
-        [_display.label_text(label), f"({edges[j]}, {edges[j + 1]}]"]
-        for j, label in enumerate(labels)
-    ]
+def cut_points_table(
+    report: HtmlReport, cuts: np.ndarray, labels, header: str, *, optimal: bool
+) -> None:
+    """The table of the scores each class gets, and a warning (at the top of the page
+    and under the table) for classes that no score is rounded to (``optimal``: cut
+    points fitted to maximize kappa)."""
+    rows = _display.class_ranges(cuts, labels)
+    report.table([header, "scores"], [[label, scores] for label, scores, _ in rows])
+    empty = [label for label, row in zip(labels, rows, strict=True) if row[2]]
+    if empty:
+        text = _capital(_display.empty_classes_text(empty, optimal=optimal))
+        report.paragraph(text, css_class="note")
+        report.add_warnings([text])
 
 
 def role_names(
@@ -497,7 +504,9 @@ def file_report(
         report.paragraph(
             f"A score s gets class j when thresholds[j−1] < s ≤ thresholds[j]; cut points {origin}."
         )
-        report.table(["class", "scores"], cut_point_rows(np.asarray(cuts), cut_scale))
+        cut_points_table(
+            report, np.asarray(cuts), cut_scale, "class", optimal=thresholds_path is None
+        )
         report.figure(
             _plots.threshold_plot(
                 s,
