@@ -74,7 +74,9 @@ class AltTestResult:
 
     def summary(self) -> str:
         """A text table: each annotator's p-value and verdict, then ω and ρ."""
-        title = f"Alternative annotator test ({self.alignment}, epsilon={self.epsilon:g}, q={self.q:g})"
+        title = (
+            f"Alternative annotator test ({self.alignment}, epsilon={self.epsilon:g}, q={self.q:g})"
+        )
         width = max([9] + [len(str(r)) for r in self.raters])
         lines = [
             title,
@@ -252,9 +254,11 @@ default="quadratic"
     >>> noise = rng.integers(-1, 2, size=(60, 3)) * (rng.random((60, 3)) < 0.4)
     >>> human = np.clip(truth[:, None] + noise, 1, 5)
     >>> judge = np.clip(truth + rng.integers(-1, 2, size=60) * (rng.random(60) < 0.3), 1, 5)
-    >>> res = qwkit.alt_test(human, judge, alignment="rmse", epsilon=0.15)
+    >>> res = qwkit.alt_test(human, judge, alignment="accuracy", epsilon=0.15)
     >>> res.passed, round(res.winning_rate, 3), round(res.advantage_probability, 3)
-    (True, 1.0, 0.889)
+    (True, 0.667, 0.833)
+    >>> [round(p, 4) for p in res.pvalues], res.rejected
+    ([0.0172, 0.0116, 0.1516], (True, True, False))
     """
     epsilon = check_real(epsilon, "epsilon")
     q = check_real(q, "q", positive=True)
@@ -273,8 +277,7 @@ default="quadratic"
     )
     if scores.machine.shape[1] != 1:
         raise QwkitError(
-            f"`judge` must hold one annotation per item; got {scores.machine.shape[1]} "
-            "columns.",
+            f"`judge` must hold one annotation per item; got {scores.machine.shape[1]} columns.",
             parameter="judge",
         )
     h, f = scores.human, scores.machine[:, 0]

@@ -100,8 +100,17 @@ class Criterion:
         """The criterion as plain Python values."""
         return result_dict(
             self,
-            ("model", "name", "estimate", "low", "high", "threshold", "relation", "pvalue",
-             "verdict"),
+            (
+                "model",
+                "name",
+                "estimate",
+                "low",
+                "high",
+                "threshold",
+                "relation",
+                "pvalue",
+                "verdict",
+            ),
         )
 
 
@@ -306,8 +315,12 @@ class EvaluationResult:
             }
         )
 
-    def plot(self, kind: Literal["criteria", "groups", "confusion"] = "criteria", *,
-             model: str | int | None = None):
+    def plot(
+        self,
+        kind: Literal["criteria", "groups", "confusion"] = "criteria",
+        *,
+        model: str | int | None = None,
+    ):
         """Draw the evaluation with matplotlib (the ``plot`` extra).
 
         Parameters
@@ -339,26 +352,41 @@ class _Options:
     gen: np.random.Generator
 
 
-def _estimate(stat: ItemSums, opt: _Options, what: str, *, df: float = math.inf,
-              level: float | None = None, **kinds) -> tuple[Estimate, Inference]:
+def _estimate(
+    stat: ItemSums,
+    opt: _Options,
+    what: str,
+    *,
+    df: float = math.inf,
+    level: float | None = None,
+    **kinds,
+) -> tuple[Estimate, Inference]:
     inf = infer(stat, opt.method, n_resamples=opt.n_resamples, rng=opt.gen, what=what, **kinds)
     low, high = inf.interval(opt.level if level is None else level, df=df)
     return Estimate(inf.estimate, inf.standard_error, low, high, stat.n_items), inf
 
 
-def _pair_estimates(h: np.ndarray, m: np.ndarray, scores: Scores, opt: _Options, *,
-                    human_pair: bool):
+def _pair_estimates(
+    h: np.ndarray, m: np.ndarray, scores: Scores, opt: _Options, *, human_pair: bool
+):
     """Kappa, r, SMD, exact and adjacent agreement of h (reference) and m."""
     k = len(scores.scale)
     kappa, kinf = _estimate(kappa_sums(m, h, scores.wmat), opt, "kappa", upper_bound=1.0)
-    r, rinf = _estimate(pearson_sums(h, m), opt, "correlation", fisher=True,
-                        lower_bound=-1.0, upper_bound=1.0)
+    r, rinf = _estimate(
+        pearson_sums(h, m), opt, "correlation", fisher=True, lower_bound=-1.0, upper_bound=1.0
+    )
     smd_stat = pooled_smd_sums(h, m) if human_pair else smd_sums(h, m)
     smd, sinf = _estimate(smd_stat, opt, "SMD")
     mr = rounded(m, k)
     close = [
-        _estimate(agreement_sums(h, mr, t), opt, "agreement", proportion=True,
-                  lower_bound=0.0, upper_bound=1.0)[0]
+        _estimate(
+            agreement_sums(h, mr, t),
+            opt,
+            "agreement",
+            proportion=True,
+            lower_bound=0.0,
+            upper_bound=1.0,
+        )[0]
         for t in (0, 1)
     ]
     table = None
@@ -377,8 +405,9 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
             rows = ~np.isnan(h[:, a]) & ~np.isnan(h[:, b])
             est = _NAN
             if np.count_nonzero(rows) >= 2:
-                est = _estimate(kappa_sums(h[rows, b], h[rows, a], scores.wmat), opt, "kappa",
-                                upper_bound=1.0)[0]
+                est = _estimate(
+                    kappa_sums(h[rows, b], h[rows, a], scores.wmat), opt, "kappa", upper_bound=1.0
+                )[0]
             pairs.append((names[a], names[b], est))
     rows = ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
     if np.count_nonzero(rows) < 2:
@@ -386,8 +415,9 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
     kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
         h[rows, 0], h[rows, 1], scores, opt, human_pair=True
     )
-    return HumanAgreement(names[:2], int(rows.sum()), kappa, r, smd, exact, adjacent,
-                          tuple(pairs), table)
+    return HumanAgreement(
+        names[:2], int(rows.sum()), kappa, r, smd, exact, adjacent, tuple(pairs), table
+    )
 
 
 def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
@@ -407,14 +437,16 @@ def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
         df = n - 1.0
         with warnings.catch_warnings():  # an undefined kappa of a small group shows as nan
             warnings.simplefilter("ignore")
-            kappa = _estimate(kappa_sums(mg, hg, scores.wmat), opt, "kappa", df=df,
-                              level=level, upper_bound=1.0)[0]
+            kappa = _estimate(
+                kappa_sums(mg, hg, scores.wmat), opt, "kappa", df=df, level=level, upper_bound=1.0
+            )[0]
             stat = ItemSums(np.stack((np.ones(n), hg, mg)), _GroupSMD(sd))
             smd, inf = _estimate(stat, opt, "SMD", df=df, level=level)
         p = max(inf.pvalue(-bound, "greater", df=df), inf.pvalue(bound, "less", df=df))
         p = min(1.0, n_groups * p) if not math.isnan(p) else p
-        out.append(GroupEvaluation(label, n, kappa, smd, p,
-                                   verdict(smd.low, smd.high, bound, "within")))
+        out.append(
+            GroupEvaluation(label, n, kappa, smd, p, verdict(smd.low, smd.high, bound, "within"))
+        )
     return tuple(out)
 
 
@@ -434,17 +466,50 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
     kname = "QWK" if s["weights"] == "quadratic" else f"kappa ({s['weights']})"
     dlow, dhigh = deg.confidence_interval()
     rows = [
-        Criterion(name, kname, kappa.statistic, kappa.low, kappa.high, s["min_kappa"], ">=",
-                  kinf.pvalue(s["min_kappa"], "greater"),
-                  verdict(kappa.low, kappa.high, s["min_kappa"], ">=")),
-        Criterion(name, "Pearson r", r.statistic, r.low, r.high, s["min_correlation"], ">=",
-                  rinf.pvalue(s["min_correlation"], "greater"),
-                  verdict(r.low, r.high, s["min_correlation"], ">=")),
-        Criterion(name, "degradation", deg.statistic, dlow, dhigh, -deg.margin, ">=",
-                  deg.pvalue, deg.verdict),
-        Criterion(name, "SMD", smd.statistic, smd.low, smd.high, s["max_smd"], "within",
-                  equivalence_pvalue(sinf, s["max_smd"]),
-                  verdict(smd.low, smd.high, s["max_smd"], "within")),
+        Criterion(
+            name,
+            kname,
+            kappa.statistic,
+            kappa.low,
+            kappa.high,
+            s["min_kappa"],
+            ">=",
+            kinf.pvalue(s["min_kappa"], "greater"),
+            verdict(kappa.low, kappa.high, s["min_kappa"], ">="),
+        ),
+        Criterion(
+            name,
+            "Pearson r",
+            r.statistic,
+            r.low,
+            r.high,
+            s["min_correlation"],
+            ">=",
+            rinf.pvalue(s["min_correlation"], "greater"),
+            verdict(r.low, r.high, s["min_correlation"], ">="),
+        ),
+        Criterion(
+            name,
+            "degradation",
+            deg.statistic,
+            dlow,
+            dhigh,
+            -deg.margin,
+            ">=",
+            deg.pvalue,
+            deg.verdict,
+        ),
+        Criterion(
+            name,
+            "SMD",
+            smd.statistic,
+            smd.low,
+            smd.high,
+            s["max_smd"],
+            "within",
+            equivalence_pvalue(sinf, s["max_smd"]),
+            verdict(smd.low, smd.high, s["max_smd"], "within"),
+        ),
     ]
     if groups:
         known = [g for g in groups if not math.isnan(g.smd.statistic)]
@@ -453,9 +518,17 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
         overall = "fail" if "fail" in found else "pass" if found == {"pass"} else "inconclusive"
         ps = [g.pvalue for g in groups]
         rows.append(
-            Criterion(name, "subgroup SMD", worst.smd.statistic, worst.smd.low, worst.smd.high,
-                      s["max_group_smd"], "within",
-                      math.nan if any(math.isnan(p) for p in ps) else max(ps), overall)
+            Criterion(
+                name,
+                "subgroup SMD",
+                worst.smd.statistic,
+                worst.smd.low,
+                worst.smd.high,
+                s["max_group_smd"],
+                "within",
+                math.nan if any(math.isnan(p) for p in ps) else max(ps),
+                overall,
+            )
         )
     return tuple(rows)
 
@@ -479,11 +552,13 @@ def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> Model
         both = ~np.isnan(h[:, c]) & ~np.isnan(m)
         est = _NAN
         if np.count_nonzero(both) >= 2:
-            est = _estimate(kappa_sums(m[both], h[both, c], scores.wmat), opt, "kappa",
-                            upper_bound=1.0)[0]
+            est = _estimate(
+                kappa_sums(m[both], h[both, c], scores.wmat), opt, "kappa", upper_bound=1.0
+            )[0]
         per_rater.append((hname, est))
-    deg = degradation_result(scores, j, s["pairs"], s["margin"], opt.level, opt.method,
-                             opt.n_resamples, opt.gen)
+    deg = degradation_result(
+        scores, j, s["pairs"], s["margin"], opt.level, opt.method, opt.n_resamples, opt.gen
+    )
     prm = prmse_result(scores, j, opt.level, opt.method, opt.n_resamples, opt.gen)
     groups = ()
     if ids is not None:
@@ -512,8 +587,9 @@ def _group_ids(groups, n: int):
     check_same_length(np.empty(n), arr, ("human", "groups"))
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         i = int(np.flatnonzero(np.isnan(arr))[0])
-        raise QwkitError(f"`groups` has no group for the item in row {i} (NaN).",
-                         parameter="groups", row=i)
+        raise QwkitError(
+            f"`groups` has no group for the item in row {i} (NaN).", parameter="groups", row=i
+        )
     labels, ids = np.unique(arr, return_inverse=True)
     return ids.ravel(), tuple(plain(labels))
 
@@ -622,8 +698,14 @@ default="quadratic"
     >>> human[100:, 1] = np.nan                     # a second rating on 100 items
     >>> machine = truth + rng.normal(0, 0.5, 400)   # real-valued scores
     >>> res = qwkit.evaluate_scorer(human, machine)
-    >>> [(c.name, round(c.estimate, 3), c.verdict) for c in res.criteria]
-    [('QWK', 0.758, 'pass'), ('Pearson r', 0.763, 'pass'), ('degradation', 0.039, 'pass'), ('SMD', 0.006, 'pass')]
+    >>> for c in res.criteria:
+    ...     print(f"{c.name:<12} {c.estimate:7.3f} [{c.low:6.3f}, {c.high:6.3f}] {c.verdict}")
+    QWK            0.747 [ 0.707,  0.787] pass
+    Pearson r      0.748 [ 0.706,  0.785] pass
+    degradation   -0.013 [-0.080,  0.053] pass
+    SMD           -0.051 [-0.121,  0.019] pass
+    >>> res.verdict, res.degradation.n_items
+    ('pass', 100)
     """
     margin = check_margin(margin)
     thresholds = {
@@ -656,8 +738,7 @@ default="quadratic"
         "groups_correction": "bonferroni",
     }
     models = tuple(
-        _model(j, scores, ids, group_labels, opt, settings)
-        for j in range(scores.machine.shape[1])
+        _model(j, scores, ids, group_labels, opt, settings) for j in range(scores.machine.shape[1])
     )
     return EvaluationResult(
         models=models,

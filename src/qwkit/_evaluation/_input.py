@@ -185,7 +185,8 @@ def prepare(
         is_real = not m.is_text and not _integral(vals)
         if is_real and rh.checked:
             raise QwkitError(
-                f"`{mname}`{_which(m, j)} holds real-valued scores (e.g. {vals[vals != np.floor(vals)][0]}) "
+                f"`{mname}`{_which(m, j)} holds real-valued scores (e.g. "
+                f"{vals[vals != np.floor(vals)][0]}) "
                 "but the human scale is a list of `labels` that are not consecutive "
                 "integers; real scores need a numeric scale.",
                 parameter=mname,
@@ -263,9 +264,7 @@ def _check_columns(pos: np.ndarray, names, param: str, *, human: bool) -> None:
         col = col[~np.isnan(col)]
         where = f" column {name!r}" if len(names) > 1 or human else ""
         if col.size == 0:
-            raise QwkitError(
-                f"`{param}`{where} rates no item; drop the column.", parameter=param
-            )
+            raise QwkitError(f"`{param}`{where} rates no item; drop the column.", parameter=param)
         if col.size >= 2 and np.all(col == col[0]):
             raise QwkitError(
                 f"`{param}`{where} gives every item the same "

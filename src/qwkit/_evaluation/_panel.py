@@ -34,7 +34,8 @@ def _moment_rows(candidate: np.ndarray, reference: np.ndarray) -> np.ndarray:
     if reference.shape[1] == 1 and not np.isnan(reference).any():  # two raters, complete
         shift = float(np.mean(reference))  # kappa does not move with a common shift
         z[0] = 1.0
-        y, x = np.subtract(reference[:, 0], shift, out=z[1]), np.subtract(candidate, shift, out=z[2])
+        y = np.subtract(reference[:, 0], shift, out=z[1])
+        x = np.subtract(candidate, shift, out=z[2])
         np.multiply(y, y, out=z[3])
         np.multiply(x, x, out=z[4])
         np.multiply(x, y, out=z[5])

@@ -56,8 +56,9 @@ def summary(res) -> str:
     ]
     if len(hh.pairs) > 1:
         for a, b, e in hh.pairs:
-            lines.append(f"  kappa {a} vs {b}: {_num(e.statistic, 7)} {_interval(e)} "
-                         f"({e.n_items} items)")
+            lines.append(
+                f"  kappa {a} vs {b}: {_num(e.statistic, 7)} {_interval(e)} ({e.n_items} items)"
+            )
     for m in res.models:
         deg = m.degradation
         omitted = f", {m.n_omitted} not scored (omitted)" if m.n_omitted else ""
@@ -78,8 +79,10 @@ def summary(res) -> str:
             f"{_num(m.prmse.confidence_interval()[1], 7, 3)}]",
         ]
         for rater, e in m.per_rater:
-            lines.append(f"  kappa with {str(rater):<15} {_num(e.statistic, 7)} {_interval(e)} "
-                         f"({e.n_items} items)")
+            lines.append(
+                f"  kappa with {rater!s:<15} {_num(e.statistic, 7)} {_interval(e)} "
+                f"({e.n_items} items)"
+            )
         if m.groups:
             lines += [
                 f"  Subgroups ({len(m.groups)}; Bonferroni-adjusted intervals, Student's t):",
@@ -132,9 +135,12 @@ def _criteria(res, figure):
             y = models.index(c.model)
             color = _COLORS[c.verdict]
             ax.errorbar(
-                [c.estimate], [y],
+                [c.estimate],
+                [y],
                 xerr=[[max(c.estimate - c.low, 0.0)], [max(c.high - c.estimate, 0.0)]],
-                fmt="o", color=color, capsize=3,
+                fmt="o",
+                color=color,
+                capsize=3,
             )
         t = rows[0].threshold
         lines = (-t, t) if rows[0].relation == "within" else (t,)
@@ -157,9 +163,16 @@ def _groups(res, m, figure):
             if math.isnan(e.statistic):
                 continue
             color = _COLORS[g.verdict] if ax is ax_s else "tab:blue"
-            ax.errorbar([e.statistic], [y], xerr=[[e.statistic - e.low], [e.high - e.statistic]]
-                        if math.isfinite(e.low) and math.isfinite(e.high) else None,
-                        fmt="o", color=color, capsize=3)
+            ax.errorbar(
+                [e.statistic],
+                [y],
+                xerr=[[e.statistic - e.low], [e.high - e.statistic]]
+                if math.isfinite(e.low) and math.isfinite(e.high)
+                else None,
+                fmt="o",
+                color=color,
+                capsize=3,
+            )
     bound = res.settings["max_group_smd"]
     for x in (-bound, bound):
         ax_s.axvline(x, color="gray", linestyle="--", linewidth=1)
@@ -173,8 +186,10 @@ def _groups(res, m, figure):
 
 
 def _confusion(res, m, figure):
-    tables = [(res.human_human.confusion, " vs ".join(map(str, res.human_human.raters))),
-              (m.confusion, f"{res.human_names[0]} vs {m.name}")]
+    tables = [
+        (res.human_human.confusion, " vs ".join(map(str, res.human_human.raters))),
+        (m.confusion, f"{res.human_names[0]} vs {m.name}"),
+    ]
     tables = [(t, title) for t, title in tables if t is not None]
     if not tables:
         raise QwkitError("The scale is too wide for confusion tables.", parameter="kind")
@@ -187,8 +202,15 @@ def _confusion(res, m, figure):
         for i in range(k):
             for j in range(k):
                 if table[i, j]:
-                    ax.text(j, i, str(int(table[i, j])), ha="center", va="center", fontsize=7,
-                            color="white" if table[i, j] > table.max() / 2 else "black")
+                    ax.text(
+                        j,
+                        i,
+                        str(int(table[i, j])),
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if table[i, j] > table.max() / 2 else "black",
+                    )
         ax.set_xticks(range(k), ticks)
         ax.set_yticks(range(k), ticks)
         ax.set_title(title, fontsize=9)

@@ -19,6 +19,7 @@ or the BCa bootstrap, and the p-values that invert each.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -127,7 +128,7 @@ def combine(parts: Sequence[ItemSums], f: Callable[..., np.ndarray]) -> ItemSums
         z = sparse.hstack(blocks, format="csr", dtype=np.float64)
     else:
         z = np.vstack([p.z for p in parts])
-    slices = [slice(int(a), int(b)) for a, b in zip(widths[:-1], widths[1:], strict=True)]
+    slices = [slice(int(a), int(b)) for a, b in itertools.pairwise(widths)]
     fs = [p.f for p in parts]
 
     def joint(s):
