@@ -10,6 +10,7 @@ that every statistic is a vectorized pass over numbers.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from qwkit._scale import (
     rating_matrix,
     scale_values,
 )
-from qwkit._validation import check_choice, check_real
+from qwkit._validation import check_choice
 from qwkit._weights import check_weights, kind_name, resolve
 
 __all__ = ["Scores", "check_margin", "prepare"]
@@ -52,7 +53,12 @@ class Scores:
 
 def check_margin(margin) -> float:
     """A non-inferiority margin strictly between 0 and 1 (kappa's scale)."""
-    value = check_real(margin, "margin")
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
+        raise QwkitTypeError(
+            f"`margin` must be a real number strictly between 0 and 1; got {margin!r}.",
+            parameter="margin",
+        )
+    value = float(margin)
     if not 0.0 < value < 1.0:
         raise QwkitError(
             f"`margin` must be strictly between 0 and 1 (a loss of kappa the machine may "
