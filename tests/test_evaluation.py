@@ -76,6 +76,23 @@ class TestItemSums:
             stat = kappa_sums(m - 1, h - 1, wmat)
             assert stat.value() == pytest.approx(panel_kappa(m, h, weights), rel=1e-10)
 
+    @pytest.mark.parametrize("weights", ["quadratic", "linear"])
+    def test_numeric_arrays_are_read_as_any_input(self, weights):
+        # numeric ndarrays take a vectorized shortcut; object arrays the general path
+        from qwkit._evaluation._input import prepare
+
+        rng = np.random.default_rng(33)
+        h, m = panel(40, 3, rng, missing=0.3, real=weights == "quadratic")
+        h = h + 10
+        m = np.column_stack((m + 10, np.clip(np.rint(m), 1, 5) + 9))
+        m[4, 1] = np.nan
+        fast = prepare(h, m, weights=weights, nan_policy="omit")
+        slow = prepare(h.astype(object), m.astype(object), weights=weights, nan_policy="omit")
+        for name in ("human", "machine", "wmat", "scale"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
+        for name in ("human_names", "machine_names", "real", "weights", "n_omitted"):
+            assert getattr(fast, name) == getattr(slow, name)
+
     def test_influence_is_the_numerical_derivative(self):
         rng = np.random.default_rng(3)
         h, m = panel(30, 2, rng, real=True, missing=0.3)
@@ -317,6 +334,13 @@ class TestPRMSE:
         naive = naive_jackknife_se(lambda keep: naive_prmse(h[keep], m[keep])[3], 50)
         assert jack.standard_error == pytest.approx(naive, rel=1e-8)
         assert res.standard_error == pytest.approx(jack.standard_error, rel=0.2)
+
+    def test_no_true_score_variance(self):
+        # raters who agree less than chance: the true-score variance estimate is negative
+        h = np.array([[1, 5], [5, 1], [2, 4], [4, 2], [3, 3], [1, 4], [5, 2], [2, 5]])
+        with pytest.warns(qwkit.DegenerateIntervalWarning, match="not positive"):
+            res = qwkit.prmse(h, [1, 2, 3, 4, 5, 1, 2, 3])
+        assert math.isnan(res.statistic) and res.true_score_variance < 0
 
     def test_summary_dict_interval(self):
         rng = np.random.default_rng(16)

@@ -139,6 +139,10 @@ def prepare(
     hname, mname = names
     policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     kind = check_weights(weights)
+    if labels is None:
+        fast = _numeric_arrays(human, machine, kind, policy, names)
+        if fast is not None:
+            return fast
     ordered = not (isinstance(kind, str) and kind == "identity")
     h = rating_matrix(human, hname)
     n, n_raters = h.shape
@@ -260,6 +264,72 @@ def prepare(
         weights=kind_name(kind),
         scale=scale_values(rh, offset, k) if not rh.checked else rh.labels.values,
         n_omitted=tuple(int(x) for x in (~m.present).sum(axis=0)),
+    )
+
+
+def _numeric_array(x, ndims: tuple[int, ...]) -> np.ndarray | None:
+    if type(x) is not np.ndarray or x.ndim not in ndims or x.dtype.kind not in "fiu":
+        return None
+    if x.dtype.kind == "u" and x.dtype.itemsize == 8:
+        return None
+    return x.astype(np.float64, copy=False)
+
+
+def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
+    """The common case in vectorized numpy: numeric ndarrays, integer human ratings, no
+    ``labels``. None for anything else (and for anything wrong: the general path then
+    says what), so that every error comes from one place."""
+    h = _numeric_array(human, (2,))
+    m = _numeric_array(machine, (1, 2))
+    if h is None or m is None or h.shape[0] != m.shape[0] or 0 in h.shape or m.size == 0:
+        return None
+    m = m.reshape(m.shape[0], -1)
+    if np.isinf(h).any() or np.isinf(m).any():
+        return None
+    h_missing = np.isnan(h)
+    m_missing = np.isnan(m)
+    if h_missing.all() or m_missing.all(axis=0).any():
+        return None
+    if (policy == "raise" and m_missing.any()) or not np.all(h_missing | (h == np.floor(h))):
+        return None
+    real = tuple(
+        not bool(np.all(m_missing[:, j] | (m[:, j] == np.floor(m[:, j]))))
+        for j in range(m.shape[1])
+    )
+    named_quadratic = isinstance(kind, str) and kind == "quadratic"
+    if any(real) and not named_quadratic:
+        return None
+    integer = [h] + [m[:, j] for j in range(m.shape[1]) if not real[j]]
+    lo = min(float(np.nanmin(x)) for x in integer)
+    hi = max(float(np.nanmax(x)) for x in integer)
+    if not (abs(lo) < 2**52 and abs(hi) < 2**52):
+        return None
+    k = int(hi - lo) + 1
+    if named_quadratic:
+        wmat = None
+    elif k <= MAX_DENSE_CLASSES:
+        wmat = resolve(kind, k, scale="the rating scale", hint="; pass `labels` to fix it")
+    else:
+        return None
+    hname, mname = names
+    hnames = (hname,) if h.shape[1] == 1 else tuple(f"{hname}[{j}]" for j in range(h.shape[1]))
+    mnames = (mname,) if m.shape[1] == 1 else tuple(f"{mname}[{j}]" for j in range(m.shape[1]))
+    hpos, mpos = h - lo, m - lo
+    _check_columns(hpos, hnames, hname, human=True)
+    _check_columns(mpos, mnames, mname, human=False)
+    offset = int(lo)
+    return Scores(
+        human=hpos,
+        machine=mpos,
+        human_names=hnames,
+        machine_names=mnames,
+        real=real,
+        wmat=wmat,
+        weights=kind_name(kind),
+        scale=np.arange(offset, offset + k)
+        if k <= MAX_DENSE_CLASSES
+        else range(offset, offset + k),
+        n_omitted=tuple(int(x) for x in m_missing.sum(axis=0)),
     )
 
 

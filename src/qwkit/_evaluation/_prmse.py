@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,7 @@ from qwkit._validation import (
     check_n_resamples,
     check_rng,
 )
+from qwkit._warnings import DegenerateIntervalWarning, warn
 
 __all__ = ["PRMSEResult", "prmse", "prmse_result", "prmse_sums"]
 
@@ -31,7 +33,8 @@ class PRMSEResult:
     ----------
     statistic : float
         PRMSE = 1 − mse_true / true_score_variance: the proportional reduction in mean
-        squared error when the machine predicts the true score (eq. 12).
+        squared error when the machine predicts the true score (eq. 12); nan, with a
+        warning, when the estimated true-score variance is not positive.
     standard_error : float
         Its standard error over items (delta method, jackknife or bootstrap).
     variance_of_errors : float
@@ -167,7 +170,16 @@ def prmse_result(
             parameter="human",
         )
     ve, vt, mse = (float(x) for x in _parts(s))
-    inf = infer(stat, method, n_resamples=n_resamples, rng=gen, what="PRMSE")
+    if not vt > 0:
+        warn(
+            f"The estimated true-score variance is not positive ({vt:.4g}): the human "
+            "ratings vary no more between items than rater error explains, so PRMSE is "
+            "undefined (nan).",
+            DegenerateIntervalWarning,
+        )
+        inf = Inference(math.nan, math.nan, method, stat.n_items)
+    else:
+        inf = infer(stat, method, n_resamples=n_resamples, rng=gen, what="PRMSE")
     return PRMSEResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
