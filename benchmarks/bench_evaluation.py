@@ -55,11 +55,11 @@ def simulate(n, double=0.1, seed=20261121):
     return human, machine
 
 
-def _best(fn, repeat):
+def _best(repeat, fn, *args, **kwargs):
     times, out = [], None
     for _ in range(repeat):
         start = time.perf_counter()
-        out = fn()
+        out = fn(*args, **kwargs)
         times.append(time.perf_counter() - start)
     return min(times), out
 
@@ -114,7 +114,9 @@ def numpy_evaluation(human, machine):
     ve = np.average(np.nanvar(human[multiple], ddof=1, axis=1), weights=k_i[multiple] - 1)
     means = np.nanmean(human, axis=1)
     big_m = k_i.sum()
-    vt = (np.sum(k_i * (means - np.nanmean(human)) ** 2) - (n - 1) * ve) / (big_m - np.sum(k_i**2) / big_m)
+    vt = (np.sum(k_i * (means - np.nanmean(human)) ** 2) - (n - 1) * ve) / (
+        big_m - np.sum(k_i**2) / big_m
+    )
     mse = (np.sum(k_i * (means - m) ** 2) - n * ve) / big_m
     out["prmse"] = 1 - mse / vt
     return out
@@ -140,10 +142,14 @@ def check(human, machine):
     res = qwkit.evaluate_scorer(human, machine)
     ref = numpy_evaluation(human, machine)
     pairs = [
-        (res.kappa.statistic, ref["kappa"][0]), (res.kappa.standard_error, ref["kappa"][1]),
-        (res.pearson_r.statistic, ref["r"][0]), (res.pearson_r.standard_error, ref["r"][1]),
-        (res.smd.statistic, ref["smd"][0]), (res.smd.standard_error, ref["smd"][1]),
-        (res.exact_agreement.statistic, ref["exact"]), (res.adjacent_agreement.statistic, ref["adjacent"]),
+        (res.kappa.statistic, ref["kappa"][0]),
+        (res.kappa.standard_error, ref["kappa"][1]),
+        (res.pearson_r.statistic, ref["r"][0]),
+        (res.pearson_r.standard_error, ref["r"][1]),
+        (res.smd.statistic, ref["smd"][0]),
+        (res.smd.standard_error, ref["smd"][1]),
+        (res.exact_agreement.statistic, ref["exact"]),
+        (res.adjacent_agreement.statistic, ref["adjacent"]),
         (res.degradation.statistic, ref["degradation"][0]),
         (res.degradation.standard_error, ref["degradation"][1]),
         (res.prmse.statistic, ref["prmse"]),
@@ -165,23 +171,29 @@ def run(args):
     for n in small:
         human, machine = simulate(n, double=1.0)
         check(human, machine)
-        t_q, _ = _best(lambda: qwkit.degradation_test(human, machine), args.repeat * 20)
-        t_a, _ = _best(lambda: numpy_degradation(human, machine), args.repeat * 20)
-        lines.append(f"| degradation_test | {n} | {t_q:.5f} | numpy_degradation | {t_a:.5f} | {t_a / t_q:.2f} |")
-        t_q, res = _best(lambda: qwkit.degradation_test(human, machine, method="jackknife"), args.repeat)
-        t_a, se = _best(lambda: loop_jackknife(human, machine), max(1, args.repeat // 2))
+        t_q, _ = _best(args.repeat * 20, qwkit.degradation_test, human, machine)
+        t_a, _ = _best(args.repeat * 20, numpy_degradation, human, machine)
+        lines.append(
+            f"| degradation_test | {n} | {t_q:.5f} | numpy_degradation | {t_a:.5f} | {t_a / t_q:.2f} |"
+        )
+        t_q, res = _best(args.repeat, qwkit.degradation_test, human, machine, method="jackknife")
+        t_a, se = _best(max(1, args.repeat // 2), loop_jackknife, human, machine)
         assert abs(res.standard_error - se) < 1e-9
-        lines.append(f"| degradation_test(method=\"jackknife\") | {n} | {t_q:.5f} | loop_jackknife | {t_a:.5f} | {t_a / t_q:.1f} |")
+        lines.append(
+            f'| degradation_test(method="jackknife") | {n} | {t_q:.5f} | loop_jackknife | {t_a:.5f} | {t_a / t_q:.1f} |'
+        )
     large = [10**5, 10**6] if args.quick else [10**5, 10**6, 4 * 10**6]
     for n in large:
         human, machine = simulate(n)
         check(human, machine)
-        t_q, _ = _best(lambda: qwkit.evaluate_scorer(human, machine), args.repeat)
-        t_a, _ = _best(lambda: numpy_evaluation(human, machine), args.repeat)
-        lines.append(f"| evaluate_scorer | {n:.0e} | {t_q:.3f} | numpy_evaluation | {t_a:.3f} | {t_a / t_q:.2f} |")
-        t_q, _ = _best(lambda: qwkit.evaluate_scorer(human, machine, method="jackknife"), args.repeat)
-        lines.append(f"| evaluate_scorer(method=\"jackknife\") | {n:.0e} | {t_q:.3f} | | | |")
-        t_q, _ = _best(lambda: qwkit.prmse(human, machine), args.repeat)
+        t_q, _ = _best(args.repeat, qwkit.evaluate_scorer, human, machine)
+        t_a, _ = _best(args.repeat, numpy_evaluation, human, machine)
+        lines.append(
+            f"| evaluate_scorer | {n:.0e} | {t_q:.3f} | numpy_evaluation | {t_a:.3f} | {t_a / t_q:.2f} |"
+        )
+        t_q, _ = _best(args.repeat, qwkit.evaluate_scorer, human, machine, method="jackknife")
+        lines.append(f'| evaluate_scorer(method="jackknife") | {n:.0e} | {t_q:.3f} | | | |')
+        t_q, _ = _best(args.repeat, qwkit.prmse, human, machine)
         lines.append(f"| prmse | {n:.0e} | {t_q:.3f} | | | |")
     lines.append("")
     lines += _machine.describe()[-1:]

@@ -95,14 +95,21 @@ def degradation_runs(n, reps, rho_hh, rho_m, rng, method, real=False, boot=999):
 
 def coverage_table(args, rng):
     rho = 0.7
-    print(f"## Table 1. Exchangeable machine (latent correlation {rho} among all three), "
-          f"true degradation 0 (kappa {kappa_of(rho):.4f}): coverage of the 95% interval\n")
-    print("| items | asymptotic | jackknife | bootstrap (BCa) | mean SE (asymptotic) | SD of the estimate |")
+    print(
+        f"## Table 1. Exchangeable machine (latent correlation {rho} among all three), "
+        f"true degradation 0 (kappa {kappa_of(rho):.4f}): coverage of the 95% interval\n"
+    )
+    print(
+        "| items | asymptotic | jackknife | bootstrap (BCa) | mean SE (asymptotic) | SD of the estimate |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
         row = []
-        for method, reps in (("asymptotic", args.reps), ("jackknife", args.reps),
-                             ("bootstrap", args.boot_reps)):
+        for method, reps in (
+            ("asymptotic", args.reps),
+            ("jackknife", args.reps),
+            ("bootstrap", args.boot_reps),
+        ):
             runs = degradation_runs(n, reps, rho, rho, rng, method)
             row.append(np.mean([lo <= 0 <= hi for (lo, hi), _ in runs]))
         ests, ses = [], []
@@ -111,9 +118,13 @@ def coverage_table(args, rng):
             r = qwkit.degradation_test(h, m)
             ests.append(r.statistic)
             ses.append(r.standard_error)
-        print(f"| {n} | {row[0]:.3f} | {row[1]:.3f} | {row[2]:.3f} | {np.mean(ses):.4f} | {np.std(ests):.4f} |")
-    print(f"\nReplications: {args.reps} (asymptotic, jackknife), {args.boot_reps} (bootstrap, "
-          f"B = {args.resamples}).\n")
+        print(
+            f"| {n} | {row[0]:.3f} | {row[1]:.3f} | {row[2]:.3f} | {np.mean(ses):.4f} | {np.std(ests):.4f} |"
+        )
+    print(
+        f"\nReplications: {args.reps} (asymptotic, jackknife), {args.boot_reps} (bootstrap, "
+        f"B = {args.resamples}).\n"
+    )
 
 
 def size_table(args, rng):
@@ -123,18 +134,31 @@ def size_table(args, rng):
     rho_ord = optimize.brentq(lambda r: kappa_of(r) - target, 0.05, 0.99, xtol=1e-12)
     _, var, c = rating_moments()
     rho_real = target * math.sqrt(var) / c  # κ(h, m) = ρ·c/sd for the rescaled latent score
-    print(f"## Table 2. Machine at the margin: population degradation exactly -0.10 "
-          f"(human-human kappa {k_hh:.4f}; latent correlation of the machine: ordinal "
-          f"{rho_ord:.4f}, real-valued {rho_real:.4f}). Rejection rate of H0: degradation <= -0.10\n")
-    print("| items | machine | asymptotic 5% | asymptotic 2.5% | jackknife 5% | jackknife 2.5% | bootstrap 5% | bootstrap 2.5% |")
+    print(
+        f"## Table 2. Machine at the margin: population degradation exactly -0.10 "
+        f"(human-human kappa {k_hh:.4f}; latent correlation of the machine: ordinal "
+        f"{rho_ord:.4f}, real-valued {rho_real:.4f}). Rejection rate of H0: degradation <= -0.10\n"
+    )
+    print(
+        "| items | machine | asymptotic 5% | asymptotic 2.5% | jackknife 5% | jackknife 2.5% | bootstrap 5% | bootstrap 2.5% |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
         for real, rho_m in ((False, rho_ord), (True, rho_real)):
             cols = []
-            for method, reps in (("asymptotic", args.reps), ("jackknife", args.reps),
-                                 ("bootstrap", args.boot_reps)):
-                p = np.array([pv for _, pv in
-                              degradation_runs(n, reps, rho_hh, rho_m, rng, method, real, args.resamples)])
+            for method, reps in (
+                ("asymptotic", args.reps),
+                ("jackknife", args.reps),
+                ("bootstrap", args.boot_reps),
+            ):
+                p = np.array(
+                    [
+                        pv
+                        for _, pv in degradation_runs(
+                            n, reps, rho_hh, rho_m, rng, method, real, args.resamples
+                        )
+                    ]
+                )
                 cols += [np.mean(p < 0.05), np.mean(p < 0.025)]
             kind = "real-valued" if real else "ordinal"
             print(f"| {n} | {kind} | " + " | ".join(f"{x:.3f}" for x in cols) + " |")
@@ -158,11 +182,23 @@ def true_prmse(noise, slope, machine_noise):
     return 1.0 - mse / var_tau, float(w @ tau)
 
 
+def _robust_sd(x) -> float:
+    """1.4826 × the median absolute deviation: the SD of a normal sample, unmoved by the
+    wild estimates of tiny designs."""
+    x = np.asarray(x)
+    return float(1.4826 * np.median(np.abs(x - np.median(x))))
+
+
 def prmse_table(args, rng):
     noise, slope, mnoise = 0.8, 1.2, 0.5
     value, mean_tau = true_prmse(noise, slope, mnoise)
-    print(f"## Table 3. PRMSE (true value {value:.4f}): coverage of the 95% interval\n")
-    print("| items | double-scored | asymptotic | jackknife | mean SE | SD of the estimate |")
+    print(
+        f"## Table 3. PRMSE (true value {value:.4f}): coverage of the 95% interval (ratings "
+        f"noise {noise}, machine {slope}·T + N(0, {mnoise}²))\n"
+    )
+    print(
+        "| items | double-scored | asymptotic | jackknife | median SE | robust SD of the estimate |"
+    )
     print("|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
         for share in (0.2, 1.0):
@@ -171,7 +207,7 @@ def prmse_table(args, rng):
             for _ in range(args.reps):
                 t = rng.normal(size=n)
                 h = np.searchsorted(CUTS, t[:, None] + rng.normal(0, noise, (n, 2))) + 1.0
-                h[int(share * n):, 1] = np.nan
+                h[int(share * n) :, 1] = np.nan
                 m = slope * t + mean_tau + rng.normal(0, mnoise, n)
                 for method in cov:
                     r = qwkit.prmse(h, m, method=method)
@@ -180,8 +216,10 @@ def prmse_table(args, rng):
                     if method == "asymptotic":
                         ests.append(r.statistic)
                         ses.append(r.standard_error)
-            print(f"| {n} | {int(share * n)} | {cov['asymptotic'] / args.reps:.3f} | "
-                  f"{cov['jackknife'] / args.reps:.3f} | {np.mean(ses):.4f} | {np.std(ests):.4f} |")
+            print(
+                f"| {n} | {int(share * n)} | {cov['asymptotic'] / args.reps:.3f} | "
+                f"{cov['jackknife'] / args.reps:.3f} | {np.median(ses):.4f} | {_robust_sd(ests):.4f} |"
+            )
     print()
 
 
@@ -191,10 +229,14 @@ def _power(n, sample, reps):
 
 
 def sample_size_table(args, rng):
-    print("## Table 4. Sample size for power 0.80 (one-sided 2.5%, margin 0.10) and the simulated "
-          "power at that n. Pilot: the median n of 20 pilot studies of 200 items each "
-          "(their range in brackets)\n")
-    print("| scores | kappa h-h | kappa h-m | n (normal model) | power at n | n (pilots of 200) | power at the median n |")
+    print(
+        "## Table 4. Sample size for power 0.80 (one-sided 2.5%, margin 0.10) and the simulated "
+        "power at that n. Pilot: the median n of 20 pilot studies of 200 items each "
+        "(their range in brackets)\n"
+    )
+    print(
+        "| scores | kappa h-h | kappa h-m | n (normal model) | power at n | n (pilots of 200) | power at the median n |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     designs = ((0.7, 0.7), (0.8, 0.75), (0.6, 0.6))
     for scores in ("normal", "5-point"):
@@ -221,9 +263,11 @@ def sample_size_table(args, rng):
                 for h, m in (sample(200) for _ in range(20))
             ]
             median = int(np.median(pilots))
-            print(f"| {scores} | {k_hh:.3f} | {k_hm:.3f} | {plan.n_items} | "
-                  f"{_power(plan.n_items, sample, args.reps):.3f} | {median} [{min(pilots)}, "
-                  f"{max(pilots)}] | {_power(median, sample, args.reps):.3f} |")
+            print(
+                f"| {scores} | {k_hh:.3f} | {k_hm:.3f} | {plan.n_items} | "
+                f"{_power(plan.n_items, sample, args.reps):.3f} | {median} [{min(pilots)}, "
+                f"{max(pilots)}] | {_power(median, sample, args.reps):.3f} |"
+            )
     print()
 
 
@@ -240,7 +284,9 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined kappas of tiny resamples are counted as misses
         for t in args.tables.split(","):
-            {"1": coverage_table, "2": size_table, "3": prmse_table, "4": sample_size_table}[t](args, rng)
+            {"1": coverage_table, "2": size_table, "3": prmse_table, "4": sample_size_table}[t](
+                args, rng
+            )
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

@@ -86,12 +86,12 @@ def summary(res) -> str:
         if m.groups:
             lines += [
                 f"  Subgroups ({len(m.groups)}; Bonferroni-adjusted intervals, Student's t):",
-                f"  {'group':<14}{'items':>6}  {'kappa':>7} {'interval':<18}  {'SMD':>7} "
+                f"  {'group':<18}{'items':>6}  {'kappa':>7} {'interval':<18}  {'SMD':>7} "
                 f"{'interval':<18}  verdict",
             ]
             for g in m.groups:
                 lines.append(
-                    f"  {str(g.group)[:13]:<14}{g.n_items:>6}  {_num(g.kappa.statistic, 7)} "
+                    f"  {str(g.group)[:17]:<18}{g.n_items:>6}  {_num(g.kappa.statistic, 7)} "
                     f"{_interval(g.kappa)}  {_num(g.smd.statistic, 7)} {_interval(g.smd)}  "
                     f"{g.verdict}"
                 )
