@@ -193,13 +193,15 @@ def prmse_table(args, rng):
     noise, slope, mnoise = 0.8, 1.2, 0.5
     value, mean_tau = true_prmse(noise, slope, mnoise)
     print(
-        f"## Table 3. PRMSE (true value {value:.4f}): coverage of the 95% interval (ratings "
-        f"noise {noise}, machine {slope}·T + N(0, {mnoise}²))\n"
+        f"## Table 3. PRMSE (true value {value:.4f}): coverage of the 95% interval where PRMSE "
+        f"is defined, and the share of samples where it is not (ratings noise {noise}, "
+        f"machine {slope}·T + N(0, {mnoise}²))\n"
     )
     print(
-        "| items | double-scored | asymptotic | jackknife | median SE | robust SD of the estimate |"
+        "| items | double-scored | asymptotic | jackknife | undefined | median SE "
+        "| robust SD of the estimate |"
     )
-    print("|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in args.sizes:
         for share in (0.2, 1.0):
             cov = {"asymptotic": 0, "jackknife": 0}
@@ -216,9 +218,13 @@ def prmse_table(args, rng):
                     if method == "asymptotic":
                         ests.append(r.statistic)
                         ses.append(r.standard_error)
+            ests, ses = np.array(ests), np.array(ses)
+            defined = np.isfinite(ests)
+            k = int(defined.sum())
             print(
-                f"| {n} | {int(share * n)} | {cov['asymptotic'] / args.reps:.3f} | "
-                f"{cov['jackknife'] / args.reps:.3f} | {np.median(ses):.4f} | {_robust_sd(ests):.4f} |"
+                f"| {n} | {int(share * n)} | {cov['asymptotic'] / k:.3f} | "
+                f"{cov['jackknife'] / k:.3f} | {1 - k / args.reps:.3f} | "
+                f"{np.median(ses[defined]):.4f} | {_robust_sd(ests[defined]):.4f} |"
             )
     print()
 

@@ -156,7 +156,7 @@ def _scores(kind: str, pred: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 def _pseudo_values(candidate, others, wmat) -> np.ndarray:
     """Jackknife pseudo-values G·κ − (G − 1)·κ₍ᵢ₎ of the pooled kappa of ``candidate``
-    against the remaining annotators (eq. 15)."""
+    against the remaining annotators (eq. 17)."""
     stat = kappa_sums(candidate, others, wmat)
     g = stat.n_items
     with np.errstate(all="ignore"):
@@ -203,7 +203,7 @@ def alt_test(
         Per-item alignment with the remaining annotators: the share of them with the
         same annotation (``"accuracy"``), minus the root mean squared difference
         (``"rmse"``) — the reference implementation's two scores — or the jackknife
-        pseudo-value of weighted kappa (``"kappa"``, eq. 15 of ``docs/evaluation.md``):
+        pseudo-value of weighted kappa (``"kappa"``, eq. 17 of ``docs/evaluation.md``):
         chance-corrected, so that a judge who shrinks toward the middle of an ordinal
         scale gains nothing by it. Under ``"kappa"`` an item where the judge and the
         annotator give the same annotation is a tie, as under the other two.

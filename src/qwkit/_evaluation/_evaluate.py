@@ -422,7 +422,7 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
 
 def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
     """Kappa and SMD per subgroup: Bonferroni-adjusted intervals with Student's t on
-    n_g − 1 degrees of freedom; the SMD's unit is the human sd over all items (eq. 17)."""
+    n_g − 1 degrees of freedom; the SMD's unit is the human sd over all items (eq. 15)."""
     n_groups = len(labels)
     level = 1.0 - (1.0 - opt.level) / n_groups
     sd = float(np.std(h, ddof=1))
@@ -451,7 +451,7 @@ def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
 
 
 class _GroupSMD:
-    """(mean m − mean h) / sd over a group's sums (n, Σh, Σm), sd fixed (eq. 17)."""
+    """(mean m − mean h) / sd over a group's sums (n, Σh, Σm), sd fixed (eq. 15)."""
 
     __slots__ = ("sd",)
 

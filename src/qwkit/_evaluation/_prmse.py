@@ -131,19 +131,24 @@ def _prmse(s: np.ndarray) -> np.ndarray:
 def prmse_sums(human: np.ndarray, machine: np.ndarray) -> ItemSums:
     """PRMSE of positions ``human`` (n, R; NaN = not rated) and ``machine`` (n,) as item
     sums; items without a machine score or a human rating are left out."""
-    present = ~np.isnan(human)
-    rows = present.any(axis=1) & ~np.isnan(machine)
-    if not rows.all():
-        human, machine, present = human[rows], machine[rows], present[rows]
-    shift = float(np.mean(human[present]))  # PRMSE does not move with a common shift
+    scored = ~np.isnan(machine)
+    shift = float(np.nanmean(human[:, 0]))  # PRMSE does not move with a common shift
+    if np.isnan(shift):
+        shift = float(np.nanmean(human))
     g = human.shape[0]
     z = np.zeros((8, g))
     k, t, sq = z[5], z[4], z[1]
     for j in range(human.shape[1]):  # a few columns: one pass each
-        col = np.where(present[:, j], human[:, j] - shift, 0.0)
-        k += present[:, j]
+        col = human[:, j] - shift
+        rated = ~np.isnan(col)
+        col[~rated] = 0.0
+        k += rated
         t += col
         sq += col * col
+    rows = (k > 0) & scored
+    if not rows.all():
+        z, machine = z[:, rows], machine[rows]
+        k, t, sq = z[5], z[4], z[1]
     mean = t / k
     z[0] = 1.0
     sq -= t * mean  # Σⱼ (hᵢⱼ − h̄ᵢ)²
