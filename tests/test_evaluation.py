@@ -557,6 +557,32 @@ class TestEvaluateScorer:
         with pytest.raises(KeyError):
             res["other"]
 
+    def test_results_pickle_and_are_read_only(self):
+        import copy
+        import pickle
+
+        rng = np.random.default_rng(34)
+        h, m = panel(80, 2, rng)
+        res = qwkit.evaluate_scorer(
+            h, m, groups=rng.integers(0, 2, 80), method="bootstrap", n_resamples=50, rng=1
+        )
+        for obj in (
+            res,
+            res.degradation,
+            res.prmse,
+            qwkit.alt_test(h, m, min_items_per_rater=10),
+            qwkit.degradation_sample_size(0.7, 0.7),
+        ):
+            again = pickle.loads(pickle.dumps(obj))
+            assert again.to_dict() == obj.to_dict()
+            assert copy.deepcopy(obj).to_dict() == obj.to_dict()
+        assert (
+            res.degradation.confidence_interval()
+            == pickle.loads(pickle.dumps(res.degradation)).confidence_interval()
+        )
+        with pytest.raises(ValueError):
+            res["machine"].confusion[0, 0] = 1
+
     def test_omit_and_dict(self):
         rng = np.random.default_rng(26)
         h, m = panel(100, 2, rng, real=True)

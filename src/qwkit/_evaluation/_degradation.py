@@ -15,7 +15,7 @@ from qwkit._evaluation._input import Scores, check_margin, prepare
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._sums import METHODS, Inference, ItemSums, combine, infer
 from qwkit._resampling import ConfidenceInterval
-from qwkit._results import freeze_arrays, result_dict
+from qwkit._results import result_dict
 from qwkit._validation import (
     check_choice,
     check_confidence_level,
@@ -164,9 +164,6 @@ class Degradation:
     human_machine: ItemSums
     human_human: ItemSums
     n_pairs: int
-
-    def __post_init__(self):
-        freeze_arrays(self)
 
 
 def _double_scored(scores: Scores) -> int:

@@ -31,7 +31,7 @@ from qwkit._evaluation._observed import (
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._prmse import PRMSEResult, prmse_result
 from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._results import plain, result_dict
+from qwkit._results import freeze_arrays, plain, reduce_dataclass, result_dict
 from qwkit._validation import (
     as_1d,
     check_choice,
@@ -154,6 +154,12 @@ class HumanAgreement:
     pairs: tuple  # ((rater a, rater b, Estimate), ...)
     confusion: np.ndarray | None = field(repr=False)
 
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
     def to_dict(self) -> dict:
         """The human-human agreement as plain Python values."""
         out = {"raters": list(self.raters), "n_items": self.n_items}
@@ -183,6 +189,12 @@ class ModelEvaluation:
     groups: tuple
     criteria: tuple
     confusion: np.ndarray | None = field(repr=False)
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
 
     @property
     def verdict(self) -> str:
@@ -254,6 +266,12 @@ class EvaluationResult:
     settings: dict = field(repr=False)
     n_items: int = 0
     n_double_scored: int = 0
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
 
     def __getitem__(self, key) -> ModelEvaluation:
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):

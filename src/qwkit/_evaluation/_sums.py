@@ -28,6 +28,7 @@ import numpy as np
 from scipy import special
 
 from qwkit._resampling import ConfidenceInterval
+from qwkit._results import freeze_arrays, reduce_dataclass
 from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 
 __all__ = ["METHODS", "Inference", "ItemSums", "combine", "infer"]
@@ -159,6 +160,12 @@ class Inference:
     proportion: bool = False
     lower_bound: float = -math.inf
     upper_bound: float = math.inf
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
 
     # ------------------------------------------------------------------ intervals
 
