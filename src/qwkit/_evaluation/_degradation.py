@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -13,15 +13,16 @@ from numpy.typing import ArrayLike
 from qwkit._errors import QwkitError
 from qwkit._evaluation._input import Scores, check_margin, prepare
 from qwkit._evaluation._panel import kappa_sums
-from qwkit._evaluation._sums import METHODS, Inference, ItemSums, combine, infer
-from qwkit._resampling import ConfidenceInterval
-from qwkit._results import result_dict
-from qwkit._validation import (
-    check_choice,
-    check_confidence_level,
-    check_n_resamples,
-    check_rng,
+from qwkit._evaluation._sums import (
+    METHODS,
+    Inference,
+    IntervalResult,
+    ItemSums,
+    combine,
+    infer,
+    text_block,
 )
+from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
 from qwkit._weights import WeightsLike
 
 __all__ = [
@@ -51,7 +52,7 @@ def verdict(low: float, high: float, threshold: float, relation: str) -> str:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class DegradationTestResult:
+class DegradationTestResult(IntervalResult):
     """Result of :func:`degradation_test`.
 
     Attributes
@@ -93,63 +94,47 @@ class DegradationTestResult:
     n_pairs: int
     _inference: Inference = field(repr=False)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """Two-sided interval of the degradation at ``confidence_level`` (default: the
-        level the test was run with): Wald on the standard error, or BCa for
-        ``method="bootstrap"``. Non-inferiority at one-sided level α is the lower limit
-        of the 1 − 2α interval above −margin."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return self._inference.interval(check_confidence_level(level))
+    _fields: ClassVar[tuple] = (
+        "statistic",
+        "human_machine",
+        "human_human",
+        "standard_error",
+        "pvalue",
+        "margin",
+        "n_items",
+        "confidence_level",
+        "method",
+        "pairs",
+        "weights",
+        "n_pairs",
+        "verdict",
+    )
 
     @property
     def verdict(self) -> str:
-        """'pass' (the interval lies above −margin), 'fail' (below) or 'inconclusive'."""
+        """'pass' (the interval lies above −margin), 'fail' (below) or 'inconclusive'.
+        Non-inferiority at one-sided level α is the lower limit of the 1 − 2α interval
+        above −margin."""
         low, high = self.confidence_interval()
         return verdict(low, high, -self.margin, ">=")
 
     def summary(self) -> str:
         """A text block: both kappas, the degradation, its interval and the test."""
-        low, high = self.confidence_interval()
-        level = f"{100 * self.confidence_level:g}%"
-        title = f"Degradation test ({self.weights} weights, {self.method})"
-        lines = [
-            title,
-            "-" * len(title),
-            f"{'Human-machine kappa':<30}{self.human_machine:>10.4f}",
-            f"{'Human-human kappa':<30}{self.human_human:>10.4f}",
-            f"{'Degradation':<30}{self.statistic:>10.4f}",
-            f"{'Standard error':<30}{self.standard_error:>10.4f}",
-            f"{level + ' confidence interval':<30}{low:>10.4f}{high:>10.4f}",
-            f"{'Margin':<30}{-self.margin:>10.4f}",
-            f"{'p (H0: degradation <= -margin)':<30}{self.pvalue:>10.4f}",
-            f"{'Verdict':<30}{self.verdict:>10}",
-            "",
-            f"{'Items':<30}{self.n_items:>10d}",
-            f"{'Human pairs':<30}{self.n_pairs:>10d}  ({self.pairs})",
-        ]
-        return "\n".join(lines) + "\n"
-
-    def to_dict(self) -> dict:
-        """The result as plain Python values."""
-        low, high = self.confidence_interval()
-        return result_dict(
-            self,
-            (
-                "statistic",
-                "human_machine",
-                "human_human",
-                "standard_error",
-                "pvalue",
-                "margin",
-                "n_items",
-                "confidence_level",
-                "method",
-                "pairs",
-                "weights",
-                "n_pairs",
-                "verdict",
-            ),
-            confidence_interval=[low, high],
+        return text_block(
+            f"Degradation test ({self.weights} weights, {self.method})",
+            [
+                ("Human-machine kappa", self.human_machine),
+                ("Human-human kappa", self.human_human),
+                ("Degradation", self.statistic),
+                ("Standard error", self.standard_error),
+                (self._level(), tuple(self.confidence_interval())),
+                ("Margin", -self.margin),
+                ("p (H0: degradation <= -margin)", self.pvalue),
+                ("Verdict", self.verdict),
+                None,
+                ("Items", self.n_items),
+                ("Human pairs", f"{self.n_pairs} ({self.pairs})"),
+            ],
         )
 
 

@@ -480,32 +480,41 @@ class _GroupSMD:
         return (s[..., 2] - s[..., 1]) / s[..., 0] / self.sd
 
 
+def _test(
+    model: str, name: str, est: Estimate, inf: Inference, threshold: float, relation: str
+) -> Criterion:
+    """One criterion from an estimate and what its interval was made of: the p-value of
+    the one-sided test (">=") or of the two one-sided tests ("within") the interval
+    inverts, and the verdict the interval reads."""
+    if relation == "within":
+        p = equivalence_pvalue(inf, threshold)
+    else:
+        p = inf.pvalue(threshold, "greater")
+    return Criterion(
+        model,
+        name,
+        est.statistic,
+        est.low,
+        est.high,
+        threshold,
+        relation,
+        p,
+        verdict(est.low, est.high, threshold, relation),
+    )
+
+
 def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
-    kname = "QWK" if s["weights"] == "quadratic" else f"kappa ({s['weights']})"
     dlow, dhigh = deg.confidence_interval()
     rows = [
-        Criterion(
+        _test(
             name,
-            kname,
-            kappa.statistic,
-            kappa.low,
-            kappa.high,
+            "QWK" if s["weights"] == "quadratic" else f"kappa ({s['weights']})",
+            kappa,
+            kinf,
             s["min_kappa"],
             ">=",
-            kinf.pvalue(s["min_kappa"], "greater"),
-            verdict(kappa.low, kappa.high, s["min_kappa"], ">="),
         ),
-        Criterion(
-            name,
-            "Pearson r",
-            r.statistic,
-            r.low,
-            r.high,
-            s["min_correlation"],
-            ">=",
-            rinf.pvalue(s["min_correlation"], "greater"),
-            verdict(r.low, r.high, s["min_correlation"], ">="),
-        ),
+        _test(name, "Pearson r", r, rinf, s["min_correlation"], ">="),
         Criterion(
             name,
             "degradation",
@@ -517,17 +526,7 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
             deg.pvalue,
             deg.verdict,
         ),
-        Criterion(
-            name,
-            "SMD",
-            smd.statistic,
-            smd.low,
-            smd.high,
-            s["max_smd"],
-            "within",
-            equivalence_pvalue(sinf, s["max_smd"]),
-            verdict(smd.low, smd.high, s["max_smd"], "within"),
-        ),
+        _test(name, "SMD", smd, sinf, s["max_smd"], "within"),
     ]
     if groups:
         known = [g for g in groups if not math.isnan(g.smd.statistic)]
@@ -535,6 +534,7 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
         found = {g.verdict for g in groups}
         overall = "fail" if "fail" in found else "pass" if found == {"pass"} else "inconclusive"
         ps = [g.pvalue for g in groups]
+        p = math.nan if any(math.isnan(x) for x in ps) else max(ps)
         rows.append(
             Criterion(
                 name,
@@ -544,7 +544,7 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
                 worst.smd.high,
                 s["max_group_smd"],
                 "within",
-                math.nan if any(math.isnan(p) for p in ps) else max(ps),
+                p,
                 overall,
             )
         )

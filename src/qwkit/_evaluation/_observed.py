@@ -4,7 +4,7 @@ difference (public), Pearson's r and exact / adjacent agreement, as per-item sum
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -12,9 +12,14 @@ from numpy.typing import ArrayLike
 from qwkit._errors import QwkitError
 from qwkit._evaluation._degradation import verdict
 from qwkit._evaluation._input import Scores, prepare
-from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._resampling import ConfidenceInterval
-from qwkit._results import result_dict
+from qwkit._evaluation._sums import (
+    METHODS,
+    Inference,
+    IntervalResult,
+    ItemSums,
+    infer,
+    text_block,
+)
 from qwkit._validation import (
     check_choice,
     check_confidence_level,
@@ -99,7 +104,7 @@ def rounded(m: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class SMDResult:
+class SMDResult(IntervalResult):
     """Result of :func:`standardized_mean_difference`.
 
     Attributes
@@ -133,10 +138,19 @@ class SMDResult:
     method: str
     _inference: Inference = field(repr=False)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """Two-sided interval of the SMD (Wald, or BCa with ``method="bootstrap"``)."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return self._inference.interval(check_confidence_level(level))
+    _fields: ClassVar[tuple] = (
+        "statistic",
+        "standard_error",
+        "mean_machine",
+        "mean_human",
+        "sd_human",
+        "threshold",
+        "pvalue",
+        "n_items",
+        "confidence_level",
+        "method",
+        "verdict",
+    )
 
     @property
     def verdict(self) -> str:
@@ -147,44 +161,19 @@ class SMDResult:
 
     def summary(self) -> str:
         """A text block with the SMD, its interval and the equivalence test."""
-        low, high = self.confidence_interval()
-        level = f"{100 * self.confidence_level:g}%"
-        title = f"Standardized mean difference, machine - human ({self.method})"
-        lines = [
-            title,
-            "-" * len(title),
-            f"{'SMD':<30}{self.statistic:>10.4f}",
-            f"{'Standard error':<30}{self.standard_error:>10.4f}",
-            f"{level + ' confidence interval':<30}{low:>10.4f}{high:>10.4f}",
-            f"{'Mean machine, mean human':<30}{self.mean_machine:>10.4f}{self.mean_human:>10.4f}",
-            f"{'SD human':<30}{self.sd_human:>10.4f}",
-            f"{'p (H0: |SMD| >= threshold)':<30}{self.pvalue:>10.4f}  (threshold "
-            f"{self.threshold:g})",
-            f"{'Verdict':<30}{self.verdict:>10}",
-            "",
-            f"{'Items':<30}{self.n_items:>10d}",
-        ]
-        return "\n".join(lines) + "\n"
-
-    def to_dict(self) -> dict:
-        """The result as plain Python values."""
-        low, high = self.confidence_interval()
-        return result_dict(
-            self,
-            (
-                "statistic",
-                "standard_error",
-                "mean_machine",
-                "mean_human",
-                "sd_human",
-                "threshold",
-                "pvalue",
-                "n_items",
-                "confidence_level",
-                "method",
-                "verdict",
-            ),
-            confidence_interval=[low, high],
+        return text_block(
+            f"Standardized mean difference, machine - human ({self.method})",
+            [
+                ("SMD", self.statistic),
+                ("Standard error", self.standard_error),
+                (self._level(), tuple(self.confidence_interval())),
+                ("Mean machine, mean human", (self.mean_machine, self.mean_human)),
+                ("SD human", self.sd_human),
+                (f"p (H0: |SMD| >= {self.threshold:g})", self.pvalue),
+                ("Verdict", self.verdict),
+                None,
+                ("Items", self.n_items),
+            ],
         )
 
 

@@ -14,6 +14,7 @@ from scipy import special
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._evaluation._degradation import PAIRS, degradation_sums
 from qwkit._evaluation._input import check_margin, prepare
+from qwkit._evaluation._sums import text_block
 from qwkit._results import result_dict
 from qwkit._validation import check_choice
 from qwkit._weights import WeightsLike
@@ -60,19 +61,18 @@ class SampleSizeResult:
 
     def summary(self) -> str:
         """A text block with the sample size and what it assumes."""
-        title = "Sample size of the degradation test"
-        lines = [
-            title,
-            "-" * len(title),
-            f"{'Double-scored items needed':<30}{self.n_items:>10d}",
-            f"{'Expected degradation':<30}{self.expected_degradation:>10.4f}",
-            f"{'Margin':<30}{-self.margin:>10.4f}",
-            f"{'Per-item SD of the influence':<30}{self.standard_deviation:>10.4f}",
-            f"{'Power':<30}{self.power:>10.2f}",
-            f"{'One-sided level':<30}{self.alpha:>10.3f}",
-            f"{'From':<30}{self.source:>10}",
-        ]
-        return "\n".join(lines) + "\n"
+        return text_block(
+            "Sample size of the degradation test",
+            [
+                ("Double-scored items needed", self.n_items),
+                ("Expected degradation", self.expected_degradation),
+                ("Margin", -self.margin),
+                ("Per-item SD of the influence", self.standard_deviation),
+                ("Power", self.power),
+                ("One-sided level", self.alpha),
+                ("From", self.source),
+            ],
+        )
 
     def to_dict(self) -> dict:
         """The result as plain Python values."""

@@ -4,29 +4,29 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._errors import QwkitError
 from qwkit._evaluation._input import Scores, prepare
-from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._resampling import ConfidenceInterval
-from qwkit._results import result_dict
-from qwkit._validation import (
-    check_choice,
-    check_confidence_level,
-    check_n_resamples,
-    check_rng,
+from qwkit._evaluation._sums import (
+    METHODS,
+    Inference,
+    IntervalResult,
+    ItemSums,
+    infer,
+    text_block,
 )
+from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
 from qwkit._warnings import DegenerateIntervalWarning, warn
 
 __all__ = ["PRMSEResult", "prmse", "prmse_result", "prmse_sums"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class PRMSEResult:
+class PRMSEResult(IntervalResult):
     """Result of :func:`prmse`.
 
     Attributes
@@ -64,50 +64,35 @@ class PRMSEResult:
     method: str
     _inference: Inference = field(repr=False)
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """Two-sided interval of PRMSE (Wald, or BCa with ``method="bootstrap"``)."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return self._inference.interval(check_confidence_level(level))
+    _fields: ClassVar[tuple] = (
+        "statistic",
+        "standard_error",
+        "variance_of_errors",
+        "true_score_variance",
+        "mse_true",
+        "n_items",
+        "n_double_scored",
+        "n_ratings",
+        "confidence_level",
+        "method",
+    )
 
     def summary(self) -> str:
         """A text block with PRMSE, its interval and its parts."""
-        low, high = self.confidence_interval()
-        level = f"{100 * self.confidence_level:g}%"
-        title = f"PRMSE: machine scores against true scores ({self.method})"
-        lines = [
-            title,
-            "-" * len(title),
-            f"{'PRMSE':<28}{self.statistic:>10.4f}",
-            f"{'Standard error':<28}{self.standard_error:>10.4f}",
-            f"{level + ' confidence interval':<28}{low:>10.4f}{high:>10.4f}",
-            f"{'Variance of rater errors':<28}{self.variance_of_errors:>10.4f}",
-            f"{'True-score variance':<28}{self.true_score_variance:>10.4f}",
-            f"{'MSE (true score)':<28}{self.mse_true:>10.4f}",
-            "",
-            f"{'Items':<28}{self.n_items:>10d}",
-            f"{'Items rated twice or more':<28}{self.n_double_scored:>10d}",
-            f"{'Human ratings':<28}{self.n_ratings:>10d}",
-        ]
-        return "\n".join(lines) + "\n"
-
-    def to_dict(self) -> dict:
-        """The result as plain Python values."""
-        low, high = self.confidence_interval()
-        return result_dict(
-            self,
-            (
-                "statistic",
-                "standard_error",
-                "variance_of_errors",
-                "true_score_variance",
-                "mse_true",
-                "n_items",
-                "n_double_scored",
-                "n_ratings",
-                "confidence_level",
-                "method",
-            ),
-            confidence_interval=[low, high],
+        return text_block(
+            f"PRMSE: machine scores against true scores ({self.method})",
+            [
+                ("PRMSE", self.statistic),
+                ("Standard error", self.standard_error),
+                (self._level(), tuple(self.confidence_interval())),
+                ("Variance of rater errors", self.variance_of_errors),
+                ("True-score variance", self.true_score_variance),
+                ("MSE (true score)", self.mse_true),
+                None,
+                ("Items", self.n_items),
+                ("Items rated twice or more", self.n_double_scored),
+                ("Human ratings", self.n_ratings),
+            ],
         )
 
 

@@ -28,10 +28,11 @@ import numpy as np
 from scipy import special
 
 from qwkit._resampling import ConfidenceInterval
-from qwkit._results import freeze_arrays, reduce_dataclass
+from qwkit._results import freeze_arrays, reduce_dataclass, result_dict
+from qwkit._validation import check_confidence_level
 from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 
-__all__ = ["METHODS", "Inference", "ItemSums", "combine", "infer"]
+__all__ = ["METHODS", "Inference", "IntervalResult", "ItemSums", "combine", "infer", "text_block"]
 
 METHODS = ("asymptotic", "jackknife", "bootstrap")
 #: Numbers held at once by a jackknife or bootstrap chunk (8 MiB of float64).
@@ -316,3 +317,59 @@ def infer(
         draws = draws[finite]
     se = float(np.std(draws, ddof=1)) if draws.size > 1 else math.nan
     return Inference(estimate, se, method, n, draws=draws, loo=loo, **keep)
+
+
+# ---------------------------------------------------------------------------- results
+
+
+def text_block(title: str, rows) -> str:
+    """A result's ``summary()``: a title, a rule, then (label, value) rows — floats to
+    four decimals, a pair of floats side by side, ``None`` for a blank line."""
+    lines = [title, "-" * len(title)]
+    for row in rows:
+        if row is None:
+            lines.append("")
+            continue
+        label, value = row
+        if isinstance(value, tuple):
+            shown = "".join(f"{v:>10.4f}" for v in value)
+        elif isinstance(value, float):
+            shown = f"{value:>10.4f}"
+        else:
+            shown = f"{value!s:>10}"
+        lines.append(f"{label:<30}{shown}")
+    return "\n".join(lines) + "\n"
+
+
+class IntervalResult:
+    """``confidence_interval`` and ``to_dict`` of a result of one statistic: a frozen
+    dataclass with ``confidence_level``, ``_inference`` and, as a class attribute,
+    ``_fields`` (the names ``to_dict`` lists before the interval)."""
+
+    __slots__ = ()
+    _fields: tuple = ()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Two-sided confidence interval of ``statistic``.
+
+        Parameters
+        ----------
+        confidence_level : float, default=None
+            The level; None: the level of the call that made this result.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)``: Wald on ``standard_error`` (``method="asymptotic"`` or
+            ``"jackknife"``), or the BCa bootstrap interval (``"bootstrap"``).
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return self._inference.interval(check_confidence_level(level))
+
+    def _level(self) -> str:
+        return f"{100 * self.confidence_level:g}% confidence interval"
+
+    def to_dict(self) -> dict:
+        """The result as plain Python values, its interval as ``confidence_interval``."""
+        low, high = self.confidence_interval()
+        return result_dict(self, self._fields, confidence_interval=[low, high])
