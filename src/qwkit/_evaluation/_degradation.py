@@ -20,6 +20,7 @@ from qwkit._evaluation._sums import (
     ItemSums,
     combine,
     infer,
+    on_rows,
     text_block,
 )
 from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
@@ -202,15 +203,20 @@ def degradation_sums(scores: Scores, column: int, pairs: str) -> Degradation:
             scores, 0, "scored by a pair of human columns (two or more) and the machine", ""
         )
     rows = np.logical_or.reduce([b for _, _, b in members])
-    h, m = h[rows], m[rows]
+    h, m, n = h[rows], m[rows], int(np.count_nonzero(rows))
     parts_hm, parts_hh = [], []
-    for r, s, both in members:
+    for r, s, both in members:  # each pair on its own items, placed among all (sparse)
         both = both[rows]
-        count = ItemSums(both.astype(np.float64)[None, :], _first)
-        ref_r = np.where(both, h[:, r], np.nan)
-        ref_s = np.where(both, h[:, s], np.nan)
-        parts_hm += [count, kappa_sums(m, ref_r, w), kappa_sums(m, ref_s, w)]
-        parts_hh += [count, kappa_sums(h[:, s], ref_r, w)]
+        where = np.flatnonzero(both)
+        count = on_rows(ItemSums(np.ones((1, where.size)), _first), where, n)
+        pair = [
+            kappa_sums(m[both], h[both, r], w),
+            kappa_sums(m[both], h[both, s], w),
+            kappa_sums(h[both, s], h[both, r], w),
+        ]
+        hm_r, hm_s, hh = (on_rows(p, where, n) for p in pair)
+        parts_hm += [count, hm_r, hm_s]
+        parts_hh += [count, hh]
     hm = combine(parts_hm, _average_of_two)
     hh = combine(parts_hh, _average_of_one)
     return Degradation(combine([hm, hh], np.subtract), hm, hh, len(members))

@@ -54,6 +54,8 @@ class ItemSums:
 
     z: object
     f: Callable[[np.ndarray], np.ndarray]
+    #: ∇f(S), when f is built from parts (``combine``: the chain rule); else complex steps
+    grad: Callable[[np.ndarray], np.ndarray] | None = None
 
     @property
     def n_items(self) -> int:
@@ -84,8 +86,9 @@ class ItemSums:
 
     def gradient(self, total: np.ndarray) -> np.ndarray:
         """∇f(S) by complex steps, one vectorized call of f."""
-        h = _STEP * np.maximum(np.abs(total), 1.0)
-        return self.at(total + 1j * np.diag(h)).imag / h
+        if self.grad is not None:
+            return self.grad(total)
+        return _complex_step(self.at, total)
 
     def influence(self, total: np.ndarray | None = None) -> np.ndarray:
         """IF_g = ∇f(S)·(G·Z_g − S) for every item (eq. 3)."""
@@ -119,9 +122,32 @@ class ItemSums:
         return out
 
 
+def _complex_step(fun, x: np.ndarray) -> np.ndarray:
+    """∇fun(x) from one vectorized call on x + i·h·e_j for every j (Squire & Trapp 1998)."""
+    h = _STEP * np.maximum(np.abs(x), 1.0)
+    return fun(x + 1j * np.diag(h)).imag / h
+
+
+def on_rows(stat: ItemSums, rows: np.ndarray, n_items: int) -> ItemSums:
+    """``stat`` of some of ``n_items`` items (``rows``, their positions), as a sparse
+    statistic of all of them: the other items add zero rows (memory in proportion to the
+    rows that are there)."""
+    from scipy import sparse
+
+    if _sparse(stat.z):
+        coo = stat.z.tocoo()
+        r, c, data = rows[coo.row], coo.col, coo.data
+    else:
+        p, g = stat.z.shape
+        r, c, data = np.repeat(rows, p), np.tile(np.arange(p), g), stat.z.T.ravel()
+    z = sparse.csr_array((data, (r, c)), shape=(n_items, stat.width), dtype=np.float64)
+    return ItemSums(z, stat.f, stat.grad)
+
+
 def combine(parts: Sequence[ItemSums], f: Callable[..., np.ndarray]) -> ItemSums:
     """One statistic f(θ₁(S₁), θ₂(S₂), …) of several on the same items: their sums side
-    by side (sparse when any part is)."""
+    by side (sparse when any part is); its gradient by the chain rule, so that its cost
+    grows with the number of parts, not with the square of all their sums."""
     widths = np.cumsum([0] + [p.width for p in parts])
     if any(_sparse(p.z) for p in parts):
         from scipy import sparse
@@ -136,7 +162,14 @@ def combine(parts: Sequence[ItemSums], f: Callable[..., np.ndarray]) -> ItemSums
     def joint(s):
         return f(*(fi(s[..., sl]) for fi, sl in zip(fs, slices, strict=True)))
 
-    return ItemSums(z, joint)
+    def joint_gradient(s):
+        values = np.array([complex(fi(s[sl])) for fi, sl in zip(fs, slices, strict=True)])
+        outer = _complex_step(lambda v: f(*(v[..., k] for k in range(v.shape[-1]))), values.real)
+        return np.concatenate(
+            [w * p.gradient(s[sl]) for w, p, sl in zip(outer, parts, slices, strict=True)]
+        )
+
+    return ItemSums(z, joint, joint_gradient)
 
 
 # ---------------------------------------------------------------------------- inference
