@@ -31,7 +31,7 @@ from qwkit._evaluation._observed import (
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._prmse import PRMSEResult, prmse_result
 from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._results import freeze_arrays, plain, reduce_dataclass, result_dict
+from qwkit._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
 from qwkit._validation import (
     as_1d,
     check_choice,
@@ -323,7 +323,7 @@ class EvaluationResult:
                 "verdict": self.verdict,
                 "criteria": [c.to_dict() for c in self.criteria],
                 "human_names": list(self.human_names),
-                "labels": self.labels,
+                **labels_dict(self.labels),
                 "weights": self.weights,
                 "settings": self.settings,
                 "n_items": self.n_items,
