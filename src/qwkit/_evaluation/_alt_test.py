@@ -207,6 +207,8 @@ def alt_test(
         chance-corrected, so that a judge who shrinks toward the middle of an ordinal
         scale gains nothing by it. Under ``"kappa"`` an item where the judge and the
         annotator give the same annotation is a tie, as under the other two.
+        ``"accuracy"`` compares annotations for equality: a real-valued judge (an
+        average of several answers) needs ``"rmse"`` or ``"kappa"``.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights of ``alignment="kappa"``.
