@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
@@ -10,7 +11,7 @@ import numpy as np
 
 from qwkit._validation import check_choice
 
-__all__ = ["WineQuality", "load_wine_quality"]
+__all__ = ["Hanna", "WineQuality", "load_hanna", "load_wine_quality"]
 
 _CITATION = (
     "P. Cortez, A. Cerdeira, F. Almeida, T. Matos and J. Reis, 'Modeling wine preferences "
@@ -68,4 +69,115 @@ def load_wine_quality(color: Literal["red", "white"] = "red") -> WineQuality:
         y=table[:, -1].astype(np.int64),
         feature_names=tuple(header[:-1]),
         color=color,
+    )
+
+
+_HANNA_CITATION = (
+    "C. Chhun, P. Colombo, F. M. Suchanek and C. Clavel, 'Of Human Criteria and Automatic "
+    "Metrics: A Benchmark of the Evaluation of Story Generation', COLING 2022; C. Chhun, "
+    "F. M. Suchanek and C. Clavel, 'Do Language Models Enjoy Their Own Stories? Prompting Large "
+    "Language Models for Automatic Story Evaluation', Transactions of the ACL 12:1122-1142, 2024. "
+    "Data from github.com/dig-team/hanna-benchmark-asg, MIT licence, Copyright (c) 2022 lashoun."
+)
+_HANNA_CRITERIA = {
+    "RE": "relevance",
+    "CH": "coherence",
+    "EM": "empathy",
+    "SU": "surprise",
+    "EG": "engagement",
+    "CX": "complexity",
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Hanna:
+    """The HANNA stories: three crowd ratings and two LLM judges on six criteria.
+
+    Attributes
+    ----------
+    story_id : ndarray of shape (1056,)
+        The story's id (0–1055).
+    system : ndarray of shape (1056,)
+        Which system wrote the story (10 generators, and ``"Human"``).
+    criteria : dict of str to str
+        The six criteria, code to name: RE relevance, CH coherence, EM empathy, SU
+        surprise, EG engagement, CX complexity.
+    human : dict of str to ndarray of shape (1056, 3)
+        Per criterion, the three crowd ratings (integers 1–5). The columns are rating
+        *slots*, not fixed persons: different workers rated different stories.
+    chatgpt, mistral : dict of str to ndarray of shape (1056,)
+        Per criterion, the LLM judge's rating: the mean of three answers, so real-valued
+        (Mistral-7B's failed answers are NaN).
+    bartscore, bertscore : ndarray of shape (1056,)
+        Two automatic metrics of the story (BARTScore-SH, BERTScore F1).
+    citation : str
+        Where the data come from, and their licence.
+    """
+
+    story_id: np.ndarray
+    system: np.ndarray
+    criteria: dict
+    human: dict
+    chatgpt: dict
+    mistral: dict
+    bartscore: np.ndarray
+    bertscore: np.ndarray
+    citation: str = _HANNA_CITATION
+
+
+def load_hanna() -> Hanna:
+    """Load HANNA, the human-annotated story-evaluation benchmark bundled with qwkit (MIT).
+
+    1,056 stories (96 writing prompts × 10 story generators and the human-written story),
+    each rated 1–5 by three crowd workers on six criteria, with the ratings of two LLM
+    judges (ChatGPT and Mistral-7B) of the same stories: the data to ask whether an LLM
+    judge may stand in for a crowd rater (``docs/evaluation.md``).
+
+    Returns
+    -------
+    Hanna
+        ``story_id``, ``system``, ``criteria``, ``human`` (criterion → (1056, 3) int64),
+        ``chatgpt`` and ``mistral`` (criterion → (1056,) float64), ``bartscore``,
+        ``bertscore`` and ``citation``.
+
+    References
+    ----------
+    .. [1] C. Chhun, P. Colombo, F. M. Suchanek and C. Clavel, "Of Human Criteria and
+       Automatic Metrics: A Benchmark of the Evaluation of Story Generation", COLING 2022.
+    .. [2] C. Chhun, F. M. Suchanek and C. Clavel, "Do Language Models Enjoy Their Own
+       Stories? Prompting Large Language Models for Automatic Story Evaluation",
+       Transactions of the Association for Computational Linguistics 12:1122-1142, 2024.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> hanna = qwkit.load_hanna()
+    >>> hanna.human["CH"].shape, hanna.chatgpt["CH"].shape, sorted(hanna.criteria)[:3]
+    ((1056, 3), (1056,), ['CH', 'CX', 'EG'])
+    >>> round(qwkit.kappa_score(hanna.human["CH"][:, 0], hanna.human["CH"][:, 1]), 4)
+    -0.0199
+    """
+    path = resources.files("qwkit") / "data" / "hanna_wide.csv"
+    with path.open("r", encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    header, body = rows[0], rows[1:]
+    col = {name: j for j, name in enumerate(header)}
+
+    def numbers(name: str) -> np.ndarray:
+        j = col[name]
+        return np.array([float(r[j]) if r[j] else np.nan for r in body])
+
+    human = {
+        c: np.column_stack([numbers(f"{c}_h{k}") for k in (1, 2, 3)]).astype(np.int64)
+        for c in _HANNA_CRITERIA
+    }
+    return Hanna(
+        story_id=numbers("story_id").astype(np.int64),
+        system=np.array([r[col["system"]] for r in body]),
+        criteria=dict(_HANNA_CRITERIA),
+        human=human,
+        chatgpt={c: numbers(f"{c}_chatgpt") for c in _HANNA_CRITERIA},
+        mistral={c: numbers(f"{c}_mistral") for c in _HANNA_CRITERIA},
+        bartscore=numbers("bartscore_sh"),
+        bertscore=numbers("bertscore_f1"),
     )

@@ -1,0 +1,335 @@
+"""The Alternative Annotator Test (Calderon, Reichart & Dror 2025): may an LLM judge
+replace one of the human annotators?"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special
+
+from qwkit._errors import QwkitError
+from qwkit._evaluation._input import prepare
+from qwkit._evaluation._panel import kappa_sums
+from qwkit._results import result_dict
+from qwkit._validation import check_choice, check_integer, check_real
+from qwkit._weights import WeightsLike
+
+__all__ = ["ALIGNMENTS", "AltTestResult", "alt_test"]
+
+ALIGNMENTS = ("accuracy", "rmse", "kappa")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AltTestResult:
+    """Result of :func:`alt_test`.
+
+    Attributes
+    ----------
+    winning_rate : float
+        ω: the share of annotators against whom the judge wins — whose null hypothesis
+        "the annotator is better than the judge by at least ε" is rejected by the
+        Benjamini–Yekutieli procedure at level ``q``.
+    advantage_probability : float
+        ρ: the mean over annotators of the share of items where the judge aligns with
+        the remaining annotators at least as well as the left-out annotator does.
+    passed : bool
+        ``winning_rate >= 0.5``: the judge may replace an annotator.
+    epsilon, q : float
+        The cost-benefit margin and the false discovery rate.
+    alignment : str
+        How alignment with the remaining annotators is scored per item.
+    raters : tuple of str
+        The annotators tested (with at least ``min_items_per_rater`` items).
+    pvalues : tuple of float
+        One-sided p-value of each annotator's paired t-test.
+    rejected : tuple of bool
+        Whether the judge wins against each annotator.
+    advantage : tuple of float
+        Each annotator's share of items where the judge is at least as good.
+    n_items : tuple of int
+        Items of each annotator in the test.
+    skipped : tuple of str
+        Annotators with too few items, left out.
+    n_items_used : int
+        Items with the judge's score and at least ``min_raters_per_item`` human ratings.
+    """
+
+    winning_rate: float
+    advantage_probability: float
+    passed: bool
+    epsilon: float
+    q: float
+    alignment: str
+    raters: tuple
+    pvalues: tuple
+    rejected: tuple
+    advantage: tuple
+    n_items: tuple
+    skipped: tuple
+    n_items_used: int
+
+    def summary(self) -> str:
+        """A text table: each annotator's p-value and verdict, then ω and ρ."""
+        title = (
+            f"Alternative annotator test ({self.alignment}, epsilon={self.epsilon:g}, q={self.q:g})"
+        )
+        width = max([9] + [len(str(r)) for r in self.raters])
+        lines = [
+            title,
+            "-" * len(title),
+            f"{'annotator':<{width}}  {'items':>6}  {'judge >=':>8}  {'p-value':>8}  judge wins",
+        ]
+        for r, n, a, p, won in zip(
+            self.raters, self.n_items, self.advantage, self.pvalues, self.rejected, strict=True
+        ):
+            lines.append(f"{r!s:<{width}}  {n:>6d}  {a:>8.3f}  {p:>8.4f}  {'yes' if won else 'no'}")
+        if self.skipped:
+            lines.append(f"skipped (too few items): {', '.join(map(str, self.skipped))}")
+        lines += [
+            "",
+            f"{'Winning rate':<24}{self.winning_rate:>8.3f}",
+            f"{'Advantage probability':<24}{self.advantage_probability:>8.3f}",
+            f"{'Passed (rate >= 0.5)':<24}{'yes' if self.passed else 'no':>8}",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict:
+        """The result as plain Python values."""
+        return result_dict(
+            self,
+            (
+                "winning_rate",
+                "advantage_probability",
+                "passed",
+                "epsilon",
+                "q",
+                "alignment",
+                "raters",
+                "pvalues",
+                "rejected",
+                "advantage",
+                "n_items",
+                "skipped",
+                "n_items_used",
+            ),
+        )
+
+
+def _t_pvalue(diff: np.ndarray, epsilon: float) -> float:
+    """One-sample t-test of H0: mean ≥ ε against mean < ε (scipy's ``ttest_1samp`` with
+    ``alternative="less"``, also for constant data: t = ±inf, or nan at the mean ε)."""
+    n = diff.size
+    mean = float(np.mean(diff))
+    sd = float(np.std(diff, ddof=1))
+    if sd == 0.0:
+        return math.nan if mean == epsilon else float(mean > epsilon)
+    t = (mean - epsilon) / (sd / math.sqrt(n))
+    return float(special.stdtr(n - 1, t))
+
+
+def _benjamini_yekutieli(pvalues: np.ndarray, q: float) -> np.ndarray:
+    """Rejections of the Benjamini–Yekutieli (2001) step-up procedure at FDR ``q``."""
+    m = pvalues.size
+    order = np.argsort(pvalues, kind="stable")
+    harmonic = float(np.sum(1.0 / np.arange(1, m + 1)))
+    thresholds = np.arange(1, m + 1) / m * (q / harmonic)
+    below = np.flatnonzero(pvalues[order] <= thresholds)  # nan never passes
+    rejected = np.zeros(m, dtype=bool)
+    if below.size:
+        rejected[order[: below[-1] + 1]] = True
+    return rejected
+
+
+def _scores(kind: str, pred: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Per-item alignment of ``pred`` with the remaining annotators (NaN = not rated)."""
+    present = ~np.isnan(others)
+    count = present.sum(axis=1)
+    if kind == "accuracy":
+        return ((others == pred[:, None]) & present).sum(axis=1) / count
+    sq = np.where(present, (pred[:, None] - others) ** 2, 0.0).sum(axis=1)
+    return -np.sqrt(sq / count)
+
+
+def _pseudo_values(candidate, others, wmat) -> np.ndarray:
+    """Jackknife pseudo-values G·κ − (G − 1)·κ₍ᵢ₎ of the pooled kappa of ``candidate``
+    against the remaining annotators (eq. 17)."""
+    stat = kappa_sums(candidate, others, wmat)
+    g = stat.n_items
+    with np.errstate(all="ignore"):
+        return g * stat.value() - (g - 1.0) * stat.leave_one_out()
+
+
+def alt_test(
+    human: ArrayLike,
+    judge: ArrayLike,
+    *,
+    epsilon: float = 0.2,
+    q: float = 0.05,
+    alignment: Literal["accuracy", "rmse", "kappa"] = "accuracy",
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+    min_raters_per_item: int = 2,
+    min_items_per_rater: int = 30,
+    nan_policy: Literal["raise", "omit"] = "raise",
+) -> AltTestResult:
+    """The Alternative Annotator Test: may an LLM judge replace a human annotator?
+
+    Calderon, Reichart & Dror (2025): leave one annotator out at a time; on each item,
+    score how well the judge and the left-out annotator each align with the
+    *remaining* annotators; test, per annotator, whether the annotator's advantage over
+    the judge is below ``epsilon`` (a one-sided paired t-test of the item indicators),
+    control the false discovery rate over annotators with Benjamini–Yekutieli; the judge
+    passes when it wins against at least half of them.
+
+    Parameters
+    ----------
+    human : array-like of shape (n_items, n_annotators)
+        Annotations, one column per annotator; NaN or None where an annotator did not
+        annotate an item.
+    judge : array-like of shape (n_items,)
+        The judge's annotation of every item (ratings, or real-valued scores for
+        ``alignment="rmse"`` and ``"kappa"`` with quadratic weights).
+    epsilon : float, default=0.2
+        The cost-benefit margin ε: how much better than the judge an annotator may be
+        and still lose (the authors suggest 0.2 for experts, 0.15 for skilled
+        annotators, 0.1 for crowd workers).
+    q : float, default=0.05
+        False discovery rate of the Benjamini–Yekutieli procedure.
+    alignment : {"accuracy", "rmse", "kappa"}, default="accuracy"
+        Per-item alignment with the remaining annotators: the share of them with the
+        same annotation (``"accuracy"``), minus the root mean squared difference
+        (``"rmse"``) — the reference implementation's two scores — or the jackknife
+        pseudo-value of weighted kappa (``"kappa"``, eq. 17 of ``docs/evaluation.md``):
+        chance-corrected, so that a judge who shrinks toward the middle of an ordinal
+        scale gains nothing by it. Under ``"kappa"`` an item where the judge and the
+        annotator give the same annotation is a tie, as under the other two.
+        ``"accuracy"`` compares annotations for equality: a real-valued judge (an
+        average of several answers) needs ``"rmse"`` or ``"kappa"``.
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights of ``alignment="kappa"``.
+    labels : array-like of shape (K,), default=None
+        The ordered scale (needed for text annotations under ordered weights).
+    min_raters_per_item : int, default=2
+        Items with fewer human annotations are dropped.
+    min_items_per_rater : int, default=30
+        Annotators with fewer items are skipped (listed in ``skipped``).
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing judge annotation is an error, or its item is dropped.
+
+    Returns
+    -------
+    AltTestResult
+        ``winning_rate``, ``advantage_probability``, ``passed``, and per annotator
+        ``pvalues``, ``rejected``, ``advantage`` and ``n_items``.
+
+    Raises
+    ------
+    QwkitError
+        No annotator with enough items, and the input errors of
+        :func:`degradation_test`.
+
+    Notes
+    -----
+    With ``alignment="accuracy"`` or ``"rmse"`` the result equals that of the authors'
+    reference code (the ``alt_test`` function of their repository's example notebook),
+    which the tests check on random data.
+
+    References
+    ----------
+    .. [1] N. Calderon, R. Reichart and R. Dror, "The Alternative Annotator Test for
+       LLM-as-a-Judge: How to Statistically Justify Replacing Human Annotators with
+       LLMs", Proceedings of ACL 2025.
+    .. [2] Y. Benjamini and D. Yekutieli, "The control of the false discovery rate in
+       multiple testing under dependency", Annals of Statistics 29(4):1165-1188, 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import qwkit
+    >>> rng = np.random.default_rng(20261121)
+    >>> truth = rng.integers(1, 6, size=60)
+    >>> noise = rng.integers(-1, 2, size=(60, 3)) * (rng.random((60, 3)) < 0.4)
+    >>> human = np.clip(truth[:, None] + noise, 1, 5)
+    >>> judge = np.clip(truth + rng.integers(-1, 2, size=60) * (rng.random(60) < 0.3), 1, 5)
+    >>> res = qwkit.alt_test(human, judge, alignment="accuracy", epsilon=0.15)
+    >>> res.passed, round(res.winning_rate, 3), round(res.advantage_probability, 3)
+    (True, 0.667, 0.833)
+    >>> [round(p, 4) for p in res.pvalues], res.rejected
+    ([0.0172, 0.0116, 0.1516], (True, True, False))
+    """
+    epsilon = check_real(epsilon, "epsilon")
+    q = check_real(q, "q", positive=True)
+    if not q < 1.0:
+        raise QwkitError(f"`q` must be strictly between 0 and 1; got {q!r}.", parameter="q")
+    kind = check_choice(alignment, "alignment", ALIGNMENTS)
+    min_raters = check_integer(min_raters_per_item, "min_raters_per_item", 2)
+    min_items = check_integer(min_items_per_rater, "min_items_per_rater", 2)
+    scores = prepare(
+        human,
+        judge,
+        weights=weights if kind == "kappa" else "quadratic",
+        labels=labels,
+        nan_policy=nan_policy,
+        names=("human", "judge"),
+    )
+    if scores.machine.shape[1] != 1:
+        raise QwkitError(
+            f"`judge` must hold one annotation per item; got {scores.machine.shape[1]} columns.",
+            parameter="judge",
+        )
+    h, f = scores.human, scores.machine[:, 0]
+    rated = ~np.isnan(h)
+    kept = (rated.sum(axis=1) >= min_raters) & ~np.isnan(f)
+    names, pvals, advantage, counts, skipped = [], [], [], [], []
+    for j, name in enumerate(scores.human_names):
+        items = kept & rated[:, j]
+        n = int(np.count_nonzero(items))
+        if n < min_items:
+            skipped.append(name)
+            continue
+        others = np.delete(h[items], j, axis=1)
+        mine, theirs = f[items], h[items, j]
+        if kind == "kappa":
+            judge_score = _pseudo_values(mine, others, scores.wmat)
+            human_score = _pseudo_values(theirs, others, scores.wmat)
+            tie = mine == theirs
+            judge_score = np.where(tie, 0.0, judge_score)
+            human_score = np.where(tie, 0.0, human_score)
+        else:
+            judge_score, human_score = _scores(kind, mine, others), _scores(kind, theirs, others)
+        judge_wins = judge_score >= human_score
+        human_wins = human_score >= judge_score
+        diff = human_wins.astype(np.float64) - judge_wins  # (eq. 16)
+        names.append(name)
+        pvals.append(_t_pvalue(diff, epsilon))
+        advantage.append(float(np.mean(judge_wins)))
+        counts.append(n)
+    if not names:
+        raise QwkitError(
+            f"No annotator of `human` has {min_items} or more items with the judge's "
+            f"annotation and at least {min_raters} human annotations ({int(kept.sum())} such "
+            "items in all); lower `min_items_per_rater` or annotate more items.",
+            parameter="human",
+        )
+    rejected = _benjamini_yekutieli(np.asarray(pvals), q)
+    rate = float(np.count_nonzero(rejected)) / len(names)
+    return AltTestResult(
+        winning_rate=rate,
+        advantage_probability=float(np.mean(advantage)),
+        passed=rate >= 0.5,
+        epsilon=epsilon,
+        q=q,
+        alignment=kind,
+        raters=tuple(names),
+        pvalues=tuple(pvals),
+        rejected=tuple(bool(r) for r in rejected),
+        advantage=tuple(advantage),
+        n_items=tuple(counts),
+        skipped=tuple(skipped),
+        n_items_used=int(np.count_nonzero(kept)),
+    )

@@ -1,0 +1,389 @@
+"""The degradation test: does the machine agree with a human as well as humans agree
+with each other, within a margin — on the same items, with a paired standard error?"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from qwkit._errors import QwkitError
+from qwkit._evaluation._input import Scores, check_margin, prepare
+from qwkit._evaluation._panel import kappa_sums
+from qwkit._evaluation._sums import (
+    METHODS,
+    Inference,
+    IntervalResult,
+    ItemSums,
+    combine,
+    infer,
+    on_rows,
+    text_block,
+)
+from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
+from qwkit._weights import WeightsLike
+
+__all__ = [
+    "PAIRS",
+    "DegradationTestResult",
+    "degradation_sums",
+    "degradation_test",
+    "verdict",
+]
+
+PAIRS = ("first", "all")
+
+
+def verdict(low: float, high: float, threshold: float, relation: str) -> str:
+    """'pass' when the whole interval lies on the passing side of the threshold, 'fail'
+    when it lies wholly on the other side, else 'inconclusive' (``relation`` is '>=',
+    '<=' or 'within': |θ| ≤ threshold)."""
+    if math.isnan(low) or math.isnan(high):
+        return "inconclusive"
+    if relation == ">=":
+        return "pass" if low > threshold else "fail" if high < threshold else "inconclusive"
+    if relation == "<=":
+        return "pass" if high < threshold else "fail" if low > threshold else "inconclusive"
+    if -threshold < low and high < threshold:
+        return "pass"
+    return "fail" if low > threshold or high < -threshold else "inconclusive"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DegradationTestResult(IntervalResult):
+    """Result of :func:`degradation_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        The degradation κ(h₁, m) − κ(h₁, h₂) on the items both humans and the machine
+        scored (with ``pairs="all"``, its average over pairs of humans).
+    human_machine, human_human : float
+        The two kappas (their difference is ``statistic``).
+    standard_error : float
+        Paired standard error of the statistic (influence functions, the jackknife, or
+        the bootstrap's standard deviation, by ``method``).
+    pvalue : float
+        One-sided p-value of H0: statistic ≤ −margin. A small p-value shows
+        non-inferiority: the machine loses less than ``margin`` of kappa.
+    margin : float
+        The non-inferiority margin.
+    n_items : int
+        Items that enter the statistic.
+    confidence_level : float
+        Level of :meth:`confidence_interval` by default, and of ``verdict``.
+    method, pairs, weights : str
+        How the standard error was computed, which humans were paired, the weights.
+    n_pairs : int
+        Pairs of human columns averaged (1 with ``pairs="first"``).
+    """
+
+    statistic: float
+    human_machine: float
+    human_human: float
+    standard_error: float
+    pvalue: float
+    margin: float
+    n_items: int
+    confidence_level: float
+    method: str
+    pairs: str
+    weights: str
+    n_pairs: int
+    _inference: Inference = field(repr=False)
+
+    _fields: ClassVar[tuple] = (
+        "statistic",
+        "human_machine",
+        "human_human",
+        "standard_error",
+        "pvalue",
+        "margin",
+        "n_items",
+        "confidence_level",
+        "method",
+        "pairs",
+        "weights",
+        "n_pairs",
+        "verdict",
+    )
+
+    @property
+    def verdict(self) -> str:
+        """'pass' (the interval lies above −margin), 'fail' (below) or 'inconclusive'.
+        Non-inferiority at one-sided level α is the lower limit of the 1 − 2α interval
+        above −margin."""
+        low, high = self.confidence_interval()
+        return verdict(low, high, -self.margin, ">=")
+
+    def summary(self) -> str:
+        """A text block: both kappas, the degradation, its interval and the test."""
+        return text_block(
+            f"Degradation test ({self.weights} weights, {self.method})",
+            [
+                ("Human-machine kappa", self.human_machine),
+                ("Human-human kappa", self.human_human),
+                ("Degradation", self.statistic),
+                ("Standard error", self.standard_error),
+                (self._level(), tuple(self.confidence_interval())),
+                ("Margin", -self.margin),
+                ("p (H0: degradation <= -margin)", self.pvalue),
+                ("Verdict", self.verdict),
+                None,
+                ("Items", self.n_items),
+                ("Human pairs", f"{self.n_pairs} ({self.pairs})"),
+            ],
+        )
+
+
+# ---------------------------------------------------------------------------- compute
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Degradation:
+    """The degradation of one machine column as item sums, with its two kappas."""
+
+    stat: ItemSums
+    human_machine: ItemSums
+    human_human: ItemSums
+    n_pairs: int
+
+
+def _double_scored(scores: Scores) -> int:
+    return int(np.count_nonzero((~np.isnan(scores.human)).sum(axis=1) >= 2))
+
+
+def _too_few(scores: Scores, found: int, where: str, hint: str) -> QwkitError:
+    double = _double_scored(scores)
+    return QwkitError(
+        f"`human` has {found} item{'s' if found != 1 else ''} {where}; the degradation "
+        f"compares with human-human agreement on the same items and needs at least 2. "
+        f"{double} of {scores.n_items} items are rated by two or more humans.{hint}",
+        parameter="human",
+    )
+
+
+def degradation_sums(scores: Scores, column: int, pairs: str) -> Degradation:
+    """The degradation of machine ``column`` as a statistic of item sums (eq. 7)."""
+    h, m, w = scores.human, scores.machine[:, column], scores.wmat
+    n_raters = h.shape[1]
+    if n_raters < 2:
+        raise QwkitError(
+            f"`human` has one column; the degradation compares the machine with the "
+            f"agreement of two humans and needs two or more columns ({_double_scored(scores)} "
+            "items are double-scored).",
+            parameter="human",
+        )
+    scored = ~np.isnan(m)
+    if pairs == "first":
+        rows = scored & ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
+        found = int(rows.sum())
+        if found < 2:
+            hint = " Pass pairs='all' to use every pair of human columns." if n_raters > 2 else ""
+            raise _too_few(
+                scores, found, "scored by both of the first two human columns and the machine", hint
+            )
+        h1, h2, mm = h[rows, 0], h[rows, 1], m[rows]
+        hm = kappa_sums(mm, h1, w)
+        hh = kappa_sums(h2, h1, w)
+        return Degradation(combine([hm, hh], np.subtract), hm, hh, 1)
+
+    present = ~np.isnan(h) & scored[:, None]
+    members = []
+    for r in range(n_raters):
+        for s in range(r + 1, n_raters):
+            both = present[:, r] & present[:, s]
+            if np.count_nonzero(both) >= 2:
+                members.append((r, s, both))
+    if not members:
+        raise _too_few(
+            scores, 0, "scored by a pair of human columns (two or more) and the machine", ""
+        )
+    rows = np.logical_or.reduce([b for _, _, b in members])
+    h, m, n = h[rows], m[rows], int(np.count_nonzero(rows))
+    parts_hm, parts_hh = [], []
+    for r, s, both in members:  # each pair on its own items, placed among all (sparse)
+        both = both[rows]
+        where = np.flatnonzero(both)
+        count = on_rows(ItemSums(np.ones((1, where.size)), _first), where, n)
+        pair = [
+            kappa_sums(m[both], h[both, r], w),
+            kappa_sums(m[both], h[both, s], w),
+            kappa_sums(h[both, s], h[both, r], w),
+        ]
+        hm_r, hm_s, hh = (on_rows(p, where, n) for p in pair)
+        parts_hm += [count, hm_r, hm_s]
+        parts_hh += [count, hh]
+    hm = combine(parts_hm, _average_of_two)
+    hh = combine(parts_hh, _average_of_one)
+    return Degradation(combine([hm, hh], np.subtract), hm, hh, len(members))
+
+
+def _first(s):
+    return s[..., 0]
+
+
+def _average_of_two(*values):
+    """Σ_p n_p·(a_p + b_p)/2 / Σ_p n_p over (n_p, a_p, b_p) triples (eq. 8)."""
+    num = sum(n * (a + b) / 2.0 for n, a, b in zip(*(iter(values),) * 3, strict=True))
+    return num / sum(values[0::3])
+
+
+def _average_of_one(*values):
+    """Σ_p n_p·c_p / Σ_p n_p over (n_p, c_p) pairs (eq. 8)."""
+    num = sum(n * c for n, c in zip(*(iter(values),) * 2, strict=True))
+    return num / sum(values[0::2])
+
+
+def degradation_test(
+    human: ArrayLike,
+    machine: ArrayLike,
+    *,
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+    margin: float = 0.10,
+    confidence_level: float = 0.95,
+    pairs: Literal["first", "all"] = "first",
+    method: Literal["asymptotic", "jackknife", "bootstrap"] = "asymptotic",
+    n_resamples: int = 2000,
+    rng: int | np.random.Generator | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+) -> DegradationTestResult:
+    """Non-inferiority test of human-machine agreement against human-human agreement.
+
+    The degradation is κ(h₁, m) − κ(h₁, h₂), both kappas on the **same** items — those
+    scored by the first two human columns and by the machine (RSMTool's ``sc1``
+    convention, on one sample) — with a **paired** standard error: the two kappas share
+    the rater h₁ and the items. The test asks whether the machine loses less than
+    ``margin`` of kappa (Williamson, Xi & Breyer 2012: a degradation of at most 0.10).
+
+    Parameters
+    ----------
+    human : array-like of shape (n_items, n_raters)
+        Human ratings, one column per rater (or rating slot); NaN or None where an item
+        was not rated. Numpy arrays, nested lists, pandas and polars data frames.
+    machine : array-like of shape (n_items,)
+        One machine score per item: ratings on the human scale, or real-valued scores
+        (quadratic weights score them as they are: the continuous form of
+        :func:`soft_kappa_score`).
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights of both kappas, indexed ``[human, machine]`` (``[h₁, h₂]``).
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale; None: the integers from the lowest to the highest
+        rating (or the order an ordered categorical declares).
+    margin : float, default=0.10
+        Non-inferiority margin, strictly between 0 and 1.
+    confidence_level : float, default=0.95
+        Level of the interval that :meth:`~DegradationTestResult.confidence_interval`
+        returns by default and ``verdict`` reads.
+    pairs : {"first", "all"}, default="first"
+        ``"first"``: h₁, h₂ are the first two human columns. ``"all"``: every pair
+        (r, s) of human columns that shares two or more items with the machine
+        contributes ½[κ(h_r, m) + κ(h_s, m)] − κ(h_r, h_s) on its shared items, and the
+        pairs are averaged with weights proportional to their numbers of items (eq. 8);
+        the standard error accounts for items that enter several pairs.
+    method : {"asymptotic", "jackknife", "bootstrap"}, default="asymptotic"
+        Standard error and interval: the delta method on each item's influence (Wald),
+        the exact delete-one-item jackknife (Wald), or the BCa bootstrap of the items.
+    n_resamples : int, default=2000
+        Bootstrap resamples (``method="bootstrap"`` only).
+    rng : None, int or numpy.random.Generator, default=None
+        Randomness of the bootstrap.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing machine score is an error, or (``"omit"``) its item is left out. Leaving
+        out items the machine could not score flatters it: report how many.
+
+    Returns
+    -------
+    DegradationTestResult
+        ``statistic``, ``human_machine``, ``human_human``, ``standard_error``,
+        ``pvalue``, ``verdict``, ``.confidence_interval()``, ``.summary()``,
+        ``.to_dict()``.
+
+    Raises
+    ------
+    QwkitError
+        Fewer than two items scored by two humans and the machine (the message says how
+        many items are double-scored), a single human column, mismatched numbers of
+        items, a constant column, a missing machine score, a margin outside (0, 1).
+
+    See Also
+    --------
+    evaluate_scorer : Every criterion of Williamson et al. (2012) at once.
+    degradation_sample_size : How many double-scored items the test needs.
+
+    Notes
+    -----
+    Both kappas are functions of per-item sums (eqs. 1–2 of ``docs/evaluation.md``),
+    so their difference is too; its delta-method variance is the variance over items of
+    the difference of the two influence functions (eqs. 3–4), the same paired argument
+    as :func:`compare_kappa_test`. Simulations in the docs show the interval's coverage
+    and the test's size.
+
+    References
+    ----------
+    .. [1] D. M. Williamson, X. Xi and F. J. Breyer, "A framework for evaluation and use
+       of automated scoring", Educational Measurement: Issues and Practice 31(1):2-13,
+       2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import qwkit
+    >>> human = np.array([[1, 1], [2, 2], [3, 2], [4, 4], [5, 5], [2, 3],
+    ...                   [3, 3], [4, 5], [1, 2], [5, 4], [3, 3], [2, 2]])
+    >>> machine = [1, 2, 3, 4, 4, 2, 3, 4, 1, 5, 3, 3]
+    >>> res = qwkit.degradation_test(human, machine)
+    >>> round(res.human_machine, 4), round(res.human_human, 4), round(res.statistic, 4)
+    (0.9471, 0.8718, 0.0753)
+    >>> round(res.standard_error, 4), round(res.pvalue, 4), res.verdict
+    (0.0739, 0.0088, 'pass')
+    """
+    margin = check_margin(margin)
+    level = check_confidence_level(confidence_level)
+    pairs = check_choice(pairs, "pairs", PAIRS)
+    method = check_choice(method, "method", METHODS)
+    n_resamples = check_n_resamples(n_resamples)
+    gen = check_rng(rng)
+    scores = prepare(human, machine, weights=weights, labels=labels, nan_policy=nan_policy)
+    if scores.machine.shape[1] != 1:
+        raise QwkitError(
+            f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns. "
+            "`evaluate_scorer` evaluates several models at once.",
+            parameter="machine",
+        )
+    return degradation_result(scores, 0, pairs, margin, level, method, n_resamples, gen)
+
+
+def degradation_result(
+    scores: Scores,
+    column: int,
+    pairs: str,
+    margin: float,
+    level: float,
+    method: str,
+    n_resamples: int,
+    gen: np.random.Generator,
+) -> DegradationTestResult:
+    """The test of machine ``column`` of validated scores."""
+    deg = degradation_sums(scores, column, pairs)
+    inf = infer(deg.stat, method, n_resamples=n_resamples, rng=gen, what="degradation")
+    return DegradationTestResult(
+        statistic=inf.estimate,
+        human_machine=deg.human_machine.value(),
+        human_human=deg.human_human.value(),
+        standard_error=inf.standard_error,
+        pvalue=inf.pvalue(-margin, "greater"),
+        margin=margin,
+        n_items=deg.stat.n_items,
+        confidence_level=level,
+        method=method,
+        pairs=pairs,
+        weights=scores.weights,
+        n_pairs=deg.n_pairs,
+        _inference=inf,
+    )

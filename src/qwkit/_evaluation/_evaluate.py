@@ -1,0 +1,770 @@
+"""``evaluate_scorer``: every criterion of Williamson, Xi & Breyer (2012) as a test, the
+human-human ceiling beside the machine, PRMSE, and subgroups — in one result."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from qwkit._errors import QwkitError
+from qwkit._evaluation import _report
+from qwkit._evaluation._degradation import (
+    PAIRS,
+    DegradationTestResult,
+    degradation_result,
+    verdict,
+)
+from qwkit._evaluation._input import Scores, check_margin, prepare
+from qwkit._evaluation._observed import (
+    agreement_sums,
+    equivalence_pvalue,
+    pearson_sums,
+    pooled_smd_sums,
+    rounded,
+    smd_sums,
+)
+from qwkit._evaluation._panel import kappa_sums
+from qwkit._evaluation._prmse import PRMSEResult, prmse_result
+from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
+from qwkit._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
+from qwkit._validation import (
+    as_1d,
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_real,
+    check_rng,
+    check_same_length,
+)
+from qwkit._weights import WeightsLike
+
+__all__ = [
+    "Criterion",
+    "Estimate",
+    "EvaluationResult",
+    "GroupEvaluation",
+    "HumanAgreement",
+    "ModelEvaluation",
+    "evaluate_scorer",
+]
+
+#: The largest scale whose confusion tables a result keeps (for heat maps).
+_MAX_TABLE = 50
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Estimate:
+    """A statistic with its standard error and two-sided confidence interval."""
+
+    statistic: float
+    standard_error: float
+    low: float
+    high: float
+    n_items: int
+
+    def to_dict(self) -> dict:
+        """The estimate as plain Python values."""
+        return result_dict(self, ("statistic", "standard_error", "low", "high", "n_items"))
+
+
+_NAN = Estimate(math.nan, math.nan, math.nan, math.nan, 0)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Criterion:
+    """One criterion as a test: estimate, interval, threshold, p-value and verdict.
+
+    ``relation`` is ">=" (the estimate must exceed the threshold), "<=" or "within"
+    (|estimate| ≤ threshold, an equivalence test). ``verdict`` is "pass" when the whole
+    interval lies on the passing side, "fail" when it lies wholly on the other side,
+    "inconclusive" otherwise; the p-value is that of the one-sided (or two one-sided)
+    test that the interval inverts.
+    """
+
+    model: str
+    name: str
+    estimate: float
+    low: float
+    high: float
+    threshold: float
+    relation: str
+    pvalue: float
+    verdict: str
+
+    def to_dict(self) -> dict:
+        """The criterion as plain Python values."""
+        return result_dict(
+            self,
+            (
+                "model",
+                "name",
+                "estimate",
+                "low",
+                "high",
+                "threshold",
+                "relation",
+                "pvalue",
+                "verdict",
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GroupEvaluation:
+    """Kappa and SMD of one subgroup, with multiplicity-adjusted intervals."""
+
+    group: object
+    n_items: int
+    kappa: Estimate
+    smd: Estimate
+    pvalue: float  # equivalence |SMD| ≤ max_group_smd, Bonferroni-adjusted
+    verdict: str
+
+    def to_dict(self) -> dict:
+        """The group as plain Python values."""
+        return plain(
+            {
+                "group": self.group,
+                "n_items": self.n_items,
+                "kappa": self.kappa.to_dict(),
+                "smd": self.smd.to_dict(),
+                "pvalue": self.pvalue,
+                "verdict": self.verdict,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HumanAgreement:
+    """The human-human ceiling: the first two human columns on the items both rated,
+    and the kappa of every pair of human columns."""
+
+    raters: tuple
+    n_items: int
+    kappa: Estimate
+    pearson_r: Estimate
+    smd: Estimate  # (mean h₂ − mean h₁) / pooled sd, RSMTool's human-human SMD
+    exact_agreement: Estimate
+    adjacent_agreement: Estimate
+    pairs: tuple  # ((rater a, rater b, Estimate), ...)
+    confusion: np.ndarray | None = field(repr=False)
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
+    def to_dict(self) -> dict:
+        """The human-human agreement as plain Python values."""
+        out = {"raters": list(self.raters), "n_items": self.n_items}
+        for name in ("kappa", "pearson_r", "smd", "exact_agreement", "adjacent_agreement"):
+            out[name] = getattr(self, name).to_dict()
+        out["pairs"] = [{"a": a, "b": b, **e.to_dict()} for a, b, e in self.pairs]
+        out["confusion"] = self.confusion
+        return plain(out)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ModelEvaluation:
+    """Everything about one machine (one column of ``machine``)."""
+
+    name: str
+    n_items: int
+    n_omitted: int
+    real_valued: bool
+    kappa: Estimate
+    pearson_r: Estimate
+    smd: Estimate
+    exact_agreement: Estimate
+    adjacent_agreement: Estimate
+    per_rater: tuple  # ((human column, Estimate), ...): κ(h_r, m)
+    degradation: DegradationTestResult
+    prmse: PRMSEResult
+    groups: tuple
+    criteria: tuple
+    confusion: np.ndarray | None = field(repr=False)
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
+    @property
+    def verdict(self) -> str:
+        """'pass' when every criterion passes, 'fail' when one fails, else
+        'inconclusive'."""
+        return _overall(self.criteria)
+
+    def to_dict(self) -> dict:
+        """The model's evaluation as plain Python values."""
+        out = {
+            "name": self.name,
+            "n_items": self.n_items,
+            "n_omitted": self.n_omitted,
+            "real_valued": self.real_valued,
+            "verdict": self.verdict,
+            "criteria": [c.to_dict() for c in self.criteria],
+        }
+        for name in ("kappa", "pearson_r", "smd", "exact_agreement", "adjacent_agreement"):
+            out[name] = getattr(self, name).to_dict()
+        out["per_rater"] = [{"rater": r, **e.to_dict()} for r, e in self.per_rater]
+        out["degradation"] = self.degradation.to_dict()
+        out["prmse"] = self.prmse.to_dict()
+        out["groups"] = [g.to_dict() for g in self.groups]
+        out["confusion"] = self.confusion
+        return plain(out)
+
+
+def _overall(criteria) -> str:
+    found = {c.verdict for c in criteria}
+    return "fail" if "fail" in found else "inconclusive" if "inconclusive" in found else "pass"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class EvaluationResult:
+    """Result of :func:`evaluate_scorer`.
+
+    Attributes
+    ----------
+    models : tuple of ModelEvaluation
+        One per machine column: its criteria (tests), kappa, Pearson r, SMD, exact and
+        adjacent agreement, kappa with each human, the degradation test, PRMSE, the
+        subgroups and its confusion table against the first human.
+    human_human : HumanAgreement
+        The ceiling: the same statistics for the first two human columns, and every
+        pair of humans.
+    human_names : tuple of str
+        The human columns; the first is the reference (RSMTool's ``sc1``).
+    labels : ndarray
+        The rating scale (the rows and columns of the confusion tables).
+    weights : str
+        Weights of every kappa.
+    settings : dict
+        margin, thresholds, confidence level, method, pairs, groups' correction.
+    n_items, n_double_scored : int
+        Items with a human rating; of them, rated by two or more humans.
+
+    Notes
+    -----
+    With one machine, the attributes of its :class:`ModelEvaluation` are reachable
+    directly (``result.degradation``, ``result.prmse``, ...); with several, pick one by
+    name or position: ``result["model_a"]``, ``result[0]``.
+    """
+
+    models: tuple
+    human_human: HumanAgreement
+    human_names: tuple
+    labels: object = field(repr=False)
+    weights: str = field(repr=False)
+    settings: dict = field(repr=False)
+    n_items: int = 0
+    n_double_scored: int = 0
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def __reduce__(self):
+        return reduce_dataclass(self)
+
+    def __getitem__(self, key) -> ModelEvaluation:
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            return self.models[key]
+        for m in self.models:
+            if m.name == key:
+                return m
+        names = ", ".join(repr(m.name) for m in self.models)
+        raise KeyError(f"no model {key!r}; the models are {names}")
+
+    def _only(self) -> ModelEvaluation:
+        if len(self.models) != 1:
+            names = ", ".join(repr(m.name) for m in self.models)
+            raise QwkitError(
+                f"This evaluation holds {len(self.models)} models ({names}); pick one, e.g. "
+                f"result[{self.models[0].name!r}].",
+                parameter="machine",
+            )
+        return self.models[0]
+
+    @property
+    def criteria(self) -> tuple:
+        """Every criterion of every model, in one table (tuple of Criterion)."""
+        return tuple(c for m in self.models for c in m.criteria)
+
+    @property
+    def verdict(self) -> str:
+        """'pass', 'fail' or 'inconclusive' over every criterion of every model."""
+        return _overall(self.criteria)
+
+    kappa = property(lambda self: self._only().kappa, doc="κ(h₁, m) of the one model.")
+    pearson_r = property(lambda self: self._only().pearson_r, doc="Pearson r of the one model.")
+    smd = property(lambda self: self._only().smd, doc="SMD of the one model.")
+    exact_agreement = property(lambda self: self._only().exact_agreement)
+    adjacent_agreement = property(lambda self: self._only().adjacent_agreement)
+    degradation = property(lambda self: self._only().degradation, doc="The degradation test.")
+    prmse = property(lambda self: self._only().prmse, doc="PRMSE of the one model.")
+    groups = property(lambda self: self._only().groups, doc="Subgroups of the one model.")
+
+    def summary(self) -> str:
+        """The decision table first, then the ceiling, the other statistics and the
+        subgroups, as text."""
+        return _report.summary(self)
+
+    def to_dict(self) -> dict:
+        """The whole evaluation as plain Python values (for JSON)."""
+        return plain(
+            {
+                "verdict": self.verdict,
+                "criteria": [c.to_dict() for c in self.criteria],
+                "human_names": list(self.human_names),
+                **labels_dict(self.labels),
+                "weights": self.weights,
+                "settings": self.settings,
+                "n_items": self.n_items,
+                "n_double_scored": self.n_double_scored,
+                "human_human": self.human_human.to_dict(),
+                "models": [m.to_dict() for m in self.models],
+            }
+        )
+
+    def plot(
+        self,
+        kind: Literal["criteria", "groups", "confusion"] = "criteria",
+        *,
+        model: str | int | None = None,
+    ):
+        """Draw the evaluation with matplotlib (the ``plot`` extra).
+
+        Parameters
+        ----------
+        kind : {"criteria", "groups", "confusion"}, default="criteria"
+            ``"criteria"``: every criterion's estimate and interval against its
+            threshold, one panel per criterion, the models side by side.
+            ``"groups"``: each subgroup's kappa and SMD with their adjusted intervals.
+            ``"confusion"``: heat maps of the first two humans' table and of the first
+            human against the machine.
+        model : str or int, default=None
+            The model of ``"groups"`` and ``"confusion"`` (default: the first).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        return _report.plot(self, kind, model)
+
+
+# ---------------------------------------------------------------------------- compute
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    level: float
+    method: str
+    n_resamples: int
+    gen: np.random.Generator
+
+
+def _estimate(
+    stat: ItemSums,
+    opt: _Options,
+    what: str,
+    *,
+    df: float = math.inf,
+    level: float | None = None,
+    **kinds,
+) -> tuple[Estimate, Inference]:
+    inf = infer(stat, opt.method, n_resamples=opt.n_resamples, rng=opt.gen, what=what, **kinds)
+    low, high = inf.interval(opt.level if level is None else level, df=df)
+    return Estimate(inf.estimate, inf.standard_error, low, high, stat.n_items), inf
+
+
+def _pair_estimates(
+    h: np.ndarray, m: np.ndarray, scores: Scores, opt: _Options, *, human_pair: bool
+):
+    """Kappa, r, SMD, exact and adjacent agreement of h (reference) and m."""
+    k = len(scores.scale)
+    kappa, kinf = _estimate(kappa_sums(m, h, scores.wmat), opt, "kappa", upper_bound=1.0)
+    r, rinf = _estimate(
+        pearson_sums(h, m), opt, "correlation", fisher=True, lower_bound=-1.0, upper_bound=1.0
+    )
+    smd_stat = pooled_smd_sums(h, m) if human_pair else smd_sums(h, m)
+    smd, sinf = _estimate(smd_stat, opt, "SMD")
+    mr = rounded(m, k)
+    close = [
+        _estimate(
+            agreement_sums(h, mr, t),
+            opt,
+            "agreement",
+            proportion=True,
+            lower_bound=0.0,
+            upper_bound=1.0,
+        )[0]
+        for t in (0, 1)
+    ]
+    table = None
+    if k <= _MAX_TABLE:
+        table = np.bincount(h.astype(np.intp) * k + mr.astype(np.intp), minlength=k * k)
+        table = table.reshape(k, k)
+    return kappa, kinf, r, rinf, smd, sinf, close[0], close[1], table
+
+
+def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
+    h = scores.human
+    names = scores.human_names
+    pairs = []
+    for a in range(h.shape[1]):
+        for b in range(a + 1, h.shape[1]):
+            rows = ~np.isnan(h[:, a]) & ~np.isnan(h[:, b])
+            est = _NAN
+            if np.count_nonzero(rows) >= 2:
+                est = _estimate(
+                    kappa_sums(h[rows, b], h[rows, a], scores.wmat), opt, "kappa", upper_bound=1.0
+                )[0]
+            pairs.append((names[a], names[b], est))
+    rows = ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
+    if np.count_nonzero(rows) < 2:
+        return HumanAgreement(names[:2], int(rows.sum()), *(_NAN,) * 5, tuple(pairs), None)
+    kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
+        h[rows, 0], h[rows, 1], scores, opt, human_pair=True
+    )
+    return HumanAgreement(
+        names[:2], int(rows.sum()), kappa, r, smd, exact, adjacent, tuple(pairs), table
+    )
+
+
+def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
+    """Kappa and SMD per subgroup: Bonferroni-adjusted intervals with Student's t on
+    n_g − 1 degrees of freedom; the SMD's unit is the human sd over all items (eq. 15)."""
+    n_groups = len(labels)
+    level = 1.0 - (1.0 - opt.level) / n_groups
+    sd = float(np.std(h, ddof=1))
+    out = []
+    for g, label in enumerate(labels):
+        rows = ids == g
+        n = int(np.count_nonzero(rows))
+        if n < 2:
+            out.append(GroupEvaluation(label, n, _NAN, _NAN, math.nan, "inconclusive"))
+            continue
+        hg, mg = h[rows], m[rows]
+        df = n - 1.0
+        with warnings.catch_warnings():  # an undefined kappa of a small group shows as nan
+            warnings.simplefilter("ignore")
+            kappa = _estimate(
+                kappa_sums(mg, hg, scores.wmat), opt, "kappa", df=df, level=level, upper_bound=1.0
+            )[0]
+            stat = ItemSums(np.stack((np.ones(n), hg, mg)), _GroupSMD(sd))
+            smd, inf = _estimate(stat, opt, "SMD", df=df, level=level)
+        p = max(inf.pvalue(-bound, "greater", df=df), inf.pvalue(bound, "less", df=df))
+        p = min(1.0, n_groups * p) if not math.isnan(p) else p
+        out.append(
+            GroupEvaluation(label, n, kappa, smd, p, verdict(smd.low, smd.high, bound, "within"))
+        )
+    return tuple(out)
+
+
+class _GroupSMD:
+    """(mean m − mean h) / sd over a group's sums (n, Σh, Σm), sd fixed (eq. 15)."""
+
+    __slots__ = ("sd",)
+
+    def __init__(self, sd: float):
+        self.sd = sd
+
+    def __call__(self, s):
+        return (s[..., 2] - s[..., 1]) / s[..., 0] / self.sd
+
+
+def _test(
+    model: str, name: str, est: Estimate, inf: Inference, threshold: float, relation: str
+) -> Criterion:
+    """One criterion from an estimate and what its interval was made of: the p-value of
+    the one-sided test (">=") or of the two one-sided tests ("within") the interval
+    inverts, and the verdict the interval reads."""
+    if relation == "within":
+        p = equivalence_pvalue(inf, threshold)
+    else:
+        p = inf.pvalue(threshold, "greater")
+    return Criterion(
+        model,
+        name,
+        est.statistic,
+        est.low,
+        est.high,
+        threshold,
+        relation,
+        p,
+        verdict(est.low, est.high, threshold, relation),
+    )
+
+
+def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
+    dlow, dhigh = deg.confidence_interval()
+    rows = [
+        _test(
+            name,
+            "QWK" if s["weights"] == "quadratic" else f"kappa ({s['weights']})",
+            kappa,
+            kinf,
+            s["min_kappa"],
+            ">=",
+        ),
+        _test(name, "Pearson r", r, rinf, s["min_correlation"], ">="),
+        Criterion(
+            name,
+            "degradation",
+            deg.statistic,
+            dlow,
+            dhigh,
+            -deg.margin,
+            ">=",
+            deg.pvalue,
+            deg.verdict,
+        ),
+        _test(name, "SMD", smd, sinf, s["max_smd"], "within"),
+    ]
+    if groups:
+        known = [g for g in groups if not math.isnan(g.smd.statistic)]
+        worst = max(known, key=lambda g: abs(g.smd.statistic)) if known else groups[0]
+        found = {g.verdict for g in groups}
+        overall = "fail" if "fail" in found else "pass" if found == {"pass"} else "inconclusive"
+        ps = [g.pvalue for g in groups]
+        p = math.nan if any(math.isnan(x) for x in ps) else max(ps)
+        rows.append(
+            Criterion(
+                name,
+                "subgroup SMD",
+                worst.smd.statistic,
+                worst.smd.low,
+                worst.smd.high,
+                s["max_group_smd"],
+                "within",
+                p,
+                overall,
+            )
+        )
+    return tuple(rows)
+
+
+def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> ModelEvaluation:
+    name = scores.machine_names[j]
+    h, m = scores.human, scores.machine[:, j]
+    rows = ~np.isnan(h[:, 0]) & ~np.isnan(m)
+    if np.count_nonzero(rows) < 2:
+        raise QwkitError(
+            f"The first human column {scores.human_names[0]!r} and `machine` {name!r} share "
+            f"{int(rows.sum())} item(s); the first column is the reference human and needs "
+            "two or more items in common with every machine.",
+            parameter="human",
+        )
+    kappa, kinf, r, rinf, smd, sinf, exact, adjacent, table = _pair_estimates(
+        h[rows, 0], m[rows], scores, opt, human_pair=False
+    )
+    per_rater = [(scores.human_names[0], kappa)]
+    for c, hname in enumerate(scores.human_names[1:], start=1):
+        both = ~np.isnan(h[:, c]) & ~np.isnan(m)
+        est = _NAN
+        if np.count_nonzero(both) >= 2:
+            est = _estimate(
+                kappa_sums(m[both], h[both, c], scores.wmat), opt, "kappa", upper_bound=1.0
+            )[0]
+        per_rater.append((hname, est))
+    deg = degradation_result(
+        scores, j, s["pairs"], s["margin"], opt.level, opt.method, opt.n_resamples, opt.gen
+    )
+    prm = prmse_result(scores, j, opt.level, opt.method, opt.n_resamples, opt.gen)
+    groups = ()
+    if ids is not None:
+        groups = _groups(ids[rows], labels, h[rows, 0], m[rows], scores, opt, s["max_group_smd"])
+    return ModelEvaluation(
+        name=name,
+        n_items=int(rows.sum()),
+        n_omitted=scores.n_omitted[j],
+        real_valued=scores.real[j],
+        kappa=kappa,
+        pearson_r=r,
+        smd=smd,
+        exact_agreement=exact,
+        adjacent_agreement=adjacent,
+        per_rater=tuple(per_rater),
+        degradation=deg,
+        prmse=prm,
+        groups=groups,
+        criteria=_criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s),
+        confusion=table,
+    )
+
+
+def _group_ids(groups, n: int):
+    arr = as_1d(groups, "groups")
+    check_same_length(np.empty(n), arr, ("human", "groups"))
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        i = int(np.flatnonzero(np.isnan(arr))[0])
+        raise QwkitError(
+            f"`groups` has no group for the item in row {i} (NaN).", parameter="groups", row=i
+        )
+    labels, ids = np.unique(arr, return_inverse=True)
+    return ids.ravel(), tuple(plain(labels))
+
+
+def evaluate_scorer(
+    human: ArrayLike,
+    machine: ArrayLike,
+    *,
+    groups: ArrayLike | None = None,
+    weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
+    margin: float = 0.10,
+    min_kappa: float = 0.70,
+    min_correlation: float = 0.70,
+    max_smd: float = 0.15,
+    max_group_smd: float = 0.10,
+    confidence_level: float = 0.95,
+    pairs: Literal["first", "all"] = "first",
+    method: Literal["asymptotic", "jackknife", "bootstrap"] = "asymptotic",
+    n_resamples: int = 2000,
+    rng: int | np.random.Generator | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
+) -> EvaluationResult:
+    """May this scorer stand in for a human rater? Williamson et al.'s criteria as tests.
+
+    For each machine column: quadratic weighted kappa with the first human (≥ 0.70),
+    Pearson's r (≥ 0.70), the degradation from human-human kappa on the same items
+    (≥ −0.10, :func:`degradation_test`) and the standardized mean difference
+    (|SMD| ≤ 0.15, an equivalence test), each reported with its estimate, confidence
+    interval, threshold, p-value and a verdict — "pass" when the whole interval lies on
+    the passing side, "fail" when it lies wholly on the other, "inconclusive" otherwise.
+    Beside them: the human-human ceiling, exact and adjacent agreement, kappa with every
+    human, PRMSE, and per-subgroup kappa and SMD with Bonferroni-adjusted intervals
+    (subgroup criterion |SMD| ≤ 0.10).
+
+    Parameters
+    ----------
+    human : array-like of shape (n_items, n_raters)
+        Human ratings, one column per rater or rating slot (NaN or None = not rated);
+        the first column is the reference human of the human-machine statistics
+        (RSMTool's ``sc1``). At least some items must be rated by two humans.
+    machine : array-like of shape (n_items,) or (n_items, n_models)
+        Machine scores (ratings on the human scale, or real-valued scores), one column
+        per model to evaluate several at once; a data frame names them.
+    groups : array-like of shape (n_items,), default=None
+        A subgroup label per item (e.g. a demographic group or a prompt).
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Weights of every kappa. Real-valued machine scores need quadratic weights.
+    labels : array-like of shape (K,), default=None
+        The ordered scale.
+    margin : float, default=0.10
+        Non-inferiority margin of the degradation test, strictly between 0 and 1.
+    min_kappa, min_correlation, max_smd, max_group_smd : float
+        The thresholds (0.70, 0.70, 0.15 and 0.10: Williamson, Xi & Breyer 2012).
+    confidence_level : float, default=0.95
+        Level of every interval; a verdict's one-sided test has level
+        (1 − confidence_level)/2.
+    pairs : {"first", "all"}, default="first"
+        Human pairs of the degradation test (see :func:`degradation_test`).
+    method : {"asymptotic", "jackknife", "bootstrap"}, default="asymptotic"
+        Standard errors and intervals of every statistic: the delta method on each
+        item's influence, the exact jackknife, or the BCa bootstrap. Proportions
+        (exact and adjacent agreement) get Wilson's interval under "asymptotic";
+        correlations their Wald interval on Fisher's z scale.
+    n_resamples : int, default=2000
+        Bootstrap resamples (``method="bootstrap"``).
+    rng : None, int or numpy.random.Generator, default=None
+        Randomness of the bootstrap.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing machine score is an error, or (``"omit"``) each model is evaluated on
+        the items it scored (``ModelEvaluation.n_omitted`` says how many it left out).
+
+    Returns
+    -------
+    EvaluationResult
+        ``criteria`` (the decision table), ``verdict``, ``models``, ``human_human``,
+        ``.summary()``, ``.to_dict()``, ``.plot()``; with one machine also
+        ``degradation``, ``prmse``, ``kappa``, ``smd``, ``groups`` ... directly.
+
+    Raises
+    ------
+    QwkitError
+        No item rated by two humans (the message says how many are double-scored), and
+        every input error of :func:`degradation_test`.
+
+    Notes
+    -----
+    Real-valued machine scores enter kappa, r, SMD and PRMSE as they are; exact and
+    adjacent agreement and the confusion table round them to the nearest category
+    (halves up) within the scale.
+
+    References
+    ----------
+    .. [1] D. M. Williamson, X. Xi and F. J. Breyer, "A framework for evaluation and use
+       of automated scoring", Educational Measurement: Issues and Practice 31(1):2-13,
+       2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import qwkit
+    >>> rng = np.random.default_rng(20261121)
+    >>> truth = rng.normal(3, 1, size=400)
+    >>> human = np.clip(np.rint(truth[:, None] + rng.normal(0, 0.6, (400, 2))), 1, 5)
+    >>> human[100:, 1] = np.nan                     # a second rating on 100 items
+    >>> machine = truth + rng.normal(0, 0.5, 400)   # real-valued scores
+    >>> res = qwkit.evaluate_scorer(human, machine)
+    >>> for c in res.criteria:
+    ...     print(f"{c.name:<12} {c.estimate:7.3f} [{c.low:6.3f}, {c.high:6.3f}] {c.verdict}")
+    QWK            0.747 [ 0.707,  0.787] pass
+    Pearson r      0.748 [ 0.706,  0.785] pass
+    degradation   -0.013 [-0.080,  0.053] pass
+    SMD           -0.051 [-0.121,  0.019] pass
+    >>> res.verdict, res.degradation.n_items
+    ('pass', 100)
+    """
+    margin = check_margin(margin)
+    thresholds = {
+        "min_kappa": check_real(min_kappa, "min_kappa"),
+        "min_correlation": check_real(min_correlation, "min_correlation"),
+        "max_smd": check_real(max_smd, "max_smd", positive=True),
+        "max_group_smd": check_real(max_group_smd, "max_group_smd", positive=True),
+    }
+    level = check_confidence_level(confidence_level)
+    pairs = check_choice(pairs, "pairs", PAIRS)
+    method = check_choice(method, "method", METHODS)
+    opt = _Options(level, method, check_n_resamples(n_resamples), check_rng(rng))
+    scores = prepare(human, machine, weights=weights, labels=labels, nan_policy=nan_policy)
+    double = int(np.count_nonzero((~np.isnan(scores.human)).sum(axis=1) >= 2))
+    if double == 0:
+        raise QwkitError(
+            f"`human` has no item rated by two or more humans (0 of {scores.n_items} items are "
+            "double-scored); the machine is judged against human-human agreement, which needs "
+            "double-scored items.",
+            parameter="human",
+        )
+    ids, group_labels = (None, ()) if groups is None else _group_ids(groups, scores.n_items)
+    settings = {
+        "margin": margin,
+        **thresholds,
+        "confidence_level": level,
+        "method": method,
+        "pairs": pairs,
+        "weights": scores.weights,
+        "groups_correction": "bonferroni",
+    }
+    models = tuple(
+        _model(j, scores, ids, group_labels, opt, settings) for j in range(scores.machine.shape[1])
+    )
+    return EvaluationResult(
+        models=models,
+        human_human=_human_agreement(scores, opt),
+        human_names=scores.human_names,
+        labels=scores.scale,
+        weights=scores.weights,
+        settings=settings,
+        n_items=int(np.count_nonzero((~np.isnan(scores.human)).any(axis=1))),
+        n_double_scored=double,
+    )

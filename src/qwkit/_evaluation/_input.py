@@ -1,0 +1,350 @@
+"""Validate ``human`` (items × raters, NaN = not rated) and ``machine`` (one score per
+item, or items × models) onto one scale: the common step of every evaluation function.
+
+Human ratings are ratings on a scale (integers, or any values with ``labels``); a
+machine gives ratings on the same scale or real-valued scores (quadratic weights only:
+the continuous form). Everything is returned as float64 *positions* — the rating minus
+the lowest rating of the scale, or the index of a label — with NaN for "not rated", so
+that every statistic is a vectorized pass over numbers.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._scale import (
+    MAX_DENSE_CLASSES,
+    RatingMatrix,
+    measure_scale,
+    prepare_ratings,
+    rating_matrix,
+    scale_values,
+)
+from qwkit._validation import check_choice
+from qwkit._weights import check_weights, kind_name, resolve
+
+__all__ = ["Scores", "check_margin", "prepare"]
+
+NAN_POLICIES = ("raise", "omit")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Scores:
+    """Validated scores on one scale (positions; NaN = not rated / not scored)."""
+
+    human: np.ndarray  # (n, R)
+    machine: np.ndarray  # (n, M)
+    human_names: tuple[str, ...]
+    machine_names: tuple[str, ...]
+    real: tuple[bool, ...]  # machine column j holds real-valued scores
+    wmat: np.ndarray | None  # None: quadratic weights (moments); else [reference, candidate]
+    weights: str  # the name of the weights ("custom" for a matrix)
+    scale: object  # the category at each position (ndarray, or a range for wide scales)
+    n_omitted: tuple[int, ...]  # items each machine column did not score
+
+    @property
+    def n_items(self) -> int:
+        return int(self.human.shape[0])
+
+
+def check_margin(margin) -> float:
+    """A non-inferiority margin strictly between 0 and 1 (kappa's scale)."""
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
+        raise QwkitTypeError(
+            f"`margin` must be a real number strictly between 0 and 1; got {margin!r}.",
+            parameter="margin",
+        )
+    value = float(margin)
+    if not 0.0 < value < 1.0:
+        raise QwkitError(
+            f"`margin` must be strictly between 0 and 1 (a loss of kappa the machine may "
+            f"show); got {margin!r}.",
+            parameter="margin",
+        )
+    return value
+
+
+def _column_names(m: RatingMatrix, default: str) -> tuple[str, ...]:
+    if m.columns is not None:
+        return tuple(str(c) for c in m.columns)
+    if m.shape[1] == 1:
+        return (default,)
+    return tuple(f"{default}[{j}]" for j in range(m.shape[1]))
+
+
+def _machine_matrix(machine, name: str) -> RatingMatrix:
+    """One score per item (1-D) or items × models (2-D, a data frame) as a matrix."""
+    if hasattr(machine, "to_frame") and not hasattr(machine, "columns"):
+        machine = machine.to_frame()  # a Series keeps its name and declared order
+    if not hasattr(machine, "columns") and not isinstance(machine, (str, bytes)):
+        if hasattr(machine, "to_numpy") and not isinstance(machine, np.ndarray):
+            machine = machine.to_numpy()
+        try:
+            arr = np.asarray(machine)
+        except ValueError:  # ragged: rating_matrix says so
+            arr = None
+        if arr is not None and arr.ndim == 1:
+            if arr.dtype.kind in "US" and not isinstance(machine, np.ndarray):
+                arr = np.asarray(machine, dtype=object)
+            machine = arr.reshape(-1, 1)
+    return rating_matrix(machine, name)
+
+
+def _relocated(exc: QwkitError, m: RatingMatrix, name: str, column: int | None) -> QwkitError:
+    """An error about the k-th value of a flattened vector, said as row and column."""
+    if exc.row is None:
+        return exc
+    if column is None:
+        where, row = m.where(exc.row), m.row(exc.row)
+    else:
+        row = int(np.flatnonzero(m.present[:, column])[exc.row])
+        label = m.columns[column] if m.columns is not None else column
+        where = f"row {row}, column {label!r}" if m.columns is not None else f"row {row}"
+    text = exc.reworded({}, lambda _: where)
+    return type(exc)(text, parameter=name, row=row, also=exc.parameters[1:])
+
+
+def _which(m: RatingMatrix, j: int) -> str:
+    """How a message names machine column j ("" for a single unnamed column)."""
+    if m.columns is not None:
+        return f" column {m.columns[j]!r}"
+    return "" if m.shape[1] == 1 else f" column {j}"
+
+
+def _integral(values: np.ndarray) -> bool:
+    return values.dtype.kind in "biu" or bool(np.all(values == np.floor(values)))
+
+
+def _ratings(values, labels, name, ordered, m, column):
+    try:
+        return prepare_ratings((values,), labels, names=(name,), ordered=ordered)
+    except QwkitError as exc:
+        raise _relocated(exc, m, name, column) from None
+
+
+def prepare(
+    human,
+    machine,
+    *,
+    weights="quadratic",
+    labels=None,
+    nan_policy: str = "raise",
+    names: tuple[str, str] = ("human", "machine"),
+) -> Scores:
+    """Validate human ratings and machine scores of the same items onto one scale."""
+    hname, mname = names
+    policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    kind = check_weights(weights)
+    if labels is None:
+        fast = _numeric_arrays(human, machine, kind, policy, names)
+        if fast is not None:
+            return fast
+    ordered = not (isinstance(kind, str) and kind == "identity")
+    h = rating_matrix(human, hname)
+    n, n_raters = h.shape
+    if n_raters == 0 or h.values.size == 0:
+        raise QwkitError(f"`{hname}` holds no rating; got shape {h.shape}.", parameter=hname)
+    m = _machine_matrix(machine, mname)
+    if m.shape[0] != n:
+        raise QwkitError(
+            f"`{hname}` and `{mname}` must have one row per item, the same items; got {n} "
+            f"and {m.shape[0]} rows.",
+            parameter=mname,
+            also=(hname,),
+        )
+    if m.shape[1] == 0:
+        raise QwkitError(f"`{mname}` holds no scores; got shape {m.shape}.", parameter=mname)
+    if policy == "raise" and not m.present.all():
+        row, col = (int(i) for i in np.argwhere(~m.present)[0])
+        raise QwkitError(
+            f"`{mname}`{_which(m, col)} has no score for the item in row {row}; every "
+            f"item needs one, or pass nan_policy='omit' to leave out, for each model, the "
+            "items it did not score.",
+            parameter=mname,
+            row=row,
+        )
+    if labels is None:
+        labels = h.declared if h.declared is not None else m.declared
+    if not h.is_text and labels is None and not _integral(h.values):
+        k = int(np.flatnonzero(h.values != np.floor(h.values))[0])
+        raise QwkitError(
+            f"`{hname}` must hold ratings on a scale (integers, or any values with "
+            f"`labels`); got {h.values[k]} at {h.where(k)}.",
+            parameter=hname,
+            row=h.row(k),
+        )
+    rh = _ratings(h.values, labels, hname, ordered, h, None)
+
+    # the machine columns: ratings on the scale, or real-valued scores
+    col_of = np.nonzero(m.present)[1]
+    columns, real = [], []
+    for j in range(m.shape[1]):
+        vals = m.values[col_of == j]
+        if m.is_text != h.is_text:
+            text, num = (mname, hname) if m.is_text else (hname, mname)
+            raise QwkitTypeError(
+                f"`{text}` holds text ratings but `{num}` holds numbers; both must rate on "
+                "one scale.",
+                parameter=mname,
+                also=(hname,),
+            )
+        is_real = not m.is_text and not _integral(vals)
+        if is_real and rh.checked:
+            raise QwkitError(
+                f"`{mname}`{_which(m, j)} holds real-valued scores (e.g. "
+                f"{vals[vals != np.floor(vals)][0]}) "
+                "but the human scale is a list of `labels` that are not consecutive "
+                "integers; real scores need a numeric scale.",
+                parameter=mname,
+                also=("labels",),
+            )
+        real.append(is_real)
+        columns.append(vals if is_real else _ratings(vals, labels, mname, ordered, m, j))
+
+    # one scale: explicit labels, or the integer range of humans and integer machines
+    try:
+        offset, k = measure_scale(rh)  # checks explicit integer labels on the way
+    except QwkitError as exc:
+        raise _relocated(exc, h, hname, None) from None
+    for j, c in enumerate(columns):
+        if real[j] or c.checked:
+            continue
+        try:
+            lo, kk = measure_scale(c)
+        except QwkitError as exc:
+            raise _relocated(exc, m, mname, j) from None
+        if rh.n_classes is None:
+            k = max(offset + k, lo + kk) - min(offset, lo)
+            offset = min(offset, lo)
+    if not (isinstance(kind, str) and kind == "quadratic"):
+        if any(real):
+            j = real.index(True)
+            raise QwkitError(
+                f"`{mname}`{_which(m, j)} holds real-valued scores; weights={kind_name(kind)!r} "
+                "need ratings on the scale. Round them first (`apply_thresholds`), or use "
+                "weights='quadratic', whose continuous form scores real values as they are.",
+                parameter=mname,
+                also=("weights",),
+            )
+        if k > MAX_DENSE_CLASSES:
+            raise QwkitError(
+                f"The scale has {k} categories; weights other than 'quadratic' need a table "
+                f"of at most {MAX_DENSE_CLASSES}. Pass `labels` with the ratings that occur.",
+                parameter="labels",
+            )
+        wmat = resolve(kind, k, scale="the rating scale", hint="; pass `labels` to fix it")
+    else:
+        wmat = None
+
+    def positions(r) -> np.ndarray:
+        if r.checked:
+            return np.asarray(r.a, dtype=np.float64)
+        return (np.asarray(r.a, dtype=np.int64) - np.int64(offset)).astype(np.float64)
+
+    hpos = np.full((n, n_raters), np.nan)
+    hpos[h.present] = positions(rh)
+    mpos = np.full(m.shape, np.nan)
+    for j, c in enumerate(columns):
+        mpos[m.present[:, j], j] = c - offset if real[j] else positions(c)
+
+    hnames, mnames = _column_names(h, hname), _column_names(m, mname)
+    _check_columns(hpos, hnames, hname, human=True)
+    _check_columns(mpos, mnames, mname, human=False)
+    return Scores(
+        human=hpos,
+        machine=mpos,
+        human_names=hnames,
+        machine_names=mnames,
+        real=tuple(real),
+        wmat=wmat,
+        weights=kind_name(kind),
+        scale=scale_values(rh, offset, k) if not rh.checked else rh.labels.values,
+        n_omitted=tuple(int(x) for x in (~m.present).sum(axis=0)),
+    )
+
+
+def _numeric_array(x, ndims: tuple[int, ...]) -> np.ndarray | None:
+    if type(x) is not np.ndarray or x.ndim not in ndims or x.dtype.kind not in "fiu":
+        return None
+    if x.dtype.kind == "u" and x.dtype.itemsize == 8:
+        return None
+    return x.astype(np.float64, copy=False)
+
+
+def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
+    """The common case in vectorized numpy: numeric ndarrays, integer human ratings, no
+    ``labels``. None for anything else (and for anything wrong: the general path then
+    says what), so that every error comes from one place."""
+    h = _numeric_array(human, (2,))
+    m = _numeric_array(machine, (1, 2))
+    if h is None or m is None or h.shape[0] != m.shape[0] or 0 in h.shape or m.size == 0:
+        return None
+    m = m.reshape(m.shape[0], -1)
+    if np.isinf(h).any() or np.isinf(m).any():
+        return None
+    h_missing = np.isnan(h)
+    m_missing = np.isnan(m)
+    if h_missing.all() or m_missing.all(axis=0).any():
+        return None
+    if (policy == "raise" and m_missing.any()) or not np.all(h_missing | (h == np.floor(h))):
+        return None
+    real = tuple(
+        not bool(np.all(m_missing[:, j] | (m[:, j] == np.floor(m[:, j]))))
+        for j in range(m.shape[1])
+    )
+    named_quadratic = isinstance(kind, str) and kind == "quadratic"
+    if any(real) and not named_quadratic:
+        return None
+    integer = [h] + [m[:, j] for j in range(m.shape[1]) if not real[j]]
+    lo = min(float(np.nanmin(x)) for x in integer)
+    hi = max(float(np.nanmax(x)) for x in integer)
+    if not (abs(lo) < 2**52 and abs(hi) < 2**52):
+        return None
+    k = int(hi - lo) + 1
+    if named_quadratic:
+        wmat = None
+    elif k <= MAX_DENSE_CLASSES:
+        wmat = resolve(kind, k, scale="the rating scale", hint="; pass `labels` to fix it")
+    else:
+        return None
+    hname, mname = names
+    hnames = (hname,) if h.shape[1] == 1 else tuple(f"{hname}[{j}]" for j in range(h.shape[1]))
+    mnames = (mname,) if m.shape[1] == 1 else tuple(f"{mname}[{j}]" for j in range(m.shape[1]))
+    hpos, mpos = h - lo, m - lo
+    _check_columns(hpos, hnames, hname, human=True)
+    _check_columns(mpos, mnames, mname, human=False)
+    offset = int(lo)
+    return Scores(
+        human=hpos,
+        machine=mpos,
+        human_names=hnames,
+        machine_names=mnames,
+        real=real,
+        wmat=wmat,
+        weights=kind_name(kind),
+        scale=np.arange(offset, offset + k)
+        if k <= MAX_DENSE_CLASSES
+        else range(offset, offset + k),
+        n_omitted=tuple(int(x) for x in m_missing.sum(axis=0)),
+    )
+
+
+def _check_columns(pos: np.ndarray, names, param: str, *, human: bool) -> None:
+    """Every column rates something, and not one single value throughout."""
+    for j, name in enumerate(names):
+        col = pos[:, j]
+        col = col[~np.isnan(col)]
+        where = f" column {name!r}" if len(names) > 1 or human else ""
+        if col.size == 0:
+            raise QwkitError(f"`{param}`{where} rates no item; drop the column.", parameter=param)
+        if col.size >= 2 and np.all(col == col[0]):
+            raise QwkitError(
+                f"`{param}`{where} gives every item the same "
+                f"{'rating' if human else 'score'}; kappa, correlation and the standardized "
+                "mean difference compare spreads, which a constant rater does not have.",
+                parameter=param,
+            )
