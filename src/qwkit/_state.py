@@ -10,6 +10,12 @@ last bit, as the in-memory functions, which use the same pieces.
   an integer scale; no table, any range).
 - :class:`TableStats`: the K×K table (int64 counts; exact sums of survey weights, with
   exact Σw² and the count of positive weights per cell for inference).
+
+A scale that the data declare (an ordered Categorical) is adopted by the first batch and
+must be declared alike by every later batch and merged state; text ratings without a
+declared order are placed, where the order does not matter (unweighted kappa, the
+table), on the sorted distinct ratings seen so far, a scale that grows as integer ranges
+do.
 - :class:`SoftSums`: the sums of soft kappa (eq. 2'), exact.
 - :class:`PairGroups`: the threshold search's (distinct score, true label) pairs.
 
@@ -30,6 +36,8 @@ from qwkit._moments import kappa_from_sums, quadratic_sums
 from qwkit._scale import (
     MAX_DENSE_CLASSES,
     Labels,
+    Ratings,
+    declared_order,
     measure_scale,
     out_of_scale_error,
     prepare_ratings,
@@ -42,7 +50,7 @@ from qwkit._sufficient import (
     kappa_from_table,
     rounded_table,
 )
-from qwkit._validation import ItemWeights, as_1d, item_weights, show
+from qwkit._validation import ItemWeights, as_1d, item_weights, show, zero_total_error
 from qwkit._weights import resolve
 
 __all__ = [
@@ -53,6 +61,7 @@ __all__ = [
     "SoftSums",
     "TableStats",
     "exact_cell_sums",
+    "no_items_error",
     "positions_of",
     "same_labels",
     "soft_sums",
@@ -74,26 +83,68 @@ def _check_same(mine, theirs, what: str) -> None:
         )
 
 
+def _check_declared(labels: Labels, y1, y2) -> None:
+    """A batch may not declare another order than the one adopted from earlier batches."""
+    order = declared_order((y1, y2), ("y1", "y2"))
+    if order is not None and not (
+        order.shape == labels.values.shape and bool(np.all(order == labels.values))
+    ):
+        raise QwkitError(
+            f"The ratings declare the category order {show(order)}, but earlier batches "
+            f"declared {show(labels.values)}; pass `labels` to fix the scale.",
+            parameter="labels",
+            also=("y1", "y2"),
+        )
+
+
+def _declared_after_integers(labels: Labels) -> QwkitError:
+    return QwkitError(
+        "The ratings declare an order of categories "
+        f"{show(labels.values)}, but earlier batches were integers; pass `labels`.",
+        parameter="labels",
+    )
+
+
+def no_items_error(weighted: str | None) -> QwkitError:
+    """Why a state holds no item of positive weight: the item weights of every row it
+    saw were zero (``weighted``: ``"sample_weight"`` or ``"counts"``; the message of the
+    in-memory functions), or it saw no row."""
+    if weighted is not None:
+        return zero_total_error(weighted)
+    return QwkitError("No items yet: call `update` first.")
+
+
 # ---------------------------------------------------------------------------- five sums
 
 
 class QuadraticSums:
     """n and the integer sums Σa, Σb, Σ(a² + b²), Σab of eq. Q (exact integers)."""
 
-    __slots__ = ("labels", "sums")
+    __slots__ = ("declared", "labels", "sums")
 
     def __init__(self, labels: Labels | None):
         self.labels = labels
+        self.declared = False  # labels adopted from an order the data declare
         self.sums = [0, 0, 0, 0, 0]  # n, Σa, Σb, Σ(a² + b²), Σab
 
     def update(self, y1, y2) -> None:
         if _empty(y1, y2):
             return
         r = prepare_ratings((y1, y2), _values(self.labels))
+        if self.declared:
+            _check_declared(self.labels, y1, y2)
+        elif self.labels is None and r.labels is not None:  # a declared order
+            if self.sums[0]:
+                raise _declared_after_integers(r.labels)
+            self.labels, self.declared = r.labels, True
         for i, s in enumerate((r.n_samples, *quadratic_sums(r))):
             self.sums[i] += int(s)
 
     def merge(self, other: QuadraticSums) -> QuadraticSums:
+        if other.sums[0] == 0:
+            return self
+        if self.sums[0] == 0 and self.labels is None:
+            self.labels, self.declared = other.labels, other.declared
         _check_same(self.labels, other.labels, "labels")
         self.sums = [x + y for x, y in zip(self.sums, other.sums, strict=True)]
         return self
@@ -134,14 +185,19 @@ class TableStats:
     """The K×K table of two raters on one scale, mergeable exactly.
 
     Without ``labels`` the scale is the integer range of everything seen, which grows
-    with updates and merges (at most ``max_classes`` categories). Unweighted items and
-    ``counts`` go to an int64 table; survey weights to exact sums per cell, with (when
-    ``moments``) exact Σw² and the number of items of positive weight per cell, and the
-    smallest and largest weight — everything :func:`kappa_test` needs.
+    with updates and merges (at most ``max_classes`` categories), or the order that the
+    first batch declares; when the order does not matter (``ordered=False``: unweighted
+    kappa, the table alone), text ratings without a declared order are placed on the
+    sorted distinct ratings seen, which grows alike. Unweighted items and ``counts`` go
+    to an int64 table; survey weights to exact sums per cell, with (when ``moments``)
+    exact Σw² and the number of items of positive weight per cell, and the smallest and
+    largest weight — everything :func:`kappa_test` needs.
     """
 
     __slots__ = (
         "counts",
+        "declared",
+        "inferred",
         "k",
         "kinds",
         "labels",
@@ -149,6 +205,7 @@ class TableStats:
         "moments",
         "n_rows",
         "offset",
+        "ordered",
         "positive",
         "squares",
         "survey",
@@ -158,10 +215,20 @@ class TableStats:
         "wpos_min",
     )
 
-    def __init__(self, labels: Labels | None, *, max_classes: int, moments: bool = True):
+    def __init__(
+        self,
+        labels: Labels | None,
+        *,
+        max_classes: int,
+        moments: bool = True,
+        ordered: bool = True,
+    ):
         self.labels = labels
         self.max_classes = max_classes
         self.moments = moments
+        self.ordered = ordered
+        self.declared = False  # labels adopted from an order the data declare
+        self.inferred = False  # labels: the sorted distinct text ratings seen so far
         self.offset = labels.offset if labels is not None and labels.offset is not None else 0
         self.k = labels.n_classes if labels is not None else 0
         if self.k > max_classes:
@@ -198,8 +265,12 @@ class TableStats:
         if new_lo == self.offset and new_k == self.k:
             return
         shift = self.offset - new_lo if self.k else 0
-        idx = np.arange(self.k) + shift
-        cells = (idx[:, None] * new_k + idx[None, :]).ravel()
+        self._remap(np.arange(self.k) + shift, new_k)
+        self.offset = new_lo
+
+    def _remap(self, idx: np.ndarray, new_k: int) -> None:
+        """Move the table onto a wider scale: category i goes to position ``idx[i]``."""
+        cells = _cells(idx, new_k)
         counts = np.zeros((new_k, new_k), dtype=np.int64)
         counts[np.ix_(idx, idx)] = self.counts
         self.counts = counts
@@ -210,26 +281,52 @@ class TableStats:
                 positive = np.zeros(new_k * new_k, dtype=np.int64)
                 positive[cells] = self.positive
                 self.positive = positive
-        self.offset, self.k = new_lo, new_k
+        self.k = new_k
 
-    def _adopt(self, labels: Labels) -> None:
-        """Take the scale that the data declare (an ordered Categorical or Enum)."""
+    def _adopt(self, labels: Labels, *, inferred: bool = False) -> None:
+        """Take the scale that the data declare (an ordered Categorical or Enum), or
+        (``inferred``) the sorted distinct text ratings of a batch."""
         if self.k == 0:
             self.labels, self.offset, self.k = labels, 0, labels.n_classes
+            self.declared, self.inferred = not inferred, inferred
             self.counts = np.zeros((self.k, self.k), dtype=np.int64)
             return
-        raise QwkitError(
-            "The ratings declare an order of categories "
-            f"{show(labels.values)}, but earlier batches were integers; pass `labels`.",
-            parameter="labels",
-        )
+        if inferred:
+            raise QwkitTypeError(
+                f"The ratings are text such as {show(labels.values[:4])}, but earlier "
+                "batches were numbers; every batch must rate on one scale.",
+                parameter="y1",
+                also=("y2",),
+            )
+        raise _declared_after_integers(labels)
+
+    def _place_text(self, r: Ratings) -> Ratings:
+        """Text ratings without a declared order (``r``: positions on their sorted
+        distinct values) as positions on the sorted distinct ratings seen so far."""
+        batch = r.labels.values
+        if self.k and self.inferred:
+            self._widen_text(batch)
+        else:  # the first batch (or one after numbers: an error)
+            _check_text_classes(batch.shape[0], self.max_classes)
+            self._adopt(r.labels, inferred=True)
+        where = np.searchsorted(self.labels.values, batch)
+        return Ratings(tuple(where[c] for c in r.columns), r.names, 0, self.k, self.labels, True)
+
+    def _widen_text(self, values: np.ndarray) -> None:
+        """Widen a scale of sorted distinct text ratings to hold ``values`` too."""
+        mine = self.labels.values
+        union = np.union1d(mine, values)
+        if union.shape[0] == mine.shape[0]:
+            return
+        _check_text_classes(union.shape[0], self.max_classes)
+        self._remap(np.searchsorted(union, mine), union.shape[0])
+        self.labels = Labels(values=union, is_text=True, offset=None)
 
     def _place(self, lo: int, k: int) -> np.ndarray:
         """Cell indices in this table of the cells of a k×k table starting at lo."""
         if self.labels is not None:
             return np.arange(self.k * self.k)
-        idx = np.arange(k) + (lo - self.offset)
-        return (idx[:, None] * self.k + idx[None, :]).ravel()
+        return _cells(np.arange(k) + (lo - self.offset), self.k)
 
     # ------------------------------------------------------------------ update, merge
 
@@ -237,10 +334,23 @@ class TableStats:
         if _empty(y1, y2):
             item_weights(sample_weight, counts, 0, allow_zero_total=True)
             return
-        r = prepare_ratings((y1, y2), _values(self.labels))
+        given = None if self.inferred else _values(self.labels)
+        r = prepare_ratings((y1, y2), given, ordered=self.ordered)
         iw = item_weights(sample_weight, counts, r.n_samples, allow_zero_total=True)
-        if self.labels is None and r.labels is not None:  # a declared order (Categorical)
-            self._adopt(r.labels)
+        if self.declared:
+            _check_declared(self.labels, y1, y2)
+        elif given is None and r.labels is not None:
+            if r.labels.is_text and declared_order((y1, y2), ("y1", "y2")) is None:
+                r = self._place_text(r)  # unordered text: the sorted ratings seen so far
+            else:
+                self._adopt(r.labels)  # a declared order (an ordered Categorical)
+        elif self.inferred:  # numbers after text
+            raise QwkitTypeError(
+                f"The ratings are numbers, but earlier batches were text such as "
+                f"{show(self.labels.values[:4])}; every batch must rate on one scale.",
+                parameter="y1",
+                also=("y2",),
+            )
         survey = iw.kind == "survey"
         if self.labels is not None:
             self._add_ratings(r, iw, r.offset, self.k)
@@ -322,11 +432,15 @@ class TableStats:
         if other.k == 0:
             return self
         if self.k == 0 and self.labels is None and other.labels is not None:
-            self._adopt(other.labels)
-        _check_same(self.labels, other.labels, "labels")
-        if self.labels is None:
-            self._grow(other.offset, other.k)
-        cells = self._place(other.offset, other.k)
+            self._adopt(other.labels, inferred=other.inferred)
+        if self.inferred and other.inferred:  # sorted text ratings: onto their union
+            self._widen_text(other.labels.values)
+            cells = _cells(np.searchsorted(self.labels.values, other.labels.values), self.k)
+        else:
+            _check_same(self.labels, other.labels, "labels")
+            if self.labels is None:
+                self._grow(other.offset, other.k)
+            cells = self._place(other.offset, other.k)
         flat = self.counts.ravel().copy()
         flat[cells] += other.counts.ravel()
         self.counts = flat.reshape(self.k, self.k)
@@ -354,6 +468,12 @@ class TableStats:
     def empty(self) -> bool:
         """No item of positive weight yet."""
         return self.n_rows == 0
+
+    def check_items(self) -> None:
+        """Raise :func:`no_items_error` when no item of positive weight was added."""
+        if self.n_rows == 0:
+            weighted = "counts" if "counts" in self.kinds else None
+            raise no_items_error("sample_weight" if "survey" in self.kinds else weighted)
 
     def scale(self):
         """The categories of the scale (labels, or the integer range)."""
@@ -396,6 +516,20 @@ def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squ
     sums = ExactRows.of(rows, base + UNIT_EXPONENT)
     sq_rows = ExactRows.of(sq, 2 * (base + UNIT_EXPONENT)) if squares else None
     return sums, sq_rows, positive
+
+
+def _check_text_classes(k: int, max_classes: int) -> None:
+    if k > max_classes:
+        raise QwkitError(
+            f"The text ratings take {k} distinct values; a mergeable table holds at most "
+            f"{max_classes}. Pass `labels`.",
+            parameter="labels",
+        )
+
+
+def _cells(idx: np.ndarray, k: int) -> np.ndarray:
+    """Flat cell indices in a k×k table of the cells of the categories at ``idx``."""
+    return (idx[:, None] * k + idx[None, :]).ravel()
 
 
 def _scatter(rows: ExactRows, cells: np.ndarray, n_cells: int) -> ExactRows:

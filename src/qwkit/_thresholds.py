@@ -30,7 +30,7 @@ from qwkit._scale import (
     prepare_labels,
     prepare_ratings,
 )
-from qwkit._state import PairGroups, same_labels
+from qwkit._state import PairGroups, no_items_error, same_labels
 from qwkit._sufficient import kappa_from_table
 from qwkit._validation import (
     as_1d,
@@ -264,6 +264,7 @@ default="quadratic"
             )
         self._offset = 0
         self._ranged = False  # the scale is the integer range of the data, growing
+        self._weighted = None  # the item weights of the rows seen, if any
         k = 0 if lab is None else lab.n_classes
         self._groups = PairGroups(lab, k, max_pairs=self._max_pairs)
 
@@ -312,6 +313,8 @@ default="quadratic"
                 codes = np.asarray(r.a, dtype=np.int64) - np.int64(self._offset)
         check_same_length(codes, scores, ("y_true", "y_score"))
         iw = item_weights(sample_weight, counts, codes.shape[0], allow_zero_total=not strict)
+        if iw.kind is not None:
+            self._weighted = "counts" if iw.counts else "sample_weight"
         g.add_items(codes, scores, iw)
 
     def _set_scale(self, labels, offset: int) -> None:
@@ -348,6 +351,7 @@ default="quadratic"
         if not _same_weights(self._kind, other._kind):
             raise QwkitError("`other` uses different `weights`.", parameter="other")
         mine, theirs = self._groups, other._groups
+        self._weighted = self._weighted or other._weighted
         if theirs.labels is None:  # nothing seen there
             return self
         if mine.labels is None:  # nothing seen here: adopt the other scale
@@ -368,7 +372,7 @@ default="quadratic"
         :func:`optimize_thresholds` on all the data at once)."""
         g = self._groups
         if g.n_pairs == 0:
-            raise QwkitError("No items with positive weight yet: call `update` first.")
+            raise no_items_error(self._weighted)
         scale = g.labels.values
         wmat = _weight_matrix(self._kind, g.k)
         cuts, table, certificate = fit_sorted(*_problem(g, wmat), wmat, scale)

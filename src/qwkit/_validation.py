@@ -44,6 +44,7 @@ __all__ = [
     "real_vector",
     "scalar",
     "show",
+    "zero_total_error",
 ]
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -478,10 +479,17 @@ def _scan_sample_weight(arr: np.ndarray, allow_zero_total: bool) -> None:
             row=bad,
         )
     if not positive and not allow_zero_total:
-        raise QwkitError(
-            "`sample_weight` must not sum to zero; every item would be dropped.",
-            parameter="sample_weight",
-        )
+        raise zero_total_error("sample_weight")
+
+
+def zero_total_error(parameter: str) -> QwkitError:
+    """The error for item weights under which no item counts (``parameter``:
+    ``"sample_weight"`` or ``"counts"``): one message for the in-memory functions, the
+    accumulators and ``qwkit.dask``, whatever the data came in."""
+    dropped = "every item" if parameter == "sample_weight" else "every row"
+    return QwkitError(
+        f"`{parameter}` must not sum to zero; {dropped} would be dropped.", parameter=parameter
+    )
 
 
 def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
@@ -519,9 +527,7 @@ def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
             parameter="counts",
         )
     if total == 0 and not allow_zero_total:
-        raise QwkitError(
-            "`counts` must not sum to zero; every row would be dropped.", parameter="counts"
-        )
+        raise zero_total_error("counts")
     return arr.astype(np.int64)
 
 
