@@ -424,6 +424,10 @@ class TestQuotedLineBreaks:
             f"qwkit: error: could not read '{path}' as delimited text: data row 2994 has 4 "
             "field(s) where the header has 3 (a value that holds the separator must be quoted)."
         )
+        records[2993] = "x,2,y"  # a value that is not a number, in the same place
+        write_file(path, "# provenance\nnote,grade,raw\n" + "\n".join(records))
+        line = fails("score", path, "-t", "grade", "-p", "raw")
+        assert "column 'raw' must hold numbers; data row 2994 has 'y'" in line
 
 
 class TestApplyOutputFormat:

@@ -73,7 +73,7 @@ _NUMBER = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[iI]nf(inity)?|[nN]a[nN])$"
 # ---------------------------------------------------------------------------- pieces
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Piece:
     """Where the rows of one partition come from: a file (``file``) from its data row
     ``first_row``, or partition ``index`` of a dask collection, whose first item is item
@@ -101,7 +101,7 @@ class Piece:
         return self.first_row + row
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Spec:
     """What to read: ``columns`` (parameter → column name), the format, and how the text
     of each rating parameter is read (``modes``): ``"numbers"``, ``"text"``, or
@@ -114,7 +114,7 @@ class Spec:
     sep: str = ","
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Checks:
     """What is checked across batches and partitions: the rating parameters hold one
     kind of value (numbers or text), and (``orders``: no ``labels`` given) every order
@@ -212,7 +212,7 @@ def located(exc: QwkitError, piece: Piece, offset: int) -> QwkitError:
     return _reworded(exc, text, piece.row(offset + exc.row))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Deferred:
     """An error at an item of a partition whose place was not known (a partition of a
     dask DataFrame or Series): ``offset`` items precede its batch, counted from the
@@ -253,9 +253,9 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
-def _expand(text: str) -> list[str]:
-    """The data files one path names: itself, a glob's matches, or a folder's files (its
-    subfolders included; names starting with '.' or '_' skipped)."""
+def _expand(text: str) -> tuple[list[str], str]:
+    """The data files one path names — itself, a glob's matches, or a folder's files (its
+    subfolders included; names starting with '.' or '_' skipped) — and what it is."""
     if _local(text):
         path = text.removeprefix("file://")
         if os.path.isdir(path):
@@ -263,10 +263,10 @@ def _expand(text: str) -> list[str]:
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not _hidden(d))
                 found += [os.path.join(root, f) for f in sorted(files) if not _hidden(f)]
-            return found
+            return found, "the folder"
         if glob.has_magic(path):
-            return sorted(p for p in glob.glob(path) if os.path.isfile(p))
-        return [path] if os.path.isfile(path) else []
+            return sorted(p for p in glob.glob(path) if os.path.isfile(p)), "the pattern"
+        return ([path] if os.path.isfile(path) else []), ""
     from fsspec.core import url_to_fs
 
     fs, path = url_to_fs(text)
@@ -276,11 +276,12 @@ def _expand(text: str) -> list[str]:
             for p in sorted(fs.find(path))
             if not any(_hidden(part) for part in p[len(path) :].split("/"))
         ]
+        what = "the folder"
     elif glob.has_magic(path):
-        names = sorted(p for p in fs.glob(path) if fs.isfile(p))
+        names, what = sorted(p for p in fs.glob(path) if fs.isfile(p)), "the pattern"
     else:
-        names = [path] if fs.isfile(path) else []
-    return [fs.unstrip_protocol(p) for p in names]
+        names, what = ([path] if fs.isfile(path) else []), ""
+    return [fs.unstrip_protocol(p) for p in names], what
 
 
 def data_files(data) -> tuple[list[str], str]:
@@ -296,13 +297,14 @@ def data_files(data) -> tuple[list[str], str]:
         )
     files = []
     for path in map(os.fspath, paths):
-        found = _expand(path)
+        found, what = _expand(path)
         if not found:
-            raise QwkitError(
-                f"`data` names {path!r}, which is neither a file, a folder nor a pattern "
-                "that matches files.",
-                parameter="data",
+            said = (
+                f"{what} {path!r}, which holds no data file"
+                if what == "the folder"
+                else f"{path!r}, which is neither a file, a folder nor a pattern that matches files"
             )
+            raise QwkitError(f"`data` names {said}.", parameter="data")
         files += found
     csv = [f for f in files if _is_csv(f)]
     if csv and len(csv) < len(files):
@@ -445,8 +447,6 @@ def _trimmed(text, param: str, piece: Piece, row0: int):
 def _ordered_categorical(chunked, param: str, piece: Piece):
     """An ordered dictionary column as an ordered ``pandas.Categorical`` (its categories
     in their declared order, used or not)."""
-    import pandas as pd
-
     chunks = [c for c in chunked.chunks if len(c)] or chunked.chunks[:1]
     order = chunks[0].dictionary
     if any(not c.dictionary.equals(order) for c in chunks[1:]):
@@ -615,6 +615,8 @@ def _csv_header(name: str, spec: Spec) -> list[str]:
             )
             return list(reader.schema.names)
     except Exception as exc:
+        if "Empty CSV file" in str(exc):  # pyarrow's words for a file of no bytes
+            raise QwkitError(f"File {name!r} is empty.", parameter="data") from None
         raise _file_error(name, "CSV", exc) from None
 
 
