@@ -10,14 +10,14 @@ last bit, as the in-memory functions, which use the same pieces.
   an integer scale; no table, any range).
 - :class:`TableStats`: the K×K table (int64 counts; exact sums of survey weights, with
   exact Σw² and the count of positive weights per cell for inference).
+- :class:`SoftSums`: the sums of soft kappa (eq. 2'), exact.
+- :class:`PairGroups`: the threshold search's (distinct score, true label) pairs.
 
 A scale that the data declare (an ordered Categorical) is adopted by the first batch and
 must be declared alike by every later batch and merged state; text ratings without a
 declared order are placed, where the order does not matter (unweighted kappa, the
 table), on the sorted distinct ratings seen so far, a scale that grows as integer ranges
 do.
-- :class:`SoftSums`: the sums of soft kappa (eq. 2'), exact.
-- :class:`PairGroups`: the threshold search's (distinct score, true label) pairs.
 
 All are small (a K×K table, five integers, or one entry per distinct score and label),
 pickle with the standard library, and import nothing but numpy and numba.
@@ -463,11 +463,6 @@ class TableStats:
         return self
 
     # ------------------------------------------------------------------ finalize
-
-    @property
-    def empty(self) -> bool:
-        """No item of positive weight yet."""
-        return self.n_rows == 0
 
     def check_items(self) -> None:
         """Raise :func:`no_items_error` when no item of positive weight was added."""
