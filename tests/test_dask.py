@@ -7,6 +7,7 @@ lazy results of a test are computed together (one round trip to the cluster).
 
 from __future__ import annotations
 
+import gzip
 import math
 import subprocess
 import sys
@@ -391,6 +392,30 @@ class TestFiles:
             assert message.format(f=repr(str(path)), F=f"File {str(path)!r}") in str(caught.value)
             assert (caught.value.parameter, caught.value.row) == (parameter, 495)
 
+    def test_paths_that_fsspec_opens(self):
+        # not a local path: listed and read through fsspec (its in-memory filesystem here)
+        import io
+
+        import fsspec
+
+        fs, root = fsspec.filesystem("memory"), "/qwkit-test-fsspec"
+        a, b = np.arange(300) % 5, (np.arange(300) * 7) % 5
+        try:
+            for i in range(3):
+                rows = slice(100 * i, 100 * (i + 1))
+                buf = io.BytesIO()
+                pq.write_table(pa.table({"a": a[rows], "b": b[rows]}), buf)
+                fs.pipe(f"{root}/pq/{i}.parquet", buf.getvalue())
+                text = "\n".join(f"{x},{y}" for x, y in zip(a[rows], b[rows], strict=True))
+                fs.pipe(f"{root}/csv/{i}.csv.gz", gzip.compress(f"a,b\n{text}\n".encode()))
+            fs.pipe(f"{root}/pq/_SUCCESS", b"")
+            ref = qwkit.kappa_score(a, b, weights="linear")
+            with dask.config.set(scheduler="sync"):
+                for data in (f"memory://{root}/pq", f"memory://{root}/csv/*.csv.gz"):
+                    assert qd.kappa_score("a", "b", weights="linear", data=data) == ref
+        finally:
+            fs.rm(root, recursive=True)
+
     def test_parquet_rows_count_from_the_file_start(self, tmp_path, monkeypatch):
         # ten row groups, in pieces of a few: an error names the row in the file
         monkeypatch.setattr(_dask_pieces, "PARQUET_BYTES", 2_000)
@@ -401,7 +426,8 @@ class TestFiles:
         )
         path = str(tmp_path / "g.parquet")
         assert (
-            len(_dask_pieces.plan([path], _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet"))) >= 2
+            len(_dask_pieces.plan([path], _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet")))
+            >= 2
         )
         with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:
             qd.kappa_score("a", "b", data=path, labels=range(5))

@@ -10,9 +10,10 @@ the in-memory functions run. Counts are integers and sums of survey weights are 
 
 Inputs: two dask arrays, two dask Series, or column names with ``data`` — a dask
 DataFrame, or a path, glob, folder or list of paths to Parquet (or ``.csv``) files, read
-piece by piece by ``_dask_pieces``. An error at an item names its file and data row, or
-its index in the whole collection — never its place inside a partition. ``compute=False``
-returns a ``dask.delayed`` object instead of the result. See ``docs/dask.md``.
+piece by piece (Parquet by row groups, CSV a file at a time; ``_dask_pieces``). An error
+at an item names its file and data row, or its index in the whole collection — never its
+place inside a partition. ``compute=False`` returns a ``dask.delayed`` object instead of
+the result. See ``docs/dask.md``.
 
 This module imports dask; ``import qwkit`` never does.
 """
