@@ -251,3 +251,7 @@ class TestDaskInTheFilesTerms:
         _check(out, qwkit.kappa_test(scale[truth % 3], scale[model % 3], weights="identity"))
         line = fails("score", path, *self.ARGS, "--engine", "dask")
         assert "column 'truth' must hold numbers; data row 1 of file" in line
+        # numbers and text in one column are not a text scale, even where order does not matter
+        path.write_text("truth,model\n1,cat\ndog,cat\n")
+        line = fails("score", path, *self.ARGS, "--engine", "dask", "--weights", "identity")
+        assert f"column 'truth' must hold numbers; data row 2 of file '{path}' has 'dog'" in line

@@ -9,21 +9,20 @@ piece and checked when pieces merge (:class:`Seen`): a column of numbers in one 
 text in another, or two files whose ordered categories declare different orders, are
 refused with both files named.
 
-Files. A path, glob, folder or list of them names Parquet files (read by row groups, a piece of
-at most ``PARQUET_BYTES`` of the used columns at a time, as dask does) or CSV files
-(one piece per file, streamed in blocks: a CSV file cannot be split at a byte offset
-without reading it from its start, since a quoted value may hold a line break). Every
-piece knows its file and the data row (0-based, the first row below the header) of its
-first item, so every error names the file and the row. Paths are local, or anything
-``fsspec`` opens (``s3://``, ``gs://``, ...).
+Files. A path, glob, folder or list of them names Parquet files (read by row groups, in
+pieces of at most ``PARQUET_BYTES`` of the used columns, dask's default block) or CSV
+files (one piece per file, streamed in blocks: a CSV file cannot be split at a byte
+offset without reading it from its start, since a quoted value may hold a line break).
+Paths are local, or anything ``fsspec`` opens (``s3://``, ``gs://``, ...).
 
 The values of a column, as the command line's local engine reads them: CSV cells are
 text, turned into numbers where the column must hold numbers (int64 when every value is
 an integer written without a decimal mark, float64 otherwise, so that ``2.0`` is the
-rating 2); an empty cell, only blanks or a null spelling (``NA``, ``null``, ...) is a
-missing value, refused with its row. Parquet columns keep their types (text columns are
-read as CSV cells are); an ordered dictionary column (a pandas ordered Categorical)
-declares its scale and becomes an ordered ``pandas.Categorical``.
+rating 2; hexadecimal refused); an empty cell, only blanks or a null spelling (``NA``,
+``null``, ...) is a missing value, refused with its row. Parquet columns keep their
+types (text columns are read as CSV cells are, as numbers when they all are); an
+ordered dictionary column (a pandas ordered Categorical) declares its scale and becomes
+an ordered ``pandas.Categorical``.
 
 Only ``qwkit.dask`` uses this module; it imports pyarrow, pandas and fsspec (all three
 come with ``dask[dataframe]``).
@@ -105,8 +104,8 @@ class Piece:
 class Spec:
     """What to read: ``columns`` (parameter → column name), the format, and how the text
     of each rating parameter is read (``modes``): ``"numbers"``, ``"text"``, or
-    ``"auto"`` (numbers when the first block of a file holds only numbers, else text);
-    other parameters hold numbers."""
+    ``"auto"`` (numbers when the first block of a file holds only numbers, text when it
+    holds no number, an error when it mixes them); other parameters hold numbers."""
 
     columns: dict[str, str]
     kind: str  # "parquet" or "csv"
@@ -419,6 +418,12 @@ def _cast_numbers(text):
     return None
 
 
+def _any_number(text) -> bool:
+    import pyarrow.compute as pc
+
+    return bool(pc.any(pc.match_substring_regex(text, _NUMBER)).as_py())
+
+
 def _not_a_number(text, param: str, piece: Piece, row0: int, *, rated: bool) -> QwkitError:
     """The error at the first value of ``text`` that is not a number."""
     import pyarrow.compute as pc
@@ -502,12 +507,12 @@ def column_values(
                 return values
         text = _trimmed(text, param, piece, row0)
         values = None if mode == "text" else _cast_numbers(text)
-        if values is None and mode == "numbers":
-            raise _not_a_number(text, param, piece, row0, rated=rated)
         if values is not None:
             decided[param] = "numbers"
             return values
-        decided[param] = "text"  # "text", or "auto" whose first block is not all numbers
+        if mode == "numbers" or (mode == "auto" and _any_number(text)):  # numbers and text
+            raise _not_a_number(text, param, piece, row0, rated=rated)
+        decided[param] = "text"  # "text", or "auto" whose first block holds no number
         return np.asarray(text.to_numpy(zero_copy_only=False), dtype=str)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind):
         return chunked.to_numpy()
