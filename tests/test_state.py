@@ -224,7 +224,7 @@ class TestAccumulators:
             np.testing.assert_array_equal(merged.labels, words)
         acc = qwkit.KappaAccumulator(weights="identity")
         acc.update(y1[:3], y2[:3])
-        with pytest.raises(TypeError, match="The ratings are numbers, but earlier batches"):
+        with pytest.raises(TypeError, match=r"mix batches of numbers and of text.*text first"):
             acc.update([1, 2], [1, 2])
         with pytest.raises(ValueError, match="with no declared order"):
             qwkit.KappaAccumulator(weights="linear").update(y1, y2)

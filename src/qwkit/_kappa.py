@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from qwkit import _sufficient
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._scale import MAX_DENSE_CLASSES, measure_scale, prepare_ratings
-from qwkit._state import SoftSums, no_items_error, soft_sums
+from qwkit._state import SoftSums, soft_sums
 from qwkit._validation import (
     as_1d,
     check_confusion,
@@ -21,6 +21,7 @@ from qwkit._validation import (
     check_replace_undefined_by,
     check_same_length,
     item_weights,
+    no_items_error,
 )
 from qwkit._warnings import warn_undefined
 from qwkit._weights import WeightsLike, check_weights, resolve

@@ -13,11 +13,9 @@ last bit, as the in-memory functions, which use the same pieces.
 - :class:`SoftSums`: the sums of soft kappa (eq. 2'), exact.
 - :class:`PairGroups`: the threshold search's (distinct score, true label) pairs.
 
-A scale that the data declare (an ordered Categorical) is adopted by the first batch and
-must be declared alike by every later batch and merged state; text ratings without a
-declared order are placed, where the order does not matter (unweighted kappa, the
-table), on the sorted distinct ratings seen so far, a scale that grows as integer ranges
-do.
+A scale that the data declare (an ordered Categorical) must be declared alike by every
+later batch and merged state; unordered text, where the order does not matter, is placed
+on the sorted distinct ratings seen so far, a scale that grows as integer ranges do.
 
 All are small (a K×K table, five integers, or one entry per distinct score and label),
 pickle with the standard library, and import nothing but numpy and numba.
@@ -50,7 +48,7 @@ from qwkit._sufficient import (
     kappa_from_table,
     rounded_table,
 )
-from qwkit._validation import ItemWeights, as_1d, item_weights, show, zero_total_error
+from qwkit._validation import ItemWeights, as_1d, item_weights, no_items_error, show
 from qwkit._weights import resolve
 
 __all__ = [
@@ -61,7 +59,6 @@ __all__ = [
     "SoftSums",
     "TableStats",
     "exact_cell_sums",
-    "no_items_error",
     "positions_of",
     "same_labels",
     "soft_sums",
@@ -86,9 +83,7 @@ def _check_same(mine, theirs, what: str) -> None:
 def _check_declared(labels: Labels, y1, y2) -> None:
     """A batch may not declare another order than the one adopted from earlier batches."""
     order = declared_order((y1, y2), ("y1", "y2"))
-    if order is not None and not (
-        order.shape == labels.values.shape and bool(np.all(order == labels.values))
-    ):
+    if order is not None and not np.array_equal(order, labels.values):
         raise QwkitError(
             f"The ratings declare the category order {show(order)}, but earlier batches "
             f"declared {show(labels.values)}; pass `labels` to fix the scale.",
@@ -97,21 +92,22 @@ def _check_declared(labels: Labels, y1, y2) -> None:
         )
 
 
+def _two_kinds(text: Labels, first: str) -> QwkitTypeError:
+    """Text ratings after numbers, or numbers after text (``first``: which came first)."""
+    return QwkitTypeError(
+        f"The ratings mix batches of numbers and of text (such as {show(text.values[:4])}), "
+        f"{first} first; every batch must rate on one scale.",
+        parameter="y1",
+        also=("y2",),
+    )
+
+
 def _declared_after_integers(labels: Labels) -> QwkitError:
     return QwkitError(
         "The ratings declare an order of categories "
         f"{show(labels.values)}, but earlier batches were integers; pass `labels`.",
         parameter="labels",
     )
-
-
-def no_items_error(weighted: str | None) -> QwkitError:
-    """Why a state holds no item of positive weight: the item weights of every row it
-    saw were zero (``weighted``: ``"sample_weight"`` or ``"counts"``; the message of the
-    in-memory functions), or it saw no row."""
-    if weighted is not None:
-        return zero_total_error(weighted)
-    return QwkitError("No items yet: call `update` first.")
 
 
 # ---------------------------------------------------------------------------- five sums
@@ -185,13 +181,11 @@ class TableStats:
     """The K×K table of two raters on one scale, mergeable exactly.
 
     Without ``labels`` the scale is the integer range of everything seen, which grows
-    with updates and merges (at most ``max_classes`` categories), or the order that the
-    first batch declares; when the order does not matter (``ordered=False``: unweighted
-    kappa, the table alone), text ratings without a declared order are placed on the
-    sorted distinct ratings seen, which grows alike. Unweighted items and ``counts`` go
-    to an int64 table; survey weights to exact sums per cell, with (when ``moments``)
-    exact Σw² and the number of items of positive weight per cell, and the smallest and
-    largest weight — everything :func:`kappa_test` needs.
+    with updates and merges (at most ``max_classes`` categories), or the order the data
+    declare, or (``ordered=False``) the sorted distinct text ratings seen. Unweighted
+    items and ``counts`` go to an int64 table; survey weights to exact sums per cell,
+    with (when ``moments``) exact Σw² and the number of items of positive weight per
+    cell, and the smallest and largest weight — everything :func:`kappa_test` needs.
     """
 
     __slots__ = (
@@ -215,14 +209,7 @@ class TableStats:
         "wpos_min",
     )
 
-    def __init__(
-        self,
-        labels: Labels | None,
-        *,
-        max_classes: int,
-        moments: bool = True,
-        ordered: bool = True,
-    ):
+    def __init__(self, labels: Labels | None, *, max_classes: int, moments=True, ordered=True):
         self.labels = labels
         self.max_classes = max_classes
         self.moments = moments
@@ -291,24 +278,15 @@ class TableStats:
             self.declared, self.inferred = not inferred, inferred
             self.counts = np.zeros((self.k, self.k), dtype=np.int64)
             return
-        if inferred:
-            raise QwkitTypeError(
-                f"The ratings are text such as {show(labels.values[:4])}, but earlier "
-                "batches were numbers; every batch must rate on one scale.",
-                parameter="y1",
-                also=("y2",),
-            )
-        raise _declared_after_integers(labels)
+        raise _two_kinds(labels, "numbers") if inferred else _declared_after_integers(labels)
 
     def _place_text(self, r: Ratings) -> Ratings:
         """Text ratings without a declared order (``r``: positions on their sorted
         distinct values) as positions on the sorted distinct ratings seen so far."""
         batch = r.labels.values
-        if self.k and self.inferred:
-            self._widen_text(batch)
-        else:  # the first batch (or one after numbers: an error)
-            _check_text_classes(batch.shape[0], self.max_classes)
-            self._adopt(r.labels, inferred=True)
+        if not (self.k and self.inferred):  # the first batch (or one after numbers: an error)
+            self._adopt(Labels(batch[:0], is_text=True, offset=None), inferred=True)
+        self._widen_text(batch)
         where = np.searchsorted(self.labels.values, batch)
         return Ratings(tuple(where[c] for c in r.columns), r.names, 0, self.k, self.labels, True)
 
@@ -318,7 +296,12 @@ class TableStats:
         union = np.union1d(mine, values)
         if union.shape[0] == mine.shape[0]:
             return
-        _check_text_classes(union.shape[0], self.max_classes)
+        if union.shape[0] > self.max_classes:
+            raise QwkitError(
+                f"The text ratings take {union.shape[0]} distinct values; a mergeable table "
+                f"holds at most {self.max_classes}. Pass `labels`.",
+                parameter="labels",
+            )
         self._remap(np.searchsorted(union, mine), union.shape[0])
         self.labels = Labels(values=union, is_text=True, offset=None)
 
@@ -344,13 +327,8 @@ class TableStats:
                 r = self._place_text(r)  # unordered text: the sorted ratings seen so far
             else:
                 self._adopt(r.labels)  # a declared order (an ordered Categorical)
-        elif self.inferred:  # numbers after text
-            raise QwkitTypeError(
-                f"The ratings are numbers, but earlier batches were text such as "
-                f"{show(self.labels.values[:4])}; every batch must rate on one scale.",
-                parameter="y1",
-                also=("y2",),
-            )
+        elif self.inferred:
+            raise _two_kinds(self.labels, "text")
         survey = iw.kind == "survey"
         if self.labels is not None:
             self._add_ratings(r, iw, r.offset, self.k)
@@ -511,15 +489,6 @@ def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squ
     sums = ExactRows.of(rows, base + UNIT_EXPONENT)
     sq_rows = ExactRows.of(sq, 2 * (base + UNIT_EXPONENT)) if squares else None
     return sums, sq_rows, positive
-
-
-def _check_text_classes(k: int, max_classes: int) -> None:
-    if k > max_classes:
-        raise QwkitError(
-            f"The text ratings take {k} distinct values; a mergeable table holds at most "
-            f"{max_classes}. Pass `labels`.",
-            parameter="labels",
-        )
 
 
 def _cells(idx: np.ndarray, k: int) -> np.ndarray:

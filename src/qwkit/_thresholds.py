@@ -30,13 +30,14 @@ from qwkit._scale import (
     prepare_labels,
     prepare_ratings,
 )
-from qwkit._state import PairGroups, no_items_error, same_labels
+from qwkit._state import PairGroups, same_labels
 from qwkit._sufficient import kappa_from_table
 from qwkit._validation import (
     as_1d,
     check_integer,
     check_same_length,
     item_weights,
+    no_items_error,
     real_vector,
     show,
 )

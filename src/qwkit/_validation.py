@@ -41,6 +41,7 @@ __all__ = [
     "feature_matrix",
     "integral_or_none",
     "item_weights",
+    "no_items_error",
     "real_vector",
     "scalar",
     "show",
@@ -490,6 +491,15 @@ def zero_total_error(parameter: str) -> QwkitError:
     return QwkitError(
         f"`{parameter}` must not sum to zero; {dropped} would be dropped.", parameter=parameter
     )
+
+
+def no_items_error(weighted: str | None) -> QwkitError:
+    """Why a mergeable state holds no item of positive weight: the item weights of every
+    row it saw were zero (``weighted``: ``"sample_weight"`` or ``"counts"``; the message of
+    the in-memory functions), or it saw no row."""
+    if weighted is not None:
+        return zero_total_error(weighted)
+    return QwkitError("No items yet: call `update` first.")
 
 
 def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
