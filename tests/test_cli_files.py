@@ -409,6 +409,26 @@ class TestQuotedLineBreaks:
         copied = (tmp_path / "out.csv").read_text()
         assert copied.startswith('note,grade,raw,raw_class\n"two\nlines, ""quoted""",')
 
+    @pytest.mark.parametrize("block", [97, 1 << 10])
+    def test_parse_error_names_its_data_row_in_a_later_block(self, tmp_path, monkeypatch, block):
+        # rows are counted as records (a quoted line break counts once) from the first row
+        # below the header, comment lines above it not counted, whatever block holds them
+        monkeypatch.setattr(_io, "_BLOCK_BYTES", block)
+        records = ['"two\nlines",1,1' if i % 2 == 0 else "x,2,2" for i in range(3000)]
+        records[2993] = "x,2,2,extra"  # data row 2,994, on line 2 + 2 + 2,993 + 1,497
+        path = write_file(
+            tmp_path / "ml.csv", "# provenance\n# two lines\nnote,grade,raw\n" + "\n".join(records)
+        )
+        line = fails("score", path, "-t", "grade", "-p", "raw")
+        assert line == (
+            f"qwkit: error: could not read '{path}' as delimited text: data row 2994 has 4 "
+            "field(s) where the header has 3 (a value that holds the separator must be quoted)."
+        )
+        records[2993] = "x,2,y"  # a value that is not a number, in the same place
+        write_file(path, "# provenance\nnote,grade,raw\n" + "\n".join(records))
+        line = fails("score", path, "-t", "grade", "-p", "raw")
+        assert "column 'raw' must hold numbers; data row 2994 has 'y'" in line
+
 
 class TestApplyOutputFormat:
     def test_unknown_extension_is_refused(self, tmp_path):

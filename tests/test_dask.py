@@ -7,6 +7,7 @@ lazy results of a test are computed together (one round trip to the cluster).
 
 from __future__ import annotations
 
+import gzip
 import math
 import subprocess
 import sys
@@ -16,12 +17,15 @@ import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from dask.delayed import Delayed
 from distributed import Client, LocalCluster
 
 import qwkit
 import qwkit.dask as qd
+from qwkit import _dask_pieces
 from qwkit._extras import install_command
 
 SEED = 20261121
@@ -287,6 +291,222 @@ class TestParquet:
             res.thresholds,
             qwkit.optimize_thresholds(data["a"], data["score"], counts=data["counts"]).thresholds,
         )
+
+
+def _ordered(values, order):
+    kind = pa.dictionary(pa.int8(), pa.string(), ordered=True)
+    codes = pa.array([order.index(v) for v in values], pa.int8())
+    return pa.DictionaryArray.from_arrays(codes, order).cast(kind)
+
+
+class TestFiles:
+    """Files named by `data`: values read as the command line reads them, and every
+    error in the user's terms — the file, the column, the data row (issue 18)."""
+
+    SCALE = ("low", "mid", "high")
+
+    def test_declared_orders_that_differ_are_refused_everywhere(self, client, tmp_path):
+        a, b = ["low", "mid", "high", "mid"], ["low", "high", "high", "mid"]
+        for i, order in enumerate((list(self.SCALE), list(self.SCALE[::-1]))):
+            table = pa.table({"y": _ordered(a, order), "p": _ordered(b, order), "s": [0.1] * 4})
+            pq.write_table(table, tmp_path / f"{i}.parquet")
+        calls = [
+            lambda **kw: qd.kappa_score("y", "p", **kw),  # five sums: it gave a number
+            lambda **kw: qd.kappa_score("y", "p", weights="linear", **kw),
+            lambda **kw: qd.kappa_score("y", "p", weights="identity", **kw),
+            lambda **kw: qd.kappa_test("y", "p", **kw),
+            lambda **kw: qd.confusion_matrix("y", "p", **kw),
+            lambda **kw: qd.optimize_thresholds("y", "s", **kw),
+        ]
+        first, second = (repr(str(tmp_path / f"{i}.parquet")) for i in (0, 1))
+        for call in calls:
+            with pytest.raises(qwkit.QwkitError) as caught:
+                call(data=str(tmp_path))
+            text = str(caught.value)
+            assert f"in file {first}, but `" in text and f"in file {second};" in text, text
+            assert caught.value.parameter == "labels"
+            assert call(data=str(tmp_path), labels=list(self.SCALE)) is not None  # labels decide
+        # one state fed batch by batch refuses a second order too
+        acc = qwkit.KappaAccumulator()
+        acc.update(
+            pd.Categorical(a, self.SCALE, ordered=True), pd.Categorical(b, self.SCALE, ordered=True)
+        )
+        later = pd.Categorical(a, list(self.SCALE[::-1]), ordered=True)
+        with pytest.raises(ValueError, match="but earlier batches declared"):
+            acc.update(later, later)
+
+    def test_missing_paths_and_columns_are_named(self, client, tmp_path):
+        pq.write_table(pa.table({"a": [1, 2], "b": [1, 2]}), tmp_path / "x.parquet")
+        for name in ("nope.parquet", "nope-*.parquet", "nope/", "nope.csv"):
+            path = str(tmp_path / name)
+            with pytest.raises(qwkit.QwkitError, match="neither a file, a folder nor") as caught:
+                qd.kappa_score("a", "b", data=path)
+            assert repr(path) in str(caught.value) and caught.value.parameter == "data"
+        with pytest.raises(
+            qwkit.QwkitError, match=r"`data` has no column 'c' in file .*x\.parquet"
+        ):
+            qd.kappa_score("a", "c", data=str(tmp_path))
+
+    def test_csv_values_as_the_command_line_reads_them(self, tmp_path, monkeypatch):
+        # '2.0' in the last rows, in a later block than the first: the rating 2
+        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 9)
+        rng = np.random.default_rng(SEED)
+        a, b = rng.integers(0, 5, 400), rng.integers(0, 5, 400)
+        lines = [f"{x},{y}" for x, y in zip(a, b, strict=True)]
+        lines[-2:] = [f"{x}.0,{y}.0" for x, y in zip(a[-2:], b[-2:], strict=True)]
+        (tmp_path / "r.csv").write_text("a,b\n" + "\n".join(lines) + "\n")
+        data = str(tmp_path / "r.csv")
+        with dask.config.set(scheduler="sync"):
+            for weights in WEIGHTS:
+                got = qd.kappa_score("a", "b", weights=weights, data=data)
+                assert got == qwkit.kappa_score(a, b, weights=weights)
+            assert qd.kappa_test("a", "b", data=data).pvalue == qwkit.kappa_test(a, b).pvalue
+
+    def test_csv_errors_name_the_file_column_and_data_row(self, tmp_path, monkeypatch):
+        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 9)
+        good = [
+            f'{i % 5},{(i + 1) % 5},"a\nb"' if i % 4 == 0 else f"{i % 5},{i % 5},c"
+            for i in range(500)
+        ]
+        cases = [  # (record 495 = data row 496, the parameter, the message)
+            ("2,abc,c", "y2", "`y2` must hold numbers; data row 496 of file {f} has 'abc'."),
+            ("2,,c", "y2", "`y2` has a missing value (data row 496 of file {f})"),
+            (
+                "2,2,c,d",
+                "data",
+                "{F} is not valid CSV: data row 496 has 4 fields where the header has 3",
+            ),
+            (
+                "9,2,c",
+                "y1",
+                "`y1` contains 9, which is not in `labels` [0, 1, 2, 3, 4] (data row 496 of "
+                "file {f}).",
+            ),
+        ]
+        for i, (record, parameter, message) in enumerate(cases):
+            lines = list(good)
+            lines[495] = record
+            path = tmp_path / f"bad{i}.csv"
+            path.write_text("a,b,note\n" + "\n".join(lines) + "\n")
+            with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:
+                qd.kappa_score("a", "b", data=str(path), labels=range(5))
+            assert message.format(f=repr(str(path)), F=f"File {str(path)!r}") in str(caught.value)
+            assert (caught.value.parameter, caught.value.row) == (parameter, 495)
+
+    def test_paths_that_fsspec_opens(self):
+        # not a local path: listed and read through fsspec (its in-memory filesystem here)
+        import io
+
+        import fsspec
+
+        fs, root = fsspec.filesystem("memory"), "/qwkit-test-fsspec"
+        a, b = np.arange(300) % 5, (np.arange(300) * 7) % 5
+        try:
+            for i in range(3):
+                rows = slice(100 * i, 100 * (i + 1))
+                buf = io.BytesIO()
+                pq.write_table(pa.table({"a": a[rows], "b": b[rows]}), buf)
+                fs.pipe(f"{root}/pq/{i}.parquet", buf.getvalue())
+                text = "\n".join(f"{x},{y}" for x, y in zip(a[rows], b[rows], strict=True))
+                fs.pipe(f"{root}/csv/{i}.csv.gz", gzip.compress(f"a,b\n{text}\n".encode()))
+            fs.pipe(f"{root}/pq/_SUCCESS", b"")
+            ref = qwkit.kappa_score(a, b, weights="linear")
+            with dask.config.set(scheduler="sync"):
+                for data in (f"memory://{root}/pq", f"memory://{root}/csv/*.csv.gz"):
+                    assert qd.kappa_score("a", "b", weights="linear", data=data) == ref
+        finally:
+            fs.rm(root, recursive=True)
+
+    def test_parquet_rows_count_from_the_file_start(self, tmp_path, monkeypatch):
+        # ten row groups, in pieces of a few: an error names the row in the file
+        monkeypatch.setattr(_dask_pieces, "PARQUET_BYTES", 2_000)
+        b = np.arange(1000) % 5
+        b[999] = 7
+        pq.write_table(
+            pa.table({"a": np.arange(1000) % 5, "b": b}), tmp_path / "g.parquet", row_group_size=100
+        )
+        path = str(tmp_path / "g.parquet")
+        assert (
+            len(_dask_pieces.plan([path], _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet")))
+            >= 2
+        )
+        with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:
+            qd.kappa_score("a", "b", data=path, labels=range(5))
+        assert f"(data row 1000 of file {path!r})" in str(caught.value)
+        assert caught.value.row == 999
+
+
+class TestGlobalRows:
+    """An error at item 999 says index 999, not the index inside its partition."""
+
+    def test_arrays_frames_and_series(self, client):
+        a = np.arange(1000) % 5
+        b = a.copy()
+        b[999] = 7
+        frame = dd.from_pandas(pd.DataFrame({"a": a, "b": b}), npartitions=10)
+        calls = [
+            lambda: qd.kappa_score(
+                da.from_array(a, chunks=100), da.from_array(b, chunks=100), labels=range(5)
+            ),
+            lambda: qd.kappa_score("a", "b", data=frame, labels=range(5)),
+            lambda: qd.kappa_test(frame.a, frame.b, labels=range(5)),
+            lambda: qd.kappa_score("a", "b", data=frame, labels=range(5), compute=False).compute(),
+        ]
+        for call in calls:
+            with pytest.raises(qwkit.QwkitError) as caught:
+                call()
+            assert (
+                str(caught.value)
+                == "`y2` contains 7, which is not in `labels` [0, 1, 2, 3, 4] (index 999)."
+            )
+            assert caught.value.row == 999
+
+
+class TestTextWithIdentityWeights:
+    def test_unordered_text_needs_no_labels_where_the_order_does_not_matter(self, client):
+        rng = np.random.default_rng(SEED)
+        words = np.array(["ant", "bee", "cat", "dog"])
+        # partitions that see different subsets of the words
+        y1 = np.concatenate([words[rng.integers(0, 2, 300)], words[rng.integers(1, 4, 300)]])
+        y2 = np.concatenate([words[rng.integers(0, 3, 300)], words[rng.integers(2, 4, 300)]])
+        frame = pd.DataFrame({"y1": y1, "y2": y2, "w": rng.random(600)})
+        ddf = dd.from_pandas(frame, npartitions=4)
+        for kw in ({}, {"sample_weight": "w"}):
+            mem = {k: frame[v] for k, v in kw.items()}
+            got = qd.kappa_score("y1", "y2", weights="identity", data=ddf, **kw)
+            assert got == qwkit.kappa_score(y1, y2, weights="identity", **mem)
+            res = qd.kappa_test("y1", "y2", weights="identity", data=ddf, **kw)
+            ref = qwkit.kappa_test(y1, y2, weights="identity", **mem)
+            assert (res.statistic, res.standard_error) == (ref.statistic, ref.standard_error)
+            np.testing.assert_array_equal(res.labels, words)
+            got = qd.confusion_matrix("y1", "y2", data=ddf, **kw)
+            np.testing.assert_array_equal(got, qwkit.confusion_matrix(y1, y2, **mem))
+        with pytest.raises(qwkit.QwkitError, match="with no declared order"):
+            qd.kappa_score("y1", "y2", weights="linear", data=ddf)
+
+
+class TestNoItems:
+    """Weights that drop every row, or no rows: the in-memory function's error."""
+
+    def test_zero_weights_and_no_rows(self, client, tmp_path):
+        frame = pd.DataFrame({"a": [1, 2, 3, 1], "b": [1, 2, 2, 1], "z": [0, 0, 0, 0]})
+        ddf = dd.from_pandas(frame, npartitions=2)
+        for name in ("counts", "sample_weight"):
+            for pair, calls in (
+                (("a", "b"), (qd.kappa_score, qd.kappa_test, qd.confusion_matrix)),
+                (("a", "b"), (qd.soft_kappa_score, qd.optimize_thresholds)),
+            ):
+                for call in calls:
+                    memory = getattr(qwkit, call.__name__)
+                    with pytest.raises(qwkit.QwkitError) as expected:
+                        memory(frame.a, frame.b, **{name: frame.z})
+                    with pytest.raises(qwkit.QwkitError) as caught:
+                        call(*pair, data=ddf, **{name: "z"})
+                    assert str(caught.value) == str(expected.value)
+                    assert caught.value.parameter == name
+        (tmp_path / "h.csv").write_text("a,b\n")
+        with pytest.raises(qwkit.QwkitError, match="`y1` and `y2` are empty"):
+            qd.kappa_test("a", "b", data=str(tmp_path / "h.csv"))
 
 
 def test_missing_dask_names_the_extra():

@@ -177,6 +177,77 @@ class TestAccumulators:
         assert merged.score() == qwkit.kappa_score(a, b, weights="linear")
         np.testing.assert_array_equal(merged.labels, ["low", "mid", "high"])
 
+    def test_declared_orders_merge_into_the_quadratic_sums(self):
+        # the five sums of unweighted quadratic kappa take the declared order (issue 18:
+        # they merged two different orders into a number)
+        import pandas as pd
+
+        from qwkit._state import QuadraticSums
+
+        order = ["low", "mid", "high"]
+        a = pd.Series(["low", "high", "mid", "mid", "low"], dtype=pd.CategoricalDtype(order, True))
+        b = pd.Series(["low", "mid", "mid", "high", "mid"], dtype=a.dtype)
+        first, second, empty = (QuadraticSums(None) for _ in range(3))
+        first.update(a[:2], b[:2])
+        second.update(a[2:], b[2:])
+        merged = empty.merge(first.merge(second))
+        assert merged.kappa(math.nan) == qwkit.kappa_score(a, b)
+        reverse = pd.CategoricalDtype(order[::-1], True)
+        other = QuadraticSums(None)
+        other.update(a.astype(reverse), b.astype(reverse))
+        with pytest.raises(ValueError, match="`other` has a different scale"):
+            merged.merge(other)
+        with pytest.raises(ValueError, match="but earlier batches declared"):
+            merged.update(a.astype(reverse), b.astype(reverse))
+        numbers = QuadraticSums(None)
+        numbers.update([1, 2], [2, 2])
+        with pytest.raises(ValueError, match="but earlier batches were integers"):
+            numbers.update(a, b)
+
+    def test_unordered_text_where_the_order_does_not_matter(self):
+        # identity weights and the table need no order: the scale is the sorted distinct
+        # ratings seen, growing as updates and merges bring new ones
+        rng = np.random.default_rng(SEED)
+        words = np.array(["ant", "bee", "cat", "dog", "eel"])
+        first = np.sort(rng.integers(0, 5, 200))  # pieces in order see different words
+        y1, y2 = words[first], words[np.clip(first + rng.integers(-1, 2, 200), 0, 4)]
+        w = rng.random(200)
+        for kw in ({}, {"sample_weight": w}):
+            pieces = []
+            for lo, hi in ((0, 40), (40, 41), (41, 120), (120, 200)):
+                acc = qwkit.KappaAccumulator(weights="identity")
+                acc.update(y1[lo:hi], y2[lo:hi], **{k: v[lo:hi] for k, v in kw.items()})
+                pieces.append(acc)
+            merged = pieces[3].merge(pieces[0]).merge(pieces[2].merge(pieces[1]))
+            assert merged.score() == qwkit.kappa_score(y1, y2, weights="identity", **kw)
+            np.testing.assert_array_equal(merged.confusion, qwkit.confusion_matrix(y1, y2, **kw))
+            np.testing.assert_array_equal(merged.labels, words)
+        acc = qwkit.KappaAccumulator(weights="identity")
+        acc.update(y1[:3], y2[:3])
+        with pytest.raises(TypeError, match=r"mix batches of numbers and of text.*text first"):
+            acc.update([1, 2], [1, 2])
+        with pytest.raises(ValueError, match="with no declared order"):
+            qwkit.KappaAccumulator(weights="linear").update(y1, y2)
+
+    @pytest.mark.parametrize("name", ["counts", "sample_weight"])
+    def test_zero_weights_say_what_the_in_memory_function_says(self, name):
+        # not the accumulator's "call `update` first": the rows came, their weights drop them
+        for acc, memory in (
+            (qwkit.KappaAccumulator(), qwkit.kappa_score),
+            (qwkit.SoftKappaAccumulator(), qwkit.soft_kappa_score),
+            (qwkit.ThresholdAccumulator(), qwkit.optimize_thresholds),
+        ):
+            with pytest.raises(ValueError, match="No items yet: call `update` first"):
+                acc.optimize() if hasattr(acc, "optimize") else acc.score()
+            acc.update([1, 2, 3], [1, 2, 2], **{name: [0, 0, 0]})
+            acc.merge(type(acc)())
+            with pytest.raises(ValueError) as expected:
+                memory([1, 2, 3], [1, 2, 2], **{name: [0, 0, 0]})
+            with pytest.raises(ValueError) as caught:
+                acc.optimize() if hasattr(acc, "optimize") else acc.score()
+            assert str(caught.value) == str(expected.value)
+            assert caught.value.parameter == name
+
     def test_threshold_accumulator_grows_its_integer_scale(self):
         acc = qwkit.ThresholdAccumulator()
         acc.update([3, 4, 4], [3.1, 3.9, 4.2])

@@ -42,7 +42,9 @@ class KappaAccumulator:
         The ordered rating scale. When None, the ratings must be integers (or ordered
         Categoricals) and the scale is the integer range of every rating seen, which
         grows with the updates (at most 1,024 categories for named weights, 10,000 for
-        a matrix); text ratings need ``labels``.
+        a matrix); text ratings need ``labels``, except with ``weights="identity"``,
+        where the order does not matter and the scale is the sorted distinct ratings
+        seen.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights; see :func:`weight_matrix`.
@@ -89,7 +91,8 @@ default="quadratic"
         else:
             self._wmat = None  # resolved when the scale is known
         limit = TABLE_CLASSES if named and lab is None else MAX_DENSE_CLASSES
-        self._stats = TableStats(lab, max_classes=limit)
+        ordered = not (named and self._kind == "identity")
+        self._stats = TableStats(lab, max_classes=limit, ordered=ordered)
         self._n = 0
 
     @property
@@ -135,7 +138,13 @@ default="quadratic"
                 parameter="other",
             )
         mine, theirs = self._stats.labels, other._stats.labels
-        if mine is not None and theirs is not None and not same_labels(mine, theirs):
+        sorted_text = self._stats.inferred and other._stats.inferred  # merged as a union
+        if (
+            mine is not None
+            and theirs is not None
+            and not sorted_text
+            and not same_labels(mine, theirs)
+        ):
             raise QwkitError(
                 "`other` has a different scale: labels "
                 f"{show(other.labels)} vs {show(self.labels)}.",
@@ -180,8 +189,7 @@ default="quadratic"
         return stats_test_result(self._stats, self._kind, alternative)
 
     def _check_seen(self) -> None:
-        if self._stats.empty:
-            raise QwkitError("No items with positive weight yet: call `update` before `score`.")
+        self._stats.check_items()
 
     def __repr__(self) -> str:
         return f"KappaAccumulator(labels={show(self.labels)}, n_samples={self._n})"

@@ -21,6 +21,7 @@ from qwkit._validation import (
     check_replace_undefined_by,
     check_same_length,
     item_weights,
+    no_items_error,
 )
 from qwkit._warnings import warn_undefined
 from qwkit._weights import WeightsLike, check_weights, resolve
@@ -349,6 +350,7 @@ class SoftKappaAccumulator:
     def __init__(self):
         self._sums = SoftSums()
         self._n = 0
+        self._weighted = None  # the item weights of the rows seen, if any
 
     @property
     def n_samples(self) -> int:
@@ -372,6 +374,8 @@ class SoftKappaAccumulator:
         w = item_weights(sample_weight, counts, y.shape[0], allow_zero_total=True).as_float()
         self._sums.add(soft_sums(y, f, w))
         self._n += int(y.shape[0])
+        if w is not None:
+            self._weighted = "counts" if counts is not None else "sample_weight"
 
     def merge(self, other: SoftKappaAccumulator) -> SoftKappaAccumulator:
         """Add ``other``'s sums into this accumulator (in place) and return ``self``."""
@@ -382,12 +386,13 @@ class SoftKappaAccumulator:
             )
         self._sums.merge(other._sums)
         self._n += other._n
+        self._weighted = self._weighted or other._weighted
         return self
 
     def score(self) -> float:
         """Soft kappa of everything seen so far."""
         if self._sums.sums[0] == 0:
-            raise QwkitError("No items with positive weight yet: call `update` before `score`.")
+            raise no_items_error(self._weighted)
         return _soft_kappa(self._sums)
 
     def __repr__(self) -> str:

@@ -13,6 +13,10 @@ last bit, as the in-memory functions, which use the same pieces.
 - :class:`SoftSums`: the sums of soft kappa (eq. 2'), exact.
 - :class:`PairGroups`: the threshold search's (distinct score, true label) pairs.
 
+A scale that the data declare (an ordered Categorical) must be declared alike by every
+later batch and merged state; unordered text, where the order does not matter, is placed
+on the sorted distinct ratings seen so far, a scale that grows as integer ranges do.
+
 All are small (a K×K table, five integers, or one entry per distinct score and label),
 pickle with the standard library, and import nothing but numpy and numba.
 """
@@ -30,6 +34,8 @@ from qwkit._moments import kappa_from_sums, quadratic_sums
 from qwkit._scale import (
     MAX_DENSE_CLASSES,
     Labels,
+    Ratings,
+    declared_order,
     measure_scale,
     out_of_scale_error,
     prepare_ratings,
@@ -42,7 +48,7 @@ from qwkit._sufficient import (
     kappa_from_table,
     rounded_table,
 )
-from qwkit._validation import ItemWeights, as_1d, item_weights, show
+from qwkit._validation import ItemWeights, as_1d, item_weights, no_items_error, show
 from qwkit._weights import resolve
 
 __all__ = [
@@ -74,26 +80,67 @@ def _check_same(mine, theirs, what: str) -> None:
         )
 
 
+def _check_declared(labels: Labels, y1, y2) -> None:
+    """A batch may not declare another order than the one adopted from earlier batches."""
+    order = declared_order((y1, y2), ("y1", "y2"))
+    if order is not None and not np.array_equal(order, labels.values):
+        raise QwkitError(
+            f"The ratings declare the category order {show(order)}, but earlier batches "
+            f"declared {show(labels.values)}; pass `labels` to fix the scale.",
+            parameter="labels",
+            also=("y1", "y2"),
+        )
+
+
+def _two_kinds(text: Labels, first: str) -> QwkitTypeError:
+    """Text ratings after numbers, or numbers after text (``first``: which came first)."""
+    return QwkitTypeError(
+        f"The ratings mix batches of numbers and of text (such as {show(text.values[:4])}), "
+        f"{first} first; every batch must rate on one scale.",
+        parameter="y1",
+        also=("y2",),
+    )
+
+
+def _declared_after_integers(labels: Labels) -> QwkitError:
+    return QwkitError(
+        "The ratings declare an order of categories "
+        f"{show(labels.values)}, but earlier batches were integers; pass `labels`.",
+        parameter="labels",
+    )
+
+
 # ---------------------------------------------------------------------------- five sums
 
 
 class QuadraticSums:
     """n and the integer sums Σa, Σb, Σ(a² + b²), Σab of eq. Q (exact integers)."""
 
-    __slots__ = ("labels", "sums")
+    __slots__ = ("declared", "labels", "sums")
 
     def __init__(self, labels: Labels | None):
         self.labels = labels
+        self.declared = False  # labels adopted from an order the data declare
         self.sums = [0, 0, 0, 0, 0]  # n, Σa, Σb, Σ(a² + b²), Σab
 
     def update(self, y1, y2) -> None:
         if _empty(y1, y2):
             return
         r = prepare_ratings((y1, y2), _values(self.labels))
+        if self.declared:
+            _check_declared(self.labels, y1, y2)
+        elif self.labels is None and r.labels is not None:  # a declared order
+            if self.sums[0]:
+                raise _declared_after_integers(r.labels)
+            self.labels, self.declared = r.labels, True
         for i, s in enumerate((r.n_samples, *quadratic_sums(r))):
             self.sums[i] += int(s)
 
     def merge(self, other: QuadraticSums) -> QuadraticSums:
+        if other.sums[0] == 0:
+            return self
+        if self.sums[0] == 0 and self.labels is None:
+            self.labels, self.declared = other.labels, other.declared
         _check_same(self.labels, other.labels, "labels")
         self.sums = [x + y for x, y in zip(self.sums, other.sums, strict=True)]
         return self
@@ -134,14 +181,17 @@ class TableStats:
     """The K×K table of two raters on one scale, mergeable exactly.
 
     Without ``labels`` the scale is the integer range of everything seen, which grows
-    with updates and merges (at most ``max_classes`` categories). Unweighted items and
-    ``counts`` go to an int64 table; survey weights to exact sums per cell, with (when
-    ``moments``) exact Σw² and the number of items of positive weight per cell, and the
-    smallest and largest weight — everything :func:`kappa_test` needs.
+    with updates and merges (at most ``max_classes`` categories), or the order the data
+    declare, or (``ordered=False``) the sorted distinct text ratings seen. Unweighted
+    items and ``counts`` go to an int64 table; survey weights to exact sums per cell,
+    with (when ``moments``) exact Σw² and the number of items of positive weight per
+    cell, and the smallest and largest weight — everything :func:`kappa_test` needs.
     """
 
     __slots__ = (
         "counts",
+        "declared",
+        "inferred",
         "k",
         "kinds",
         "labels",
@@ -149,6 +199,7 @@ class TableStats:
         "moments",
         "n_rows",
         "offset",
+        "ordered",
         "positive",
         "squares",
         "survey",
@@ -158,10 +209,13 @@ class TableStats:
         "wpos_min",
     )
 
-    def __init__(self, labels: Labels | None, *, max_classes: int, moments: bool = True):
+    def __init__(self, labels: Labels | None, *, max_classes: int, moments=True, ordered=True):
         self.labels = labels
         self.max_classes = max_classes
         self.moments = moments
+        self.ordered = ordered
+        self.declared = False  # labels adopted from an order the data declare
+        self.inferred = False  # labels: the sorted distinct text ratings seen so far
         self.offset = labels.offset if labels is not None and labels.offset is not None else 0
         self.k = labels.n_classes if labels is not None else 0
         if self.k > max_classes:
@@ -198,8 +252,12 @@ class TableStats:
         if new_lo == self.offset and new_k == self.k:
             return
         shift = self.offset - new_lo if self.k else 0
-        idx = np.arange(self.k) + shift
-        cells = (idx[:, None] * new_k + idx[None, :]).ravel()
+        self._remap(np.arange(self.k) + shift, new_k)
+        self.offset = new_lo
+
+    def _remap(self, idx: np.ndarray, new_k: int) -> None:
+        """Move the table onto a wider scale: category i goes to position ``idx[i]``."""
+        cells = _cells(idx, new_k)
         counts = np.zeros((new_k, new_k), dtype=np.int64)
         counts[np.ix_(idx, idx)] = self.counts
         self.counts = counts
@@ -210,26 +268,48 @@ class TableStats:
                 positive = np.zeros(new_k * new_k, dtype=np.int64)
                 positive[cells] = self.positive
                 self.positive = positive
-        self.offset, self.k = new_lo, new_k
+        self.k = new_k
 
-    def _adopt(self, labels: Labels) -> None:
-        """Take the scale that the data declare (an ordered Categorical or Enum)."""
+    def _adopt(self, labels: Labels, *, inferred: bool = False) -> None:
+        """Take the scale that the data declare (an ordered Categorical or Enum), or
+        (``inferred``) the sorted distinct text ratings of a batch."""
         if self.k == 0:
             self.labels, self.offset, self.k = labels, 0, labels.n_classes
+            self.declared, self.inferred = not inferred, inferred
             self.counts = np.zeros((self.k, self.k), dtype=np.int64)
             return
-        raise QwkitError(
-            "The ratings declare an order of categories "
-            f"{show(labels.values)}, but earlier batches were integers; pass `labels`.",
-            parameter="labels",
-        )
+        raise _two_kinds(labels, "numbers") if inferred else _declared_after_integers(labels)
+
+    def _place_text(self, r: Ratings) -> Ratings:
+        """Text ratings without a declared order (``r``: positions on their sorted
+        distinct values) as positions on the sorted distinct ratings seen so far."""
+        batch = r.labels.values
+        if not (self.k and self.inferred):  # the first batch (or one after numbers: an error)
+            self._adopt(Labels(batch[:0], is_text=True, offset=None), inferred=True)
+        self._widen_text(batch)
+        where = np.searchsorted(self.labels.values, batch)
+        return Ratings(tuple(where[c] for c in r.columns), r.names, 0, self.k, self.labels, True)
+
+    def _widen_text(self, values: np.ndarray) -> None:
+        """Widen a scale of sorted distinct text ratings to hold ``values`` too."""
+        mine = self.labels.values
+        union = np.union1d(mine, values)
+        if union.shape[0] == mine.shape[0]:
+            return
+        if union.shape[0] > self.max_classes:
+            raise QwkitError(
+                f"The text ratings take {union.shape[0]} distinct values; a mergeable table "
+                f"holds at most {self.max_classes}. Pass `labels`.",
+                parameter="labels",
+            )
+        self._remap(np.searchsorted(union, mine), union.shape[0])
+        self.labels = Labels(values=union, is_text=True, offset=None)
 
     def _place(self, lo: int, k: int) -> np.ndarray:
         """Cell indices in this table of the cells of a k×k table starting at lo."""
         if self.labels is not None:
             return np.arange(self.k * self.k)
-        idx = np.arange(k) + (lo - self.offset)
-        return (idx[:, None] * self.k + idx[None, :]).ravel()
+        return _cells(np.arange(k) + (lo - self.offset), self.k)
 
     # ------------------------------------------------------------------ update, merge
 
@@ -237,10 +317,18 @@ class TableStats:
         if _empty(y1, y2):
             item_weights(sample_weight, counts, 0, allow_zero_total=True)
             return
-        r = prepare_ratings((y1, y2), _values(self.labels))
+        given = None if self.inferred else _values(self.labels)
+        r = prepare_ratings((y1, y2), given, ordered=self.ordered)
         iw = item_weights(sample_weight, counts, r.n_samples, allow_zero_total=True)
-        if self.labels is None and r.labels is not None:  # a declared order (Categorical)
-            self._adopt(r.labels)
+        if self.declared:
+            _check_declared(self.labels, y1, y2)
+        elif given is None and r.labels is not None:
+            if r.labels.is_text and declared_order((y1, y2), ("y1", "y2")) is None:
+                r = self._place_text(r)  # unordered text: the sorted ratings seen so far
+            else:
+                self._adopt(r.labels)  # a declared order (an ordered Categorical)
+        elif self.inferred:
+            raise _two_kinds(self.labels, "text")
         survey = iw.kind == "survey"
         if self.labels is not None:
             self._add_ratings(r, iw, r.offset, self.k)
@@ -322,11 +410,15 @@ class TableStats:
         if other.k == 0:
             return self
         if self.k == 0 and self.labels is None and other.labels is not None:
-            self._adopt(other.labels)
-        _check_same(self.labels, other.labels, "labels")
-        if self.labels is None:
-            self._grow(other.offset, other.k)
-        cells = self._place(other.offset, other.k)
+            self._adopt(other.labels, inferred=other.inferred)
+        if self.inferred and other.inferred:  # sorted text ratings: onto their union
+            self._widen_text(other.labels.values)
+            cells = _cells(np.searchsorted(self.labels.values, other.labels.values), self.k)
+        else:
+            _check_same(self.labels, other.labels, "labels")
+            if self.labels is None:
+                self._grow(other.offset, other.k)
+            cells = self._place(other.offset, other.k)
         flat = self.counts.ravel().copy()
         flat[cells] += other.counts.ravel()
         self.counts = flat.reshape(self.k, self.k)
@@ -350,10 +442,11 @@ class TableStats:
 
     # ------------------------------------------------------------------ finalize
 
-    @property
-    def empty(self) -> bool:
-        """No item of positive weight yet."""
-        return self.n_rows == 0
+    def check_items(self) -> None:
+        """Raise :func:`no_items_error` when no item of positive weight was added."""
+        if self.n_rows == 0:
+            weighted = "counts" if "counts" in self.kinds else None
+            raise no_items_error("sample_weight" if "survey" in self.kinds else weighted)
 
     def scale(self):
         """The categories of the scale (labels, or the integer range)."""
@@ -396,6 +489,11 @@ def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squ
     sums = ExactRows.of(rows, base + UNIT_EXPONENT)
     sq_rows = ExactRows.of(sq, 2 * (base + UNIT_EXPONENT)) if squares else None
     return sums, sq_rows, positive
+
+
+def _cells(idx: np.ndarray, k: int) -> np.ndarray:
+    """Flat cell indices in a k×k table of the cells of the categories at ``idx``."""
+    return (idx[:, None] * k + idx[None, :]).ravel()
 
 
 def _scatter(rows: ExactRows, cells: np.ndarray, n_cells: int) -> ExactRows:

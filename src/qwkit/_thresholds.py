@@ -37,6 +37,7 @@ from qwkit._validation import (
     check_integer,
     check_same_length,
     item_weights,
+    no_items_error,
     real_vector,
     show,
 )
@@ -325,6 +326,7 @@ default="quadratic"
             )
         self._offset = 0
         self._ranged = False  # the scale is the integer range of the data, growing
+        self._weighted = None  # the item weights of the rows seen, if any
         k = 0 if lab is None else lab.n_classes
         self._groups = PairGroups(lab, k, max_pairs=self._max_pairs)
 
@@ -373,6 +375,8 @@ default="quadratic"
                 codes = np.asarray(r.a, dtype=np.int64) - np.int64(self._offset)
         check_same_length(codes, scores, ("y_true", "y_score"))
         iw = item_weights(sample_weight, counts, codes.shape[0], allow_zero_total=not strict)
+        if iw.kind is not None:
+            self._weighted = "counts" if iw.counts else "sample_weight"
         g.add_items(codes, scores, iw)
 
     def _set_scale(self, labels, offset: int) -> None:
@@ -409,6 +413,7 @@ default="quadratic"
         if not _same_weights(self._kind, other._kind):
             raise QwkitError("`other` uses different `weights`.", parameter="other")
         mine, theirs = self._groups, other._groups
+        self._weighted = self._weighted or other._weighted
         if theirs.labels is None:  # nothing seen there
             return self
         if mine.labels is None:  # nothing seen here: adopt the other scale
@@ -429,7 +434,7 @@ default="quadratic"
         :func:`optimize_thresholds` on all the data at once)."""
         g = self._groups
         if g.n_pairs == 0:
-            raise QwkitError("No items with positive weight yet: call `update` first.")
+            raise no_items_error(self._weighted)
         scale = g.labels.values
         wmat = _weight_matrix(self._kind, g.k)
         cuts, table, certificate = fit_sorted(*_problem(g, wmat), wmat, scale)

@@ -44,9 +44,11 @@ __all__ = [
     "feature_matrix",
     "integral_or_none",
     "item_weights",
+    "no_items_error",
     "real_vector",
     "scalar",
     "show",
+    "zero_total_error",
 ]
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -529,10 +531,26 @@ def _scan_sample_weight(arr: np.ndarray, allow_zero_total: bool) -> None:
             row=bad,
         )
     if not positive and not allow_zero_total:
-        raise QwkitError(
-            "`sample_weight` must not sum to zero; every item would be dropped.",
-            parameter="sample_weight",
-        )
+        raise zero_total_error("sample_weight")
+
+
+def zero_total_error(parameter: str) -> QwkitError:
+    """The error for item weights under which no item counts (``parameter``:
+    ``"sample_weight"`` or ``"counts"``): one message for the in-memory functions, the
+    accumulators and ``qwkit.dask``, whatever the data came in."""
+    dropped = "every item" if parameter == "sample_weight" else "every row"
+    return QwkitError(
+        f"`{parameter}` must not sum to zero; {dropped} would be dropped.", parameter=parameter
+    )
+
+
+def no_items_error(weighted: str | None) -> QwkitError:
+    """Why a mergeable state holds no item of positive weight: the item weights of every
+    row it saw were zero (``weighted``: ``"sample_weight"`` or ``"counts"``; the message of
+    the in-memory functions), or it saw no row."""
+    if weighted is not None:
+        return zero_total_error(weighted)
+    return QwkitError("No items yet: call `update` first.")
 
 
 def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
@@ -570,9 +588,7 @@ def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
             parameter="counts",
         )
     if total == 0 and not allow_zero_total:
-        raise QwkitError(
-            "`counts` must not sum to zero; every row would be dropped.", parameter="counts"
-        )
+        raise zero_total_error("counts")
     return arr.astype(np.int64)
 
 

@@ -9,9 +9,11 @@ the in-memory functions run. Counts are integers and sums of survey weights are 
 (rounded once, at the end), so the order in which a cluster merges does not matter.
 
 Inputs: two dask arrays, two dask Series, or column names with ``data`` — a dask
-DataFrame, or a path, glob or list of paths to Parquet (or ``.csv``) files read with
-``dask.dataframe``. ``compute=False`` returns a ``dask.delayed`` object instead of the
-result. See ``docs/dask.md``.
+DataFrame, or a path, glob, folder or list of paths to Parquet (or ``.csv``) files, read
+piece by piece (Parquet by row groups, CSV a file at a time; ``_dask_pieces``). An error
+at an item names its file and data row, or its index in the whole collection — never its
+place inside a partition. ``compute=False`` returns a ``dask.delayed`` object instead of
+the result. See ``docs/dask.md``.
 
 This module imports dask; ``import qwkit`` never does.
 """
@@ -19,9 +21,10 @@ This module imports dask; ``import qwkit`` never does.
 from __future__ import annotations
 
 import math
-import os
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -35,7 +38,20 @@ dask = require("dask", minimum="2024.1", **_DASK)
 da = require("dask.array", **_DASK)
 dd = require("dask.dataframe", **_DASK)
 
+
 import qwkit
+from qwkit._dask_pieces import (
+    Checks,
+    Deferred,
+    Piece,
+    Seen,
+    Spec,
+    data_files,
+    located,
+    parquet_piece,
+    plan,
+    read_csv,
+)
 from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._state import QuadraticSums, TableStats
@@ -60,38 +76,45 @@ Alternative = Literal["two-sided", "greater", "less"]
 Progress = Callable[[int, int], None]
 #: Default bound on the (score, true rating) pairs of optimize_thresholds (≈ 2.4 GB).
 MAX_PAIRS = 100_000_000
-_CSV = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst", ".tsv")
 
 
 # ---------------------------------------------------------------------------- inputs
 
 
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """The partitions of a call: where each one's rows come from (``pieces``), what its
+    leaf task is given (``args``: delayed partitions, or a Parquet piece's read task) and
+    ``load(piece, *args)``, which yields its batches ({parameter: values})."""
+
+    pieces: list[Piece]
+    args: list[tuple]
+    load: Callable
+
+
+def _modes(params, labels, *, ordered: bool) -> dict[str, str]:
+    """How a file's text is read for the rating parameters: as text on a text scale, as
+    numbers on a numeric one or when the scale must be ordered, else as either."""
+    if labels is not None:
+        mode = "text" if labels.is_text else "numbers"
+    else:
+        mode = "numbers" if ordered else "auto"
+    return dict.fromkeys(params, mode)
+
+
 def _frame(data, columns: list[str]):
-    """A dask DataFrame holding ``columns`` of ``data`` (read from files if a path)."""
-    if isinstance(data, dd.DataFrame):
-        missing = [c for c in columns if c not in data.columns]
-        if missing:
-            raise QwkitError(
-                f"`data` has no column {missing[0]!r}; columns: {list(data.columns)}.",
-                parameter="data",
-            )
-        return data[columns]
-    paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
-    if not paths or not all(isinstance(p, (str, os.PathLike)) for p in paths):
-        raise QwkitTypeError(
-            "`data` must be a dask DataFrame or a path, glob or list of paths to Parquet or "
-            f"CSV files; got {type(data).__name__}.",
+    """``data`` (a dask DataFrame) with only ``columns``."""
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise QwkitError(
+            f"`data` has no column {missing[0]!r}; columns: {list(data.columns)}.",
             parameter="data",
         )
-    names = [os.fspath(p) for p in paths]
-    if all(n.lower().endswith(_CSV) for n in names):
-        sep = "\t" if names[0].lower().endswith(".tsv") else ","
-        return dd.read_csv(names if len(names) > 1 else names[0], usecols=columns, sep=sep)
-    return dd.read_parquet(names if len(names) > 1 else names[0], columns=columns)
+    return data[columns]
 
 
-def _columns(named: dict, data) -> dict:
-    """{parameter: per-partition delayed objects} for every given input."""
+def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
+    """The partitions of every given input (``named``: parameter → value)."""
     given = {k: v for k, v in named.items() if v is not None}
     if data is not None:
         bad = [k for k, v in given.items() if not isinstance(v, str)]
@@ -101,9 +124,11 @@ def _columns(named: dict, data) -> dict:
                 f"{type(given[bad[0]]).__name__}.",
                 parameter=bad[0],
             )
-        frame = _frame(data, list(dict.fromkeys(given.values())))
-        parts = frame.to_delayed()
-        return {k: [dask.delayed(_column)(p, v) for p in parts] for k, v in given.items()}
+        if isinstance(data, dd.DataFrame):
+            parts = _frame(data, list(dict.fromkeys(given.values()))).to_delayed()
+            pieces = [Piece(i, first_row=None) for i in range(len(parts))]
+            return _Inputs(pieces, [(p,) for p in parts], partial(_frame_batch, given))
+        return _file_inputs(given, data, modes)
     first = next(iter(named))
     kinds = {k: _kind(v, k) for k, v in given.items()}
     if len(set(kinds.values())) > 1:
@@ -132,16 +157,54 @@ def _columns(named: dict, data) -> dict:
             if v.chunks != ref.chunks:
                 v = v.rechunk(ref.chunks)
             out[k] = list(v.to_delayed().ravel())
-        return out
-    n = {k: v.npartitions for k, v in given.items()}
-    if len(set(n.values())) > 1:
-        raise QwkitError(
-            "The dask Series must be partitioned alike; got "
-            f"{', '.join(f'{v} partitions in `{k}`' for k, v in n.items())}. Pass one "
-            "DataFrame as `data` with column names instead.",
-            parameter=first,
+        sizes = ref.chunks[0]
+        starts = [None] * len(sizes)
+        if not any(math.isnan(s) for s in sizes):  # the place of every chunk is known
+            starts = [int(s) for s in np.cumsum((0, *sizes[:-1]))]
+    else:
+        n = {k: v.npartitions for k, v in given.items()}
+        if len(set(n.values())) > 1:
+            raise QwkitError(
+                "The dask Series must be partitioned alike; got "
+                f"{', '.join(f'{v} partitions in `{k}`' for k, v in n.items())}. Pass one "
+                "DataFrame as `data` with column names instead.",
+                parameter=first,
+            )
+        out = {k: list(v.to_delayed()) for k, v in given.items()}
+        starts = [None] * n[first]
+    pieces = [Piece(i, first_row=start) for i, start in enumerate(starts)]
+    args = list(zip(*out.values(), strict=True))
+    return _Inputs(pieces, args, partial(_named_batch, tuple(out)))
+
+
+def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
+    """Parquet pieces (each read by a task of its own, named ``read-parquet-…``, like
+    dask's reader) or CSV files (each streamed by its leaf)."""
+    names, kind = data_files(data)
+    spec = Spec(given, kind, {k: m for k, m in modes.items() if k in given})
+    pieces = plan(names, spec)
+    if kind == "csv":
+        return _Inputs(pieces, [()] * len(pieces), partial(read_csv, spec))
+    token = uuid.uuid4().hex[:12]
+    reads = [
+        dask.delayed(parquet_piece, pure=False)(
+            piece, spec, dask_key_name=(f"read-parquet-{token}", piece.index)
         )
-    return {k: list(v.to_delayed()) for k, v in given.items()}
+        for piece in pieces
+    ]
+    return _Inputs(pieces, [(r,) for r in reads], _one_batch)
+
+
+def _named_batch(names, piece, *values):
+    yield dict(zip(names, values, strict=True))
+
+
+def _frame_batch(columns: dict, piece, frame):
+    yield {param: frame[column] for param, column in columns.items()}
+
+
+def _one_batch(piece, batch):
+    yield batch
 
 
 def _kind(value, name: str) -> str:
@@ -161,59 +224,107 @@ def _kind(value, name: str) -> str:
     )
 
 
-def _column(frame, name):
-    return frame[name]
+@dataclass(slots=True)
+class _Part:
+    """The reduction of consecutive partitions: their merged state, their number of
+    rows, what their ratings held, and the first error whose place is still to count."""
+
+    state: object
+    rows: int
+    seen: Seen
+    deferred: Deferred | None = None
 
 
 # ---------------------------------------------------------------------------- reduction
 
 
-def _merge_states(*states):
-    """Merge a group of partition states into the first (merging is exact in any order)."""
-    out = states[0]
-    for s in states[1:]:
-        out = out.merge(s)
+def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
+    """One partition's state, batch by batch; an error names the item's file and data
+    row, or its index (deferred to the root when the partition's place is unknown)."""
+    state, rows, seen = make(), 0, Seen()
+    for batch in load(piece, *args):
+        n = len(next(iter(batch.values())))
+        if n == 0:
+            continue
+        seen.merge(Seen.of(batch, piece, checks), checks)
+        try:
+            update(state, **batch)
+        except QwkitError as exc:
+            if exc.row is not None and piece.first_row is None:
+                return _Part(None, rows, seen, Deferred(exc, rows))
+            raise located(exc, piece, rows) from None
+        rows += n
+    return _Part(state, rows, seen)
+
+
+def _merge_parts(checks: Checks, *parts: _Part) -> _Part:
+    """Merge consecutive partitions into the first (merging states is exact in any
+    order; the first error, in the order of the items, wins)."""
+    out = parts[0]
+    for part in parts[1:]:
+        if out.deferred is None:
+            if part.deferred is not None:
+                out.deferred, out.state = part.deferred.shifted(out.rows), None
+            else:
+                out.seen.merge(part.seen, checks)
+                out.state = out.state.merge(part.state)
+        out.rows += part.rows
     return out
+
+
+def _finish(finish: Callable, no_rows: Callable, part: _Part):
+    if part.deferred is not None:
+        raise located(part.deferred.error, Piece(0), part.deferred.offset)
+    if part.rows == 0:
+        no_rows()  # raises what the in-memory function raises for no items
+    return finish(part.state)
+
+
+def _empty_part(make) -> _Part:
+    return _Part(make(), 0, Seen())
 
 
 def _reduce(
     make: Callable,
     update: Callable,
     finish: Callable,
-    parts: dict,
+    inputs: _Inputs,
     *,
+    checks: Checks,
+    no_rows: Callable,
     split_every: int,
     compute: bool,
     progress: Progress | None,
 ):
     """Tree reduction of partition states with ``dask.delayed``: one state per partition
-    (``make()`` then ``update(state, **columns)``), merged ``split_every`` at a time,
-    then ``finish(state)``."""
+    (``make()`` then ``update(state, **columns)`` for each of its batches), merged
+    ``split_every`` at a time, then ``finish(state)``."""
     split_every = check_integer(split_every, "split_every", 2)
     progress = check_progress(progress)
-    names = list(parts)
-    n_parts = len(parts[names[0]])
     token = uuid.uuid4().hex[:12]
     leaves = [
-        dask.delayed(_partition, pure=False)(
-            make, update, names, *(parts[k][i] for k in names), dask_key_name=(f"qwkit-{token}", i)
+        dask.delayed(_leaf, pure=False)(
+            make, update, checks, inputs.load, piece, *args, dask_key_name=(f"qwkit-{token}", i)
         )
-        for i in range(n_parts)
+        for i, (piece, args) in enumerate(zip(inputs.pieces, inputs.args, strict=True))
     ]
 
     def tree(level):
         depth = 0
         while len(level) > 1:
             level = [
-                dask.delayed(_merge_states, pure=False)(
+                dask.delayed(_merge_parts, pure=False)(
+                    checks,
                     *level[i : i + split_every],
                     dask_key_name=(f"qwkit-merge-{token}-{depth}", i),
                 )
                 for i in range(0, len(level), split_every)
             ]
             depth += 1
-        root = level[0] if level else dask.delayed(make)()
-        return dask.delayed(finish, pure=False)(root, dask_key_name=f"qwkit-result-{token}")
+        root = level[0] if level else dask.delayed(_empty_part)(make)
+        return dask.delayed(_finish, pure=False)(
+            finish, no_rows, root, dask_key_name=f"qwkit-result-{token}"
+        )
 
     if not compute:
         return tree(leaves)
@@ -222,10 +333,9 @@ def _reduce(
     return _compute_with_progress(leaves, tree, f"qwkit-{token}", progress)
 
 
-def _partition(make, update, names, *columns):
-    state = make()
-    update(state, **dict(zip(names, columns, strict=True)))
-    return state
+def _no_rows(function: Callable) -> Callable:
+    """``function`` (the in-memory namesake) called on no items: it raises its error."""
+    return partial(function, np.empty(0), np.empty(0))
 
 
 def _compute_with_progress(leaves, tree, leaf_name: str, progress: Progress):
@@ -277,10 +387,12 @@ def _check_named_scale(kind, labels) -> None:
 
 
 _COMMON = """
-    data : dask DataFrame, path, glob or list of paths, default=None
-        When given, ``y1``, ``y2`` (and ``sample_weight``, ``counts``) are column
-        names of this table; paths are read with ``dask.dataframe.read_parquet`` (or
-        ``read_csv`` for ``.csv`` files), only those columns.
+    data : dask DataFrame, path, glob, folder or list of paths, default=None
+        When given, the inputs are column names of this table. Paths name Parquet
+        files (read by row groups) or, when every name ends in ``.csv`` or ``.tsv``
+        (possibly ``.gz``, ``.bz2``, ``.zst``), CSV files (one task per file, its values
+        read as the command line reads them: ``2.0`` is the rating 2); only the named
+        columns are read, and errors name the file and the data row.
     compute : bool, default=True
         False returns a ``dask.delayed`` object whose ``.compute()`` is the result.
     split_every : int, default=8
@@ -312,10 +424,12 @@ def kappa_score(
         Ratings of the same items, partitioned alike (dask arrays are rechunked to
         ``y1``'s chunks).
     weights, labels, replace_undefined_by
-        As in :func:`qwkit.kappa_score`. Text ratings need ``labels``; without them
-        the scale is the integer range of all the data (at most 1,024 categories for
-        named weights, 10,000 for a matrix — except unweighted quadratic kappa, which
-        needs no table).
+        As in :func:`qwkit.kappa_score`. Text ratings need ``labels`` (or an ordered
+        Categorical), except with ``weights="identity"``, where the order does not
+        matter: the scale is then the sorted distinct ratings of all the data. Without
+        ``labels`` integer ratings are placed on the integer range of all the data (at
+        most 1,024 categories for named weights, 10,000 for a matrix — except
+        unweighted quadratic kappa, which needs no table).
     sample_weight, counts : dask array, dask Series or column name, default=None
         As in :func:`qwkit.kappa_score`, partitioned like ``y1``.
     {common}
@@ -336,23 +450,29 @@ def kappa_score(
     kind = check_weights(weights)
     lab = None if labels is None else prepare_labels(labels)
     _check_named_scale(kind, lab)
-    parts = _columns({"y1": y1, "y2": y2, "sample_weight": sample_weight, "counts": counts}, data)
+    ordered = not (isinstance(kind, str) and kind == "identity")
+    inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=ordered)
+    no_rows = _no_rows(qwkit.kappa_score)
     if isinstance(kind, str) and kind == "quadratic" and sample_weight is None and counts is None:
         return _reduce(  # five integer sums: one pass, no table, any integer range
             lambda: QuadraticSums(lab),
             lambda s, y1, y2: s.update(y1, y2),
             lambda s: s.kappa(replace),
-            parts,
+            inputs,
+            checks=checks,
+            no_rows=no_rows,
             split_every=split_every,
             compute=compute,
             progress=progress,
         )
     limit = TABLE_CLASSES if isinstance(kind, str) else MAX_DENSE_CLASSES
     return _reduce(
-        lambda: TableStats(lab, max_classes=limit, moments=False),
+        lambda: TableStats(lab, max_classes=limit, moments=False, ordered=ordered),
         _update_table,
         lambda s: _kappa_of_table(s, kind, replace),
-        parts,
+        inputs,
+        checks=checks,
+        no_rows=no_rows,
         split_every=split_every,
         compute=compute,
         progress=progress,
@@ -363,9 +483,15 @@ def _update_table(state, y1, y2, sample_weight=None, counts=None):
     state.update(y1, y2, sample_weight, counts=counts)
 
 
+def _pair_inputs(y1, y2, sample_weight, counts, data, labels, *, ordered: bool):
+    """The inputs of a function of two raters, and what is checked across partitions."""
+    named = {"y1": y1, "y2": y2, "sample_weight": sample_weight, "counts": counts}
+    modes = _modes(("y1", "y2"), labels, ordered=ordered)
+    return _inputs(named, data, modes), Checks(("y1", "y2"), orders=labels is None)
+
+
 def _kappa_of_table(stats: TableStats, kind, replace) -> float:
-    if stats.empty:
-        raise QwkitError("No items with positive weight: kappa needs at least one rated item.")
+    stats.check_items()
     hint = scale_hint(stats.labels, stats.offset, stats.k)
     return stats.kappa(kind, replace, hint=hint)
 
@@ -387,7 +513,8 @@ def confusion_matrix(
     Parameters
     ----------
     y1, y2, sample_weight, counts, labels
-        As in :func:`kappa_score` (text ratings need ``labels``).
+        As in :func:`kappa_score` (text ratings without ``labels``: the sorted distinct
+        ratings of all the data, as in memory).
     {common}
     Returns
     -------
@@ -395,12 +522,14 @@ def confusion_matrix(
         int64 counts, or float64 sums of ``sample_weight`` (each exact, rounded once).
     """
     lab = None if labels is None else prepare_labels(labels)
-    parts = _columns({"y1": y1, "y2": y2, "sample_weight": sample_weight, "counts": counts}, data)
+    inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=False)
     return _reduce(
-        lambda: TableStats(lab, max_classes=MAX_DENSE_CLASSES, moments=False),
+        lambda: TableStats(lab, max_classes=MAX_DENSE_CLASSES, moments=False, ordered=False),
         _update_table,
         _table_of,
-        parts,
+        inputs,
+        checks=checks,
+        no_rows=_no_rows(qwkit.confusion_matrix),
         split_every=split_every,
         compute=compute,
         progress=progress,
@@ -408,8 +537,7 @@ def confusion_matrix(
 
 
 def _table_of(stats: TableStats) -> np.ndarray:
-    if stats.k == 0:
-        raise QwkitError("`y1` and `y2` are empty; a table needs at least one rated item.")
+    stats.check_items()
     return stats.table()
 
 
@@ -451,12 +579,15 @@ def kappa_test(
     kind = check_weights(weights)
     lab = None if labels is None else prepare_labels(labels)
     _check_named_scale(kind, lab)
-    parts = _columns({"y1": y1, "y2": y2, "sample_weight": sample_weight, "counts": counts}, data)
+    ordered = not (isinstance(kind, str) and kind == "identity")
+    inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=ordered)
     return _reduce(
         lambda: qwkit.KappaAccumulator(labels, weights=weights),
         _update_table,
         lambda acc: acc.test(alternative=alternative),
-        parts,
+        inputs,
+        checks=checks,
+        no_rows=_no_rows(qwkit.kappa_test),
         split_every=split_every,
         compute=compute,
         progress=progress,
@@ -487,15 +618,18 @@ def soft_kappa_score(
     -------
     float, or dask.delayed.Delayed when ``compute`` is False
     """
-    parts = _columns(
+    inputs = _inputs(
         {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight, "counts": counts},
         data,
+        {},
     )
     return _reduce(
         qwkit.SoftKappaAccumulator,
         _update_soft,
         lambda acc: acc.score(),
-        parts,
+        inputs,
+        checks=Checks((), orders=False),  # soft kappa uses the values, not an order
+        no_rows=_no_rows(qwkit.soft_kappa_score),
         split_every=split_every,
         compute=compute,
         progress=progress,
@@ -544,18 +678,20 @@ def optimize_thresholds(
     ThresholdResult, or dask.delayed.Delayed when ``compute`` is False
     """
     check_weights(weights)
-    if labels is not None:
-        prepare_labels(labels)
+    lab = None if labels is None else prepare_labels(labels)
     max_pairs = check_integer(max_pairs, "max_pairs", 1)
-    parts = _columns(
+    inputs = _inputs(
         {"y_true": y_true, "y_score": y_score, "sample_weight": sample_weight, "counts": counts},
         data,
+        _modes(("y_true",), lab, ordered=True),
     )
     return _reduce(
         lambda: qwkit.ThresholdAccumulator(labels, weights=weights, max_pairs=max_pairs),
         _update_soft,
         lambda acc: acc.optimize(),
-        parts,
+        inputs,
+        checks=Checks(("y_true",), orders=lab is None),
+        no_rows=_no_rows(qwkit.optimize_thresholds),
         split_every=split_every,
         compute=compute,
         progress=progress,

@@ -1,17 +1,19 @@
 """``qwkit score PATH --engine dask``: kappa of data that do not fit in memory.
 
-PATH is a file, a glob (``'ratings/*.parquet'``) or a directory of Parquet or CSV files,
-read by ``dask.dataframe`` partition by partition; ``qwkit.dask.kappa_test`` reduces
-each partition to its table and merges the tables exactly (docs/dask.md), so the result
-is the in-memory one, to the last bit. Every interval method works on the merged table
-(with unequal survey weights, the asymptotic one only).
+PATH is a file, a glob (``'ratings/*.parquet'``) or a directory of Parquet or CSV files;
+the files it names are handed to ``qwkit.dask.kappa_test``, which reads them piece by
+piece (Parquet by row groups, CSV a file at a time), reduces each piece to its table and
+merges the tables exactly (docs/dask.md), so the result is the in-memory one, to the
+last bit. Every interval method works on the merged table (with unequal survey weights,
+the asymptotic one only). qwkit.dask's errors name the file and its data row.
 
 Where it runs: without ``--scheduler``, on dask's threaded scheduler in this process —
 no cluster to start, and all cores are used, since qwkit's kernels and the Parquet
 reader release the GIL. ``--scheduler tcp://HOST:8786`` connects to a running
 ``dask scheduler`` and computes on its workers (which must be able to read PATH).
-A progress bar counts the partitions done. CSV files are read by ``dask.dataframe``:
-the header on the first line, the separator from the extension (.csv, .tsv).
+A progress bar counts the partitions done. CSV files: the header on the first line, the
+separator from the extension (.csv, .tsv); their values are read as the local engine
+reads them (``2.0`` is the rating 2).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def dask_missing() -> str:
 #: How long to try to reach a scheduler given with --scheduler.
 CONNECT_TIMEOUT = "20s"
 _PARQUET = (".parquet", ".pq")
-_CSV = {".csv": ",", ".tsv": "\t"}
+_CSV = (".csv", ".tsv")
 
 
 def _kind(path: str) -> str | None:
@@ -79,35 +81,6 @@ def data_files(text: str) -> tuple[list[str], str]:
     return files, kinds.pop()
 
 
-def _frame(files: list[str], kind: str, columns: list[str]):
-    """A dask DataFrame of the used columns (each named once, and present)."""
-    try:
-        import dask.dataframe as dd
-    except ImportError:
-        raise CliError(dask_missing()) from None
-    try:
-        if kind == "parquet":
-            frame = dd.read_parquet(files if len(files) > 1 else files[0])
-        else:
-            sep = _CSV[Path(files[0]).suffixes[0].lower()] if Path(files[0]).suffixes else ","
-            frame = dd.read_csv(files, sep=sep)
-    except Exception as exc:  # a file that is not what its name says
-        what = " ".join(str(exc).split())
-        raise CliError(f"could not read {files[0]!r} with dask: {what}") from None
-    names = [str(c) for c in frame.columns]
-    absent = [c for c in dict.fromkeys(columns) if c not in names]
-    if absent:
-        raise CliError(
-            "column"
-            + ("s " if len(absent) > 1 else " ")
-            + ", ".join(f"'{c}'" for c in absent)
-            + f" not found in {files[0]!r}; its columns are: "
-            + ", ".join(f"'{c}'" for c in names)
-            + "."
-        )
-    return frame[list(dict.fromkeys(columns))]
-
-
 @contextmanager
 def _scheduler(address: str | None) -> Iterator[str]:
     """Compute on the cluster at ``address`` (a ``distributed.Client``), or on dask's
@@ -134,24 +107,26 @@ def dask_kappa_test(path, *, truth, pred, weights, labels, sample_weight, counts
     """``qwkit.dask.kappa_test`` of two columns of the files PATH names, with a progress
     bar over the partitions: ``(result, context)``, the context being what ``--json``
     says about the run."""
-    files, kind = data_files(path)
-    used = [truth, pred, *(c for c in (sample_weight, counts) if c)]
-    frame = _frame(files, kind, used)
+    files, _ = data_files(path)
     try:
         import qwkit.dask
     except ImportError:
         raise CliError(dask_missing()) from None
     columns = {"y1": truth, "y2": pred, "sample_weight": sample_weight, "counts": counts}
-    terms = in_file_terms(
-        columns,
-        labels="--labels",
-        row_text=lambda i: f"row {i + 1} of one of the partitions",
-    )
+    # qwkit.dask names the file and its data row itself; `data` is PATH
+    terms = in_file_terms(columns, labels="--labels", said={"data": f"'{path}'"})
+    partitions = [0]
     with _scheduler(scheduler) as where, terms, warnings.catch_warnings():
         # dask's own deprecation notices (e.g. of its pandas calls) are not the user's
         warnings.filterwarnings("ignore", category=FutureWarning)
         warnings.filterwarnings("ignore", category=DeprecationWarning)
-        with progress_bar("partitions", unit="partitions") as progress:
+        with progress_bar("partitions", unit="partitions") as bar:
+
+            def progress(done: int, total: int) -> None:
+                partitions[0] = total
+                if bar is not None:
+                    bar(done, total)
+
             result = qwkit.dask.kappa_test(
                 truth,
                 pred,
@@ -159,13 +134,13 @@ def dask_kappa_test(path, *, truth, pred, weights, labels, sample_weight, counts
                 labels=labels,
                 sample_weight=sample_weight,
                 counts=counts,
-                data=frame,
+                data=files,
                 progress=progress,
             )
     context = {
         "engine": "dask",
         "scheduler": where,
         "files": len(files),
-        "partitions": frame.npartitions,
+        "partitions": partitions[0],
     }
     return result, context

@@ -287,20 +287,27 @@ def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) 
             )
 
 
-def _parse_options(source: Source):
+def _parse_options(source: Source, invalid=None):
     """How a delimited text file is split: a quoted field may hold line breaks (as
-    ``thresholds apply``'s copier assumes), wherever they fall in pyarrow's blocks."""
+    ``thresholds apply``'s copier assumes), wherever they fall in pyarrow's blocks.
+    ``invalid(row)``: pyarrow's handler of a row with too few or too many fields."""
     from pyarrow import csv as pacsv
 
-    return pacsv.ParseOptions(delimiter=source.sep, newlines_in_values=True)
+    return pacsv.ParseOptions(
+        delimiter=source.sep, newlines_in_values=True, invalid_row_handler=invalid
+    )
 
 
-def _csv_options(source: Source, columns: Sequence[str] | None):
+def _csv_options(source: Source, columns: Sequence[str] | None, bad_rows: list | None = None):
+    """pyarrow's options; with ``bad_rows``, a row that does not parse is added to it
+    (on one thread, so that pyarrow numbers the rows: the error then names the row)."""
     import pyarrow as pa
     from pyarrow import csv as pacsv
 
-    read = pacsv.ReadOptions(block_size=_BLOCK_BYTES, skip_rows=source.skip_rows)
-    parse = _parse_options(source)
+    read = pacsv.ReadOptions(
+        block_size=_BLOCK_BYTES, skip_rows=source.skip_rows, use_threads=bad_rows is None
+    )
+    parse = _parse_options(source, None if bad_rows is None else _keep_invalid(bad_rows))
     if columns is None:
         convert = pacsv.ConvertOptions(strings_can_be_null=True, decimal_point=source.decimal)
     else:
@@ -319,8 +326,28 @@ def _open_stream(source: Source):
     return raw, stream
 
 
-def _fail_reading(source: Source, exc: Exception) -> CliError:
+def _keep_invalid(bad_rows: list):
+    def invalid(row):
+        bad_rows.append(row)
+        return "error"
+
+    return invalid
+
+
+def _skip(row) -> str:
+    return "skip"
+
+
+def _fail_reading(source: Source, exc: Exception, bad_rows=()) -> CliError:
     what = "Parquet" if source.kind == "parquet" else "delimited text"
+    if bad_rows and bad_rows[0].number is not None:  # pyarrow counts every line read
+        row = bad_rows[0]
+        return CliError(
+            f"could not read {source.name} as {what}: data row "
+            f"{row.number - source.skip_rows - 1} has {row.actual_columns} field(s) where the "
+            f"header has {row.expected_columns} (a value that holds the separator must be "
+            "quoted)."
+        )
     return CliError(f"could not read {source.name} as {what}: {' '.join(str(exc).split())}")
 
 
@@ -332,7 +359,7 @@ def _csv_header(source: Source) -> list[str]:
         reader = pacsv.open_csv(
             stream,
             read_options=pacsv.ReadOptions(block_size=1 << 16, skip_rows=source.skip_rows),
-            parse_options=_parse_options(source),
+            parse_options=_parse_options(source, _skip),  # rows are read (and named) later
             convert_options=pacsv.ConvertOptions(strings_can_be_null=True),
         )
         return list(reader.schema.names)
@@ -458,14 +485,15 @@ def read_columns(source: Source, columns: Sequence[str], *, console=None) -> Col
         try:
             with _progress(console if size >= _PROGRESS_BYTES else None, size, "bytes") as bar:
                 task = bar.add_task(f"reading {source.label}", total=size)
+                bad_rows = []
                 try:
-                    reader = pacsv.open_csv(stream, *_csv_options(source, wanted))
+                    reader = pacsv.open_csv(stream, *_csv_options(source, wanted, bad_rows))
                     batches = []
                     for batch in reader:
                         batches.append(batch)
                         bar.update(task, completed=min(raw.tell(), size))
                 except Exception as exc:
-                    raise _fail_reading(source, exc) from None
+                    raise _fail_reading(source, exc, bad_rows) from None
                 table = pa.Table.from_batches(batches, schema=reader.schema)
         finally:
             raw.close()
