@@ -16,7 +16,8 @@
 - Ctrl-C exits with 130, SIGTERM with 143 and SIGHUP (the terminal closed) with 129,
   after the temporary files of the outputs being written (and the copy of standard
   input) are removed: :func:`guard` turns SIGTERM and SIGHUP into an exception for the
-  duration of a command, so every clean-up (``finally``) runs.
+  duration of a command, so every clean-up (``finally``) runs. A signal that lands in
+  compiled code stays what it is, not numba's ``SystemError`` (``_signals_unmasked``).
 
 Warnings of the API (an undefined kappa, a degenerate interval) become one
 ``qwkit: warning:`` line each on stderr. User text (column names, labels, paths) is never
@@ -195,13 +196,31 @@ def _silence_stdout() -> None:
 
 
 @contextmanager
+def _signals_unmasked() -> Iterator[None]:
+    """An interrupt (or SIGTERM, SIGHUP) that compiled code reports as the cause of a
+    ``SystemError`` is raised as itself. numba does so when the signal's handler runs
+    while it builds a returned tuple; qwkit's kernels undo it (``_kernels._jit``), and this
+    does the same for compiled code called otherwise."""
+    try:
+        yield
+    except SystemError as exc:
+        cause = exc.__cause__
+        while isinstance(cause, SystemError):
+            cause = cause.__cause__
+        if isinstance(cause, (KeyboardInterrupt, Terminated)):
+            raise cause from None
+        raise
+
+
+@contextmanager
 def guard() -> Iterator[None]:
     """Run a command body: user-facing errors become one stderr line and exit code 1."""
     console = stderr_console()
     with warnings.catch_warnings(record=True) as caught, _sigterm_raises():
         warnings.simplefilter("always")
         try:
-            yield
+            with _signals_unmasked():
+                yield
         except (typer.Exit, typer.Abort, typer.BadParameter):
             _show_warnings(caught, console)
             raise
