@@ -81,6 +81,9 @@ class TestEncodings:
         pq.write_table(pa.table({"a": RATER1, "b": RATER2}), path)
         line = fails("score", path, "-t", "a", "-p", "b", "--encoding", "cp1252")
         assert "--encoding applies to text files" in line
+        for option in (("--encoding", "cp1252"), ("--sheet", "x")):
+            line = fails("score", path, "-t", "a", "-p", "b", "--engine", "dask", *option, code=2)
+            assert f"Invalid value for {option[0]}: applies to the local engine only" in line
 
     def test_apply_writes_in_the_input_encoding(self, tmp_path):
         path = tmp_path / "in.csv"
@@ -152,6 +155,17 @@ class TestWorkbooks:
         assert out["statistic"] == qwkit.kappa_score(RATER2, RATER1)
         line = fails("score", workbook, "-t", "a", "-p", "b", "--sheet", "third")
         assert line.endswith("its sheets are: 'ratings', 'other'.")
+
+    def test_a_rewritten_workbook_is_read_again(self, tmp_path):
+        path = tmp_path / "book.xlsx"
+        for pred in (RATER2, RATER1):
+            book = openpyxl.Workbook()
+            book.active.append(["a", "b"])
+            for row in zip(RATER1, pred, strict=True):
+                book.active.append(list(row))
+            book.save(path)
+            out = as_json("score", path, "-t", "a", "-p", "b")
+            assert out["statistic"] == qwkit.kappa_score(RATER1, pred)
 
     def test_standard_input(self, workbook):
         out = as_json("score", "-", "-t", "a", "-p", "b", input=workbook.read_bytes())

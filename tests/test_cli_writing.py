@@ -21,9 +21,10 @@ import pytest
 
 import qwkit
 import qwkit._thresholds
+import qwkit.cli
 from cli_helpers import ANXIETY, SPEC_1_2_3, fails, ok, run, spec_file, write_file
 from qwkit._files import TEMPORARY_SUFFIX
-from qwkit.cli import _output
+from qwkit.cli import _app, _cmd_thresholds, _output
 from qwkit.cli._errors import CliError
 
 _LIBC = ctypes.CDLL(None)
@@ -67,6 +68,26 @@ class TestInterrupts:
         result = run("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2", "-o", out)
         assert (result.exit_code, result.stderr.strip()) == (code, said)
         assert not out.exists() and _no_temporaries(tmp_path)
+
+    def test_interrupt_around_the_command(self, monkeypatch):
+        """typer exits with 130 and says nothing when Ctrl-C lands before the command's
+        body (while it reads the options); qwkit says it, once."""
+
+        def interrupt(*args):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(_cmd_thresholds, "labels_option", interrupt)
+        result = run("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2")
+        assert (result.exit_code, result.stderr) == (130, "qwkit: interrupted\n")
+
+    def test_interrupt_while_the_command_line_loads(self, monkeypatch, capsys):
+        def interrupt(*args):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(_app, "app", interrupt)
+        with pytest.raises(SystemExit) as caught:
+            qwkit.cli.main()
+        assert caught.value.code == 130 and capsys.readouterr().err == "qwkit: interrupted\n"
 
 
 class _FullDisk:

@@ -14,12 +14,17 @@ _MISSING = "The qwkit command line needs typer and rich: pip install 'qwkit[cli]
 
 
 def main() -> None:
-    """Entry point of the ``qwkit`` script and of ``python -m qwkit``."""
+    """Entry point of the ``qwkit`` script and of ``python -m qwkit``. Ctrl-C exits with
+    130 and ``qwkit: interrupted`` while the command line loads or ends, too."""
     try:
-        from qwkit.cli._app import app
-    except ImportError as exc:  # typer or rich missing
-        if exc.name in ("typer", "rich", "click"):
-            print(_MISSING, file=sys.stderr)
-            raise SystemExit(1) from None
-        raise
-    app()
+        try:
+            from qwkit.cli._app import app
+        except ImportError as exc:  # typer or rich missing
+            if exc.name in ("typer", "rich", "click"):
+                print(_MISSING, file=sys.stderr)
+                raise SystemExit(1) from None
+            raise
+        app()
+    except KeyboardInterrupt:
+        print("qwkit: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None

@@ -224,8 +224,7 @@ def guard() -> Iterator[None]:
         except (typer.Exit, typer.Abort, typer.BadParameter):
             _show_warnings(caught, console)
             raise
-        except KeyboardInterrupt:
-            console.print("qwkit: interrupted")
+        except KeyboardInterrupt:  # said by QwkitGroup.main, wherever it lands
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:  # the reader of stdout has stopped: not an error
             _silence_stdout()
@@ -336,7 +335,9 @@ class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
     """typer's group, with click's errors printed as one line on stderr (not a box).
 
     Exit codes: 2 for a usage error, 1 for another click error, 130 for an abort, and
-    the command's own code (``typer.Exit``) otherwise.
+    the command's own code (``typer.Exit``) otherwise. An interrupt is said here, as
+    ``qwkit: interrupted``, wherever it landed: in a command (:func:`guard`) or in typer
+    around it (which exits with 130 and says nothing).
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
@@ -359,6 +360,7 @@ class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
             typer.echo(f"qwkit: error: {one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
+            code = EXIT_INTERRUPTED
+        if code == EXIT_INTERRUPTED:
             typer.echo("qwkit: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
         sys.exit(code if isinstance(code, int) else 0)

@@ -273,9 +273,9 @@ def _spooled(stream, name: str) -> Iterator[Path]:
                 raise CliError(f"could not read {name}: {exc.strerror or exc}.") from None
         yield tmp
     finally:
+        os.close(fd)  # first: Windows removes no open file
         with suppress(FileNotFoundError):
             os.unlink(tmp)
-        os.close(fd)
 
 
 @contextmanager

@@ -72,7 +72,7 @@ def not_text(head: bytes, name: str, size: int | None) -> str | None:
     """Why a file whose first bytes are ``head`` is not delimited text (``name``: how
     messages name it; ``size``: its size, when known), or None."""
     evens, odds = head[:64:2], head[1:64:2]
-    utf16 = head.startswith(_UTF16_BOMS) or any(
+    utf16 = head.startswith(_UTF16_BOMS) or any(  # ASCII in UTF-16: every other byte 0
         len(zeros) >= 2 and zeros.count(0) == len(zeros) and not other.count(0)
         for zeros, other in ((evens, odds), (odds, evens))
     )
@@ -81,7 +81,7 @@ def not_text(head: bytes, name: str, size: int | None) -> str | None:
             f"{name} is an old Excel workbook (.xls), which qwkit does not read; save it as "
             ".xlsx or as CSV (UTF-8) and pass that file."
         )
-    if b"\x00" not in head:
+    if b"\x00" not in head and not head.startswith(_UTF16_BOMS):
         return None
     if utf16:
         return (
@@ -122,16 +122,18 @@ def undecodable_message(
 ) -> str:
     """The one line that says where a file stops being text in its encoding."""
     at, line, bad = found
-    shown = " ".join(f"0x{b:02X}" for b in bad[:4])
+    several = len(bad) > 1
+    shown = ("bytes " if several else "byte ") + " ".join(f"0x{b:02X}" for b in bad[:4])
     where = f"offset {at:,}" + (" of its decompressed text" if compressed else "")
+    verb = ("are", "have") if several else ("is", "has")
     if encoding == "utf-8":
         return (
-            f"{name} is not UTF-8 text: byte {shown} at {where} (line {line:,}) is not valid "
-            "UTF-8; pass its encoding (e.g. --encoding cp1252 for a Windows export, or "
-            "--encoding latin-1), or save it as UTF-8."
+            f"{name} is not UTF-8 text: {shown} at {where} (line {line:,}) {verb[0]} not "
+            "valid UTF-8; pass its encoding (e.g. --encoding cp1252 for a Windows export, "
+            "or --encoding latin-1), or save it as UTF-8."
         )
     return (
-        f"{name} is not {encoding} text: byte {shown} at {where} (line {line:,}) has no "
+        f"{name} is not {encoding} text: {shown} at {where} (line {line:,}) {verb[1]} no "
         f"character in {encoding}; pass its encoding with --encoding, or save it as UTF-8."
     )
 

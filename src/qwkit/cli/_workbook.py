@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
 import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -70,9 +71,15 @@ def _sheet(source) -> Iterator:
             book.close()
 
 
-@functools.lru_cache(maxsize=1)  # a command asks for the names, then for the columns
 def _rows(source) -> tuple[list[str], list[tuple]]:
     """The header (as text) and the non-empty data rows of the sheet."""
+    info = os.stat(source.path)
+    return _read_rows(source, (info.st_ino, info.st_size, info.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=1)  # a command asks for the names, then for the columns
+def _read_rows(source, identity) -> tuple[list[str], list[tuple]]:
+    """:func:`_rows` of the file as it is now (``identity``: its inode, size, time)."""
     with _sheet(source) as sheet:
         rows = [row for row in sheet.iter_rows(values_only=True) if _filled(row)]
         title = sheet.title
