@@ -358,3 +358,92 @@ class TestBootstrapDraws:
                 method="percentile", n_resamples=200, rng=np.random.Generator(make(5))
             )
             assert ours == pytest.approx(tuple(ref.confidence_interval), rel=1e-12)
+
+
+_INTERRUPTED = """
+import signal, sys
+import numpy as np
+import qwkit
+
+rng = np.random.default_rng(20261121)
+y1 = rng.integers(0, 6, 1_000_000)
+y2 = np.clip(y1 + rng.integers(-1, 2, y1.size), 0, 5)
+w = rng.uniform(0.5, 2.0, y1.size)  # survey weights: exact tables, kernels returning tuples
+qwkit.kappa_score(y1, y2, sample_weight=w)
+
+
+def run():  # in a function: CPython 3.11 can miss a module-level loop's handler
+    while True:
+        qwkit.kappa_score(y1, y2, sample_weight=w)
+
+
+while sys.stdin.readline():
+    try:
+        print("running", flush=True)
+        run()
+    except BaseException as exc:
+        print(type(exc).__name__, flush=True)
+"""
+
+
+class TestInterrupts:
+    """Ctrl-C that lands while a kernel runs is a KeyboardInterrupt, not numba's
+    SystemError (``_jit.interruptible``)."""
+
+    def test_every_kernel_is_exported_interruptible(self):
+        for name in _kernels.__all__:
+            exported = getattr(_kernels, name)
+            assert not isinstance(exported, numba.core.dispatcher.Dispatcher), name
+
+    def test_signal_inside_a_kernel(self):
+        import ctypes
+        import signal
+
+        c_raise = ctypes.CDLL(None)["raise"]
+        c_raise.argtypes = [ctypes.c_int]
+        c_raise.restype = ctypes.c_int
+
+        @numba.njit
+        def pair(out, signum):  # returns two arrays: numba chains two SystemErrors
+            if signum:
+                c_raise(signum)
+            return out.copy(), out.copy()
+
+        pair(np.zeros(1), 0)  # compiled before the signal
+        with pytest.raises(SystemError) as raw:
+            pair(np.zeros(1), int(signal.SIGINT))
+        assert isinstance(raw.value.__cause__.__cause__, KeyboardInterrupt)
+        kernel = _jit.interruptible(pair)
+        with pytest.raises(KeyboardInterrupt):
+            kernel(np.zeros(1), int(signal.SIGINT))
+        assert kernel.__wrapped__ is pair and kernel.__name__ == "pair"
+
+    def test_sigint_delivered_to_a_process(self):
+        """SIGINT sent to a process that runs a long kernel, five times: each is a
+        KeyboardInterrupt (numba made most of them SystemErrors)."""
+        import signal
+        import subprocess
+        import sys
+        import time
+
+        process = subprocess.Popen(
+            [sys.executable, "-c", _INTERRUPTED],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            caught = []
+            for _ in range(5):
+                process.stdin.write("go\n")
+                process.stdin.flush()
+                assert process.stdout.readline() == "running\n"
+                time.sleep(0.2)  # well into the loop, where most time is spent in kernels
+                process.send_signal(signal.SIGINT)
+                caught.append(process.stdout.readline().strip())
+            assert caught == ["KeyboardInterrupt"] * 5
+        finally:
+            process.kill()
+            process.wait()
+            process.stdin.close()
+            process.stdout.close()

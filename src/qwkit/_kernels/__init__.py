@@ -4,9 +4,14 @@ No defaults, no ``None``, no user-facing errors live here: the API layer validat
 first (a kernel reports a bad position as an index, and the caller raises). Numba
 options are set once, in ``_jit``.
 
+A kernel is exported through ``_jit.interruptible``: an interrupt that lands while it
+runs is raised as ``KeyboardInterrupt``, never as numba's ``SystemError``.
+
 Who may import what — the floors of the package, kernels at the bottom — is in
 ``CONTRIBUTING.md`` ("The map of the package").
 """
+
+import numba
 
 from qwkit._kernels._agreement import (
     column_extremes,
@@ -43,7 +48,7 @@ from qwkit._kernels._exact import (
     window,
 )
 from qwkit._kernels._hashing import distinct_ids
-from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, threaded
+from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, interruptible, threaded
 from qwkit._kernels._resample import (
     gather_tables,
     pcg64_integers,
@@ -129,3 +134,8 @@ __all__ = [
     "weight_extremes",
     "window",
 ]
+
+for _name in __all__:
+    if isinstance(globals()[_name], numba.core.registry.CPUDispatcher):
+        globals()[_name] = interruptible(globals()[_name])
+del _name

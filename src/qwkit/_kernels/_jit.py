@@ -28,3 +28,35 @@ THREAD_MIN_ITEMS = 1 << 18
 def threaded(n_items: int) -> bool:
     """Whether a pass over ``n_items`` items should use the thread pool."""
     return n_items >= THREAD_MIN_ITEMS and numba.get_num_threads() > 1
+
+
+def interruptible(kernel):
+    """``kernel`` as Python callers call it, with an interrupt raised as an interrupt.
+
+    A signal that arrives while compiled code runs (Ctrl-C, or the command line's SIGTERM
+    handler) is handled when Python code next runs, and numba runs some while it builds
+    the arrays a kernel returns (it rebuilds their type from a pickle). The
+    ``KeyboardInterrupt`` is then raised there; numba (0.68) does not check the items of a
+    returned tuple, so it hands back the tuple with the exception set, and Python reports
+    ``SystemError: ... returned a result with an exception set``, caused by the interrupt
+    (through a second such ``SystemError`` when numba went on to build another array).
+    This wrapper raises that cause instead: an interrupt reads as an interrupt, whatever
+    the kernel was doing.
+    """
+
+    def call(*args):
+        try:
+            return kernel(*args)
+        except SystemError as exc:
+            cause = exc.__cause__
+            while isinstance(cause, SystemError) and cause.__cause__ is not None:
+                cause = cause.__cause__
+            if cause is None:
+                raise
+            raise cause from None
+
+    call.__name__ = call.__qualname__ = kernel.__name__
+    call.__module__ = "qwkit._kernels"  # pickled by reference, as the package exports it
+    call.__doc__ = kernel.__doc__
+    call.__wrapped__ = kernel
+    return call

@@ -13,17 +13,22 @@ __all__ = ["main"]
 
 
 def main() -> None:
-    """Entry point of the ``qwkit`` script and of ``python -m qwkit``."""
+    """Entry point of the ``qwkit`` script and of ``python -m qwkit``. Ctrl-C exits with
+    130 and ``qwkit: interrupted`` while the command line loads or ends, too."""
     try:
-        from qwkit.cli._app import app
-    except ImportError as exc:  # typer or rich missing
-        if exc.name in ("typer", "rich", "click"):
-            from qwkit._extras import install_command
+        try:
+            from qwkit.cli._app import app
+        except ImportError as exc:  # typer or rich missing
+            if exc.name in ("typer", "rich", "click"):
+                from qwkit._extras import install_command
 
-            print(
-                f"The qwkit command line needs typer and rich: {install_command('cli')}",
-                file=sys.stderr,
-            )
-            raise SystemExit(1) from None
-        raise
-    app()
+                print(
+                    f"The qwkit command line needs typer and rich: {install_command('cli')}",
+                    file=sys.stderr,
+                )
+                raise SystemExit(1) from None
+            raise
+        app()
+    except KeyboardInterrupt:
+        print("qwkit: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None

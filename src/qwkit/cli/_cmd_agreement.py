@@ -32,6 +32,7 @@ from qwkit.cli._errors import (
 from qwkit.cli._options import (
     CiOpt,
     DecimalOpt,
+    EncodingOpt,
     FileArg,
     ForceOpt,
     JsonOpt,
@@ -41,8 +42,10 @@ from qwkit.cli._options import (
     ResamplesOpt,
     SeedOpt,
     SepOpt,
+    SheetOpt,
     check_one_stdout,
     decimal_option,
+    encoding_option,
     labels_option,
     sep_option,
 )
@@ -302,6 +305,8 @@ def agreement(
     ] = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -314,6 +319,7 @@ def agreement(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    encoding = encoding_option(encoding)
     check_one_stdout(report, as_json, "--report")
     with guard():
         target = None
@@ -322,7 +328,9 @@ def agreement(
                 report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
             )
         text_allowed = weights is AgreementWeights.identity
-        with _io.open_source(file, sep=sep, decimal=decimal) as source:
+        with _io.open_source(
+            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
+        ) as source:
             if columns is not None:
                 data = _columns.load_ratings(
                     source,

@@ -14,6 +14,7 @@ from qwkit.cli._options import (
     CountsOpt,
     DecimalOpt,
     DropOpt,
+    EncodingOpt,
     FileArg,
     ForceOpt,
     LabelsOpt,
@@ -22,11 +23,13 @@ from qwkit.cli._options import (
     ResamplesOpt,
     SeedOpt,
     SepOpt,
+    SheetOpt,
     TruthOpt,
     WeightColOpt,
     Weights,
     WeightsOpt,
     decimal_option,
+    encoding_option,
     item_weight_options,
     labels_option,
     sep_option,
@@ -110,6 +113,8 @@ def report(
     optimism_resamples: OptimismResamplesOpt = 200,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
     drop_missing: DropOpt = False,
     title: Annotated[
         str | None,
@@ -138,6 +143,7 @@ def report(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    encoding = encoding_option(encoding)
     with guard():
         inputs = [_output.Input.of(file)]
         if thresholds is not None:
@@ -150,7 +156,9 @@ def report(
         scale = scale_given
         if scale is None and scale_file is not None and scale_file.dtype.kind == "U":
             scale = scale_file
-        with _io.open_source(file, sep=sep, decimal=decimal) as source:
+        with _io.open_source(
+            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
+        ) as source:
             data = _columns.load(
                 source,
                 ratings=[truth] + ([pred] if pred else []),

@@ -22,6 +22,7 @@ from qwkit.cli._options import (
     CountsOpt,
     DecimalOpt,
     DropOpt,
+    EncodingOpt,
     FileArg,
     JsonOpt,
     LabelsOpt,
@@ -30,11 +31,13 @@ from qwkit.cli._options import (
     ResamplesOpt,
     SeedOpt,
     SepOpt,
+    SheetOpt,
     TruthOpt,
     WeightColOpt,
     Weights,
     WeightsOpt,
     decimal_option,
+    encoding_option,
     item_weight_options,
     labels_option,
     sep_option,
@@ -100,6 +103,8 @@ def score(
     counts: CountsOpt = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
     drop_missing: DropOpt = False,
     engine: Annotated[
         Engine,
@@ -131,8 +136,9 @@ def score(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    encoding = encoding_option(encoding)
     if engine is Engine.dask:
-        _dask_options(file, sep, decimal, drop_missing)
+        _dask_options(file, sep, decimal, drop_missing, encoding, sheet)
         with guard():
             test, context = _engine.dask_kappa_test(
                 file,
@@ -174,7 +180,10 @@ def score(
         return
     if scheduler is not None:
         raise typer.BadParameter("applies only with --engine dask.", param_hint="--scheduler")
-    with guard(), _io.open_source(file, sep=sep, decimal=decimal) as source:
+    with (
+        guard(),
+        _io.open_source(file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet) as source,
+    ):
         data = _columns.load(
             source,
             ratings=[truth, pred],
@@ -220,7 +229,9 @@ def score(
         )
 
 
-def _dask_options(path: str, sep, decimal: str, drop_missing: bool) -> None:
+def _dask_options(
+    path: str, sep, decimal: str, drop_missing: bool, encoding: str = "utf-8", sheet=None
+) -> None:
     """What --engine dask cannot do: standard input, the reading options of the local
     reader."""
     if path == _io.STDIN:
@@ -231,6 +242,8 @@ def _dask_options(path: str, sep, decimal: str, drop_missing: bool) -> None:
     for given, option in (
         (sep, "--sep"),
         (decimal != ".", "--decimal"),
+        (encoding != "utf-8", "--encoding"),
+        (sheet, "--sheet"),
         (drop_missing, "--drop-missing"),
     ):
         if given:
@@ -320,6 +333,8 @@ def compare(
     counts: CountsOpt = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
     drop_missing: DropOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -344,7 +359,11 @@ def compare(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
-    with guard(), _io.open_source(file, sep=sep, decimal=decimal) as source:
+    encoding = encoding_option(encoding)
+    with (
+        guard(),
+        _io.open_source(file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet) as source,
+    ):
         data = _columns.load(
             source,
             ratings=[truth, *pred],

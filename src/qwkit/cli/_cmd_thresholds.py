@@ -29,17 +29,20 @@ from qwkit.cli._options import (
     CountsOpt,
     DecimalOpt,
     DropOpt,
+    EncodingOpt,
     FileArg,
     ForceOpt,
     JsonOpt,
     LabelsOpt,
     SepOpt,
+    SheetOpt,
     TruthOpt,
     WeightColOpt,
     Weights,
     WeightsOpt,
     check_one_stdout,
     decimal_option,
+    encoding_option,
     item_weight_options,
     labels_option,
     sep_option,
@@ -81,6 +84,8 @@ def thresholds_fit(
     counts: CountsOpt = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
     drop_missing: DropOpt = False,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
@@ -95,6 +100,7 @@ def thresholds_fit(
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    encoding = encoding_option(encoding)
     check_one_stdout(output, as_json, "-o")
     with guard():
         target = None
@@ -102,7 +108,9 @@ def thresholds_fit(
             target = _output.plan(
                 output, kind=_output.THRESHOLDS, inputs=[_output.Input.of(file)], force=force
             )
-        with _io.open_source(file, sep=sep, decimal=decimal) as source:
+        with _io.open_source(
+            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
+        ) as source:
             data = _columns.load(
                 source,
                 ratings=[truth],
@@ -207,6 +215,8 @@ def thresholds_apply(
     ] = None,
     sep: SepOpt = None,
     decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
     drop_missing: Annotated[
         bool,
         typer.Option(
@@ -225,6 +235,7 @@ def thresholds_apply(
     inferred)."""
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
+    encoding = encoding_option(encoding)
     if file == _io.STDIN and thresholds == _io.STDIN:
         raise typer.BadParameter(
             "FILE and --thresholds cannot both be standard input ('-').",
@@ -234,22 +245,27 @@ def thresholds_apply(
         inputs = [_output.Input.of(file), _output.Input.of(thresholds, "thresholds file")]
         target = _output.plan(output, kind=_output.TABLE, inputs=inputs, force=force)
         cuts, scale = _spec.read_thresholds(thresholds)
-        with _io.open_source(file, sep=sep, decimal=decimal) as source:
-            _apply(source, target, cuts, scale, score_col, column, sep, decimal, drop_missing)
+        with _io.open_source(
+            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
+        ) as source:
+            _apply(source, target, cuts, scale, score_col, column, sep, drop_missing)
 
 
-def _apply(source, target, cuts, scale, score_col, column, sep, decimal, drop_missing) -> None:
+def _apply(source, target, cuts, scale, score_col, column, sep, drop_missing) -> None:
     import pyarrow as pa
 
     names = _io.column_names(source)
     out = _tables.Output.of(target, sep=sep, source_sep=source.sep)
-    if decimal != "." and out.kind == "csv":
-        out = _tables.Output(out.target, out.kind, out.sep, out.compression, decimal)
+    if source.decimal != "." and out.kind == "csv":
+        out = _tables.Output(out.target, out.kind, out.sep, out.compression, source.decimal)
     name = column or f"{score_col}_class"
     if name in names:
         raise CliError(
             f"column '{name}' already exists in {source.name}; choose another name with --column."
         )
+    if target.unrecognized and (out.kind != "csv" or not _tables.written_from(source, out, name)):
+        what = f"a table that qwkit wrote from {source.name} (with one more column, '{name}')"
+        raise _output.not_replaced(target.shown, what)
     scores = _io.read_columns(source, [score_col], console=stderr_console())[score_col]
     n_rows = len(scores)
     keep = rows = None
@@ -259,7 +275,7 @@ def _apply(source, target, cuts, scale, score_col, column, sep, decimal, drop_mi
             raise CliError(f"every row of {source.name} has a missing value in '{score_col}'.")
         rows = np.flatnonzero(keep)
         scores = scores.filter(pa.array(keep))
-    values = _columns.score_values(scores, score_col, rows=rows, decimal=decimal)
+    values = _columns.score_values(scores, score_col, rows=rows, decimal=source.decimal)
     with in_file_terms({"y_score": score_col}, rows):
         classes = qwkit.apply_thresholds(values, cuts, labels=scale)
     if source.kind == "csv" and out.kind == "csv":

@@ -16,7 +16,8 @@
 - Ctrl-C exits with 130, SIGTERM with 143 and SIGHUP (the terminal closed) with 129,
   after the temporary files of the outputs being written (and the copy of standard
   input) are removed: :func:`guard` turns SIGTERM and SIGHUP into an exception for the
-  duration of a command, so every clean-up (``finally``) runs.
+  duration of a command, so every clean-up (``finally``) runs. A signal that lands in
+  compiled code stays what it is, not numba's ``SystemError`` (``_signals_unmasked``).
 
 Warnings of the API (an undefined kappa, a degenerate interval) become one
 ``qwkit: warning:`` line each on stderr. User text (column names, labels, paths) is never
@@ -195,18 +196,35 @@ def _silence_stdout() -> None:
 
 
 @contextmanager
+def _signals_unmasked() -> Iterator[None]:
+    """An interrupt (or SIGTERM, SIGHUP) that compiled code reports as the cause of a
+    ``SystemError`` is raised as itself. numba does so when the signal's handler runs
+    while it builds a returned tuple; qwkit's kernels undo it (``_kernels._jit``), and this
+    does the same for compiled code called otherwise."""
+    try:
+        yield
+    except SystemError as exc:
+        cause = exc.__cause__
+        while isinstance(cause, SystemError):
+            cause = cause.__cause__
+        if isinstance(cause, (KeyboardInterrupt, Terminated)):
+            raise cause from None
+        raise
+
+
+@contextmanager
 def guard() -> Iterator[None]:
     """Run a command body: user-facing errors become one stderr line and exit code 1."""
     console = stderr_console()
     with warnings.catch_warnings(record=True) as caught, _sigterm_raises():
         warnings.simplefilter("always")
         try:
-            yield
+            with _signals_unmasked():
+                yield
         except (typer.Exit, typer.Abort, typer.BadParameter):
             _show_warnings(caught, console)
             raise
-        except KeyboardInterrupt:
-            console.print("qwkit: interrupted")
+        except KeyboardInterrupt:  # said by QwkitGroup.main, wherever it lands
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:  # the reader of stdout has stopped: not an error
             _silence_stdout()
@@ -317,7 +335,9 @@ class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
     """typer's group, with click's errors printed as one line on stderr (not a box).
 
     Exit codes: 2 for a usage error, 1 for another click error, 130 for an abort, and
-    the command's own code (``typer.Exit``) otherwise.
+    the command's own code (``typer.Exit``) otherwise. An interrupt is said here, as
+    ``qwkit: interrupted``, wherever it landed: in a command (:func:`guard`) or in typer
+    around it (which exits with 130 and says nothing).
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
@@ -340,6 +360,7 @@ class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
             typer.echo(f"qwkit: error: {one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
+            code = EXIT_INTERRUPTED
+        if code == EXIT_INTERRUPTED:
             typer.echo("qwkit: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
         sys.exit(code if isinstance(code, int) else 0)

@@ -1,4 +1,5 @@
-"""Reading rating files (CSV, TSV, Parquet, or standard input) and checking their values.
+"""Reading rating files (CSV, TSV, Parquet, .xlsx, or standard input) and checking their
+values.
 
 Files are read with pyarrow: CSV/TSV through its streaming reader (only the columns a
 command uses, as text, so that every value is checked by us and a bad one is reported
@@ -10,9 +11,14 @@ Inputs. A data file is named by its path; ``-`` is standard input (a file named 
 ``./-``). Standard input, a named pipe, a device or a descriptor (``/dev/stdin``,
 ``<(...)``'s ``/dev/fd/63``) can be read only once, so it is first copied to a private
 temporary file, removed when the command ends (also on an error or an interrupt). Its
-format: Parquet when it starts with Parquet's magic bytes, otherwise delimited text —
-comma-separated unless ``--sep`` says otherwise (or a named pipe's extension does),
-gzip, bz2, zstd or lz4 compressed when it starts with their magic bytes.
+format: Parquet when it starts with Parquet's magic bytes, a workbook when it is a zip
+archive, otherwise delimited text — comma-separated unless ``--sep`` says otherwise (or
+a named pipe's extension does), gzip, bz2, zstd or lz4 compressed when it starts with
+their magic bytes.
+
+Text is UTF-8 (``--encoding`` names another); what is not text at all, a byte that is
+not text in the encoding, and the semicolon-separated CSV of spreadsheets are
+``_text``'s to say or find; Excel workbooks are ``_workbook``'s to read.
 
 Parquet columns of dictionary type (pandas categoricals) are read as their values; an
 *ordered* dictionary declares the rating scale (its categories in their order, used
@@ -39,12 +45,14 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from qwkit import _files
 from qwkit._extras import install_command
+from qwkit.cli import _text, _workbook
 from qwkit.cli._errors import CliError
 
 __all__ = [
@@ -61,9 +69,11 @@ __all__ = [
 STDIN = "-"
 _CSV_SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = (".parquet", ".pq")
+_WORKBOOK = (".xlsx", ".xlsm")
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
 #: Magic bytes of what standard input (or a pipe) may hold.
 _PARQUET_MAGIC = b"PAR1"
+_ZIP_MAGIC = b"PK\x03\x04"
 _COMPRESSION_MAGIC = {
     b"\x1f\x8b": "gzip",
     b"BZh": "bz2",
@@ -115,7 +125,7 @@ class Source:
     """A data file and how to read it."""
 
     path: Path
-    kind: str  # "csv" or "parquet"
+    kind: str  # "csv", "parquet" or "xlsx"
     sep: str | None  # CSV delimiter
     compression: str | None
     skip_rows: int = 0  # comment lines (starting with '#') above the header
@@ -123,6 +133,9 @@ class Source:
     name: str = ""
     #: Decimal mark of numbers written as text.
     decimal: str = "."
+    #: Encoding of a text file (``--encoding``), and the worksheet of a workbook.
+    encoding: str = "utf-8"
+    sheet: str | None = None
 
     @property
     def label(self) -> str:
@@ -130,7 +143,15 @@ class Source:
         return self.name if not self.name.startswith("'") else self.path.name
 
     @classmethod
-    def of(cls, path: Path | str, sep: str | None = None, *, decimal: str = ".") -> Source:
+    def of(
+        cls,
+        path: Path | str,
+        sep: str | None = None,
+        *,
+        decimal: str = ".",
+        encoding: str = "utf-8",
+        sheet: str | None = None,
+    ) -> Source:
         """Check that ``path`` is a readable, non-empty file and find its format."""
         path = Path(path)
         name = f"'{path}'"
@@ -140,93 +161,140 @@ class Source:
             raise CliError(f"{name} is a folder, not a data file.")
         if path.stat().st_size == 0:
             raise CliError(f"file {name} is empty.")
+        if (refused := _workbook.refusal(path, f"file {name}")) is not None:
+            raise refused
         ext, compression = _suffixes(path)
+        options = {"decimal": decimal, "encoding": encoding, "sheet": sheet}
+        if ext in _WORKBOOK and compression is None:
+            return cls(path, "xlsx", None, None, 0, name, **options)._options(sep)
         if sep is not None:
             if ext in _PARQUET:
                 raise CliError(f"--sep does not apply to the Parquet file {name}.")
-            return cls(path, "csv", sep, compression, 0, name, decimal)._checked()
+            return cls(path, "csv", sep, compression, 0, name, **options)._checked()
         if ext in _PARQUET and compression is None:
-            return cls(path, "parquet", None, None, 0, name, decimal)
+            return cls(path, "parquet", None, None, 0, name, **options)._options(sep)
         if ext in _CSV_SEPARATORS:
-            return cls(path, "csv", _CSV_SEPARATORS[ext], compression, 0, name, decimal)._checked()
+            source = cls(path, "csv", _CSV_SEPARATORS[ext], compression, 0, name, **options)
+            return source._checked(sniff=ext == ".csv")
         raise CliError(
-            f"cannot tell the format of {name} from its extension; use .csv, .tsv or "
-            ".parquet, or pass --sep (e.g. --sep ';')."
+            f"cannot tell the format of {name} from its extension; use .csv, .tsv, .parquet "
+            "or .xlsx, or pass --sep (e.g. --sep ';')."
         )
 
     @classmethod
     def sniffed(
-        cls, path: Path, *, name: str, sep: str | None, hint: Path | None, decimal: str = "."
+        cls,
+        path: Path,
+        *,
+        name: str,
+        sep: str | None,
+        hint: Path | None,
+        decimal: str = ".",
+        encoding: str = "utf-8",
+        sheet: str | None = None,
     ) -> Source:
-        """A copy of standard input or of a pipe: Parquet or compressed text from its
-        first bytes; delimited text with ``sep``, else the ``hint`` name's extension,
-        else a comma."""
+        """A copy of standard input or of a pipe: Parquet, a workbook or compressed text
+        from its first bytes; delimited text with ``sep``, else the ``hint`` name's
+        extension, else a comma (or a semicolon: ``_text``)."""
         with open(path, "rb") as fh:
             head = fh.read(8)
         if not head:
             raise CliError(f"{name} is empty.")
+        options = {"decimal": decimal, "encoding": encoding, "sheet": sheet}
         if head.startswith(_PARQUET_MAGIC):
             if sep is not None:
                 raise CliError(f"--sep does not apply to {name}: it holds a Parquet file.")
-            return cls(path, "parquet", None, None, 0, name, decimal)
+            return cls(path, "parquet", None, None, 0, name, **options)._options(sep)
+        if head.startswith(_ZIP_MAGIC):  # an .xlsx workbook (a zip archive)
+            return cls(path, "xlsx", None, None, 0, name, **options)._options(sep)
         compression = next((c for m, c in _COMPRESSION_MAGIC.items() if head.startswith(m)), None)
-        if sep is None:
-            ext = _suffixes(hint)[0] if hint is not None else ""
-            sep = _CSV_SEPARATORS.get(ext, ",")
-        return cls(path, "csv", sep, compression, 0, name, decimal)._checked()
+        ext = _suffixes(hint)[0] if hint is not None else ""
+        source = cls(
+            path, "csv", sep or _CSV_SEPARATORS.get(ext, ","), compression, 0, name, **options
+        )
+        return source._checked(sniff=sep is None)
 
-    def _checked(self) -> Source:
-        """Check the decimal mark against the separator; count the comment lines above
-        the header (they are skipped)."""
-        if self.decimal != "." and self.decimal == self.sep:
-            raise CliError(
-                f"--decimal '{self.decimal}' is also the column separator of {self.name}; "
-                "pass another --sep (e.g. --sep ';')."
-            )
+    def _options(self, sep: str | None) -> Source:
+        """Refuse the options of text files for a Parquet file or a workbook (and
+        ``--sheet`` for anything but a workbook)."""
+        what = "a workbook" if self.kind == "xlsx" else "a Parquet file"
+        if sep is not None:
+            raise CliError(f"--sep does not apply to {self.name}: it is {what}.")
+        if self.encoding != "utf-8":
+            raise CliError(f"--encoding applies to text files; {self.name} is {what}.")
+        if self.sheet is not None and self.kind != "xlsx":
+            raise CliError(f"--sheet applies to .xlsx workbooks; {self.name} is {what}.")
+        return self
+
+    def _checked(self, *, sniff: bool = False) -> Source:
+        """Check that the file is text; count the comment lines above the header (they
+        are skipped); with ``sniff``, find a semicolon dialect (``_text``); check the
+        decimal mark against the separator."""
+        if self.sheet is not None:
+            raise CliError(f"--sheet applies to .xlsx workbooks; {self.name} is a text file.")
         raw, stream = _open_stream(self)
         try:
-            head = stream.read(1 << 16)
+            head = bytes(stream.read(1 << 16))
         except Exception as exc:
             raise _fail_reading(self, exc) from None
         finally:
             raw.close()
-        lines = bytes(head).split(b"\n")
+        size = self.path.stat().st_size if self.compression is None else None
+        if (why := _text.not_text(head, _a_file(self), size)) is not None:
+            raise CliError(why)
+        lines = head.split(b"\n")
         skip = 0
         while skip < len(lines) - 1 and _is_comment(lines[skip], self.sep, first=skip == 0):
             skip += 1
-        if skip == 0:
-            return self
-        return Source(
-            self.path, self.kind, self.sep, self.compression, skip, self.name, self.decimal
-        )
+        source = replace(self, skip_rows=skip)
+        if sniff and self.sep == ",":
+            semicolons, comma = _text.semicolon_dialect(head, skip, self.encoding)
+            if semicolons:
+                source = replace(source, sep=";", decimal="," if comma else self.decimal)
+        if source.decimal != "." and source.decimal == source.sep:
+            raise CliError(
+                f"--decimal '{source.decimal}' is also the column separator of {source.name}; "
+                "pass another --sep (e.g. --sep ';')."
+            )
+        return source
 
 
 @contextmanager
 def _spooled(stream, name: str) -> Iterator[Path]:
-    """A private temporary copy of a stream that can be read only once; removed when the
-    block ends, however it ends."""
-    fd, tmp = tempfile.mkstemp(prefix="qwkit-input-", suffix=".tmp")
+    """A private temporary copy of a stream that can be read only once, in the system's
+    temporary folder; removed when the block ends, however it ends (and, if the process
+    is killed, by the next qwkit that copies a stream: ``_files``)."""
+    fd, tmp = _files.new_temporary(Path(tempfile.gettempdir()) / "qwkit-input")
     try:
-        with os.fdopen(fd, "wb") as out:
+        with os.fdopen(fd, "wb", closefd=False) as out:
             try:
                 shutil.copyfileobj(stream, out, 1 << 20)
             except OSError as exc:
                 raise CliError(f"could not read {name}: {exc.strerror or exc}.") from None
-        yield Path(tmp)
+        yield tmp
     finally:
+        os.close(fd)  # first: Windows removes no open file
         with suppress(FileNotFoundError):
             os.unlink(tmp)
 
 
 @contextmanager
-def open_source(text: str, *, sep: str | None = None, decimal: str = ".") -> Iterator[Source]:
+def open_source(
+    text: str,
+    *,
+    sep: str | None = None,
+    decimal: str = ".",
+    encoding: str = "utf-8",
+    sheet: str | None = None,
+) -> Iterator[Source]:
     """The data file named on the command line: a path, or ``-`` for standard input. A
     stream (standard input, a named pipe, a device) is read into a temporary copy that
     is removed when the block ends."""
+    options = {"sep": sep, "decimal": decimal, "encoding": encoding, "sheet": sheet}
     if text == STDIN:
         stdin = getattr(sys.stdin, "buffer", sys.stdin)
         with _spooled(stdin, "standard input") as tmp:
-            yield Source.sniffed(tmp, name="standard input", sep=sep, hint=None, decimal=decimal)
+            yield Source.sniffed(tmp, name="standard input", hint=None, **options)
         return
     path = Path(text)
     if _DESCRIPTOR_PATH.match(os.path.normpath(text)):  # /dev/stdin, /dev/fd/63 (<(...)), ...
@@ -235,7 +303,7 @@ def open_source(text: str, *, sep: str | None = None, decimal: str = ".") -> Ite
         except OSError as exc:
             raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
         with stream, _spooled(stream, f"'{path}'") as tmp:
-            yield Source.sniffed(tmp, name=f"'{path}'", sep=sep, hint=None, decimal=decimal)
+            yield Source.sniffed(tmp, name=f"'{path}'", hint=None, **options)
         return
     try:
         mode = os.stat(path).st_mode
@@ -244,14 +312,14 @@ def open_source(text: str, *, sep: str | None = None, decimal: str = ".") -> Ite
     except OSError as exc:
         raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        yield Source.of(path, sep, decimal=decimal)
+        yield Source.of(path, **options)
     elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
         try:
             stream = open(path, "rb")  # closed below
         except OSError as exc:
             raise CliError(f"cannot read '{path}': {exc.strerror or exc}.") from None
         with stream, _spooled(stream, f"'{path}'") as tmp:
-            yield Source.sniffed(tmp, name=f"'{path}'", sep=sep, hint=path, decimal=decimal)
+            yield Source.sniffed(tmp, name=f"'{path}'", hint=path, **options)
     else:
         raise CliError(f"'{path}' is not a data file (it is a socket or a block device).")
 
@@ -273,7 +341,9 @@ def _check_columns(source: Source, names: Sequence[str], wanted: Sequence[str]) 
             f"column{plural} {which} not found in {source.name}; its columns are: "
             + ", ".join(f"'{c}'" for c in names)
             + (
-                f" (is the separator right? it was read as {_separator_name(source.sep)}-separated)"
+                f" (is the separator right? it was read as {_separator_name(source.sep)}-separated"
+                + (f"; {_text.SEMICOLON_HINT}" if ";" in names[0] else "")
+                + ")"
                 if source.kind == "csv" and len(names) == 1
                 else ""
             )
@@ -305,7 +375,10 @@ def _csv_options(source: Source, columns: Sequence[str] | None, bad_rows: list |
     from pyarrow import csv as pacsv
 
     read = pacsv.ReadOptions(
-        block_size=_BLOCK_BYTES, skip_rows=source.skip_rows, use_threads=bad_rows is None
+        block_size=_BLOCK_BYTES,
+        skip_rows=source.skip_rows,
+        use_threads=bad_rows is None,
+        encoding=source.encoding,
     )
     parse = _parse_options(source, None if bad_rows is None else _keep_invalid(bad_rows))
     if columns is None:
@@ -338,7 +411,32 @@ def _skip(row) -> str:
     return "skip"
 
 
+def _undecodable(source: Source, exc: BaseException) -> CliError | None:
+    """A text file that is not text in its encoding (pyarrow's error, about a column or
+    the header, names neither the byte nor the line): the first such byte, with its
+    offset and line, and what to do (``_text``)."""
+    if source.kind != "csv" or not (
+        isinstance(exc, UnicodeError) or "UTF8" in str(exc) or "utf-8" in str(exc)
+    ):
+        return None
+    raw, stream = _open_stream(source)
+    try:
+        found = _text.first_undecodable(stream, source.encoding)
+    except Exception:  # the file cannot be read again: say pyarrow's words
+        return None
+    finally:
+        raw.close()
+    if found is None:
+        return None
+    message = _text.undecodable_message(
+        _a_file(source), source.encoding, found, compressed=source.compression is not None
+    )
+    return CliError(message)
+
+
 def _fail_reading(source: Source, exc: Exception, bad_rows=()) -> CliError:
+    if (undecodable := _undecodable(source, exc)) is not None:
+        return undecodable
     what = "Parquet" if source.kind == "parquet" else "delimited text"
     if bad_rows and bad_rows[0].number is not None:  # pyarrow counts every line read
         row = bad_rows[0]
@@ -348,7 +446,23 @@ def _fail_reading(source: Source, exc: Exception, bad_rows=()) -> CliError:
             f"header has {row.expected_columns} (a value that holds the separator must be "
             "quoted)."
         )
-    return CliError(f"could not read {source.name} as {what}: {' '.join(str(exc).split())}")
+    hint = f" ({_text.SEMICOLON_HINT})" if _semicolon_header(source) else ""
+    return CliError(f"could not read {source.name} as {what}: {' '.join(str(exc).split())}{hint}")
+
+
+def _semicolon_header(source: Source) -> bool:
+    """A comma-separated file whose header is separated by semicolons (``_text``)."""
+    if source.kind != "csv" or source.sep != ",":
+        return False
+    raw, stream = _open_stream(source)
+    try:
+        return _text.semicolon_header(
+            bytes(stream.read(1 << 16)), source.skip_rows, source.encoding
+        )
+    except Exception:  # unreadable: no hint
+        return False
+    finally:
+        raw.close()
 
 
 def _csv_header(source: Source) -> list[str]:
@@ -358,7 +472,9 @@ def _csv_header(source: Source) -> list[str]:
     try:
         reader = pacsv.open_csv(
             stream,
-            read_options=pacsv.ReadOptions(block_size=1 << 16, skip_rows=source.skip_rows),
+            read_options=pacsv.ReadOptions(
+                block_size=1 << 16, skip_rows=source.skip_rows, encoding=source.encoding
+            ),
             parse_options=_parse_options(source, _skip),  # rows are read (and named) later
             convert_options=pacsv.ConvertOptions(strings_can_be_null=True),
         )
@@ -387,6 +503,8 @@ def _parquet_file(source: Source):
 
 def column_names(source: Source) -> list[str]:
     """The file's column names (in file order, duplicates kept)."""
+    if source.kind == "xlsx":
+        return _workbook.column_names(source)
     if source.kind == "parquet":
         return list(_parquet_file(source).schema_arrow.names)
     return _csv_header(source)
@@ -461,7 +579,10 @@ def read_columns(source: Source, columns: Sequence[str], *, console=None) -> Col
     """
     pa = _arrow()
     wanted = list(dict.fromkeys(columns))
-    if source.kind == "parquet":
+    if source.kind == "xlsx":
+        _check_columns(source, _workbook.column_names(source), wanted)
+        table = _workbook.read_table(source, wanted)
+    elif source.kind == "parquet":
         pfile = _parquet_file(source)
         _check_columns(source, pfile.schema_arrow.names, wanted)
         total = pfile.metadata.num_rows
@@ -513,7 +634,9 @@ def read_table(source: Source):
     text with types inferred (for a Parquet output of ``thresholds apply``)."""
     _arrow()
     try:
-        if source.kind == "parquet":
+        if source.kind == "xlsx":
+            table = _workbook.read_table(source)
+        elif source.kind == "parquet":
             import pyarrow.parquet as pq
 
             table = pq.read_table(str(source.path))
@@ -528,6 +651,8 @@ def read_table(source: Source):
                 )
             finally:
                 raw.close()
+    except CliError:  # a workbook's own words
+        raise
     except Exception as exc:
         if "Empty CSV file" in str(exc):
             raise CliError(f"{_a_file(source)} is empty.") from None

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from qwkit.cli import _columns, _io, _output
+from qwkit.cli import _columns, _io, _output, _text
 
 
 class Weights(str, Enum):
@@ -66,6 +66,14 @@ def decimal_option(text: str, sep: str | None) -> str:
     return mark
 
 
+def encoding_option(text: str) -> str:
+    """``--encoding``: a codec that keeps ASCII as it is (UTF-8, latin-1, cp1252, ...)."""
+    try:
+        return _text.check_encoding(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--encoding") from None
+
+
 def folder_option(text: str, option: str) -> str:
     """An output folder: '-' (standard output) does not apply to it."""
     if text == _io.STDIN:
@@ -77,11 +85,13 @@ def folder_option(text: str, option: str) -> str:
 
 
 FILE_HELP = (
-    "Data file: CSV, TSV or Parquet (the format from the extension, or --sep), "
-    "optionally compressed (.gz, .bz2, .zst, .lz4). '-' is standard input: "
-    "comma-separated text unless --sep says otherwise (Parquet and compressed text "
-    "are recognized); a file named '-' is ./-. Lines above the header that start "
-    "with '#' are comments, unless '#' is followed by the separator."
+    "Data file: CSV, TSV, Parquet or an Excel .xlsx workbook (the format from the "
+    "extension, or --sep), text optionally compressed (.gz, .bz2, .zst, .lz4). A .csv "
+    "file whose header is separated by ';' is read so, with decimal commas if its "
+    "numbers have them. '-' is standard input: comma-separated text unless --sep says "
+    "otherwise (Parquet, .xlsx and compressed text are recognized); a file named '-' "
+    "is ./-. Lines above the header that start with '#' are comments, unless '#' is "
+    "followed by the separator."
 )
 FileArg = Annotated[
     str,
@@ -148,6 +158,22 @@ DecimalOpt = Annotated[
         help="Decimal mark of the numbers in a text file: '.' or ',' (European files, "
         "which then need another separator, e.g. --sep ';').",
         metavar="CHAR",
+    ),
+]
+EncodingOpt = Annotated[
+    str,
+    typer.Option(
+        help="Encoding of a text file: utf-8 (a byte-order mark is allowed), or e.g. "
+        "cp1252 (files exported on Windows) or latin-1.",
+        metavar="NAME",
+    ),
+]
+SheetOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Worksheet of an .xlsx workbook, by name. Default: the first one.",
+        show_default=False,
+        metavar="NAME",
     ),
 ]
 WeightColOpt = Annotated[

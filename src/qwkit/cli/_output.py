@@ -16,7 +16,9 @@ before any work:
    cannot be taken back, so every check that can be made is made before it is opened.
 3. **A regular file is written whole or not at all**: into a temporary file beside it,
    moved into place only when complete, so a failing or interrupted command (Ctrl-C,
-   SIGTERM, SIGHUP) leaves neither a partial file nor a temporary one. A symbolic link
+   SIGTERM, SIGHUP) leaves neither a partial file nor a temporary one; one left by a
+   killed qwkit (SIGKILL) is removed by the next that writes the same output
+   (``qwkit._files``). An error of writing (a full disk) names the output. A symbolic link
    is written through (its target is replaced) and a replaced file keeps its permission
    bits. A new file is linked into place, never over a file that appeared meanwhile.
 4. **qwkit replaces only what it wrote.** An existing regular file is replaced only when
@@ -25,10 +27,12 @@ before any work:
    key (``thresholds fit``); a Parquet table carrying qwkit's ``qwkit`` metadata key
    (``thresholds apply``); ``economics.csv`` with the economics header and PNG figures
    carrying qwkit's ``qwkit`` text chunk (``economics``) — or when it is empty (e.g.
-   made by ``mktemp``), or with ``--force``. A delimited text table cannot carry a mark,
-   so an existing one is replaced by ``thresholds apply`` only with ``--force``. A
-   read-only file is replaced only with ``--force``. Otherwise the command stops with one
-   line naming ``--force``. ``--force`` never lets an output be an input or a folder.
+   made by ``mktemp``), or with ``--force``. A delimited text table cannot carry a mark:
+   ``thresholds apply`` recognizes its own by its content — the input it reads now, with
+   one more column of that name (``_tables.written_from``), so a rerun replaces it and
+   any other file is refused. A read-only file is replaced only with ``--force``.
+   Otherwise the command stops with one line naming ``--force``. ``--force`` never lets
+   an output be an input or a folder.
 5. **A device or named pipe is written in place**: a character device (``/dev/null``)
    or a FIFO is opened for writing — never renamed, removed or replaced. A block device
    (a disk) is written in place only with ``--force``; a socket or another special file
@@ -50,7 +54,6 @@ import shutil
 import stat
 import struct
 import sys
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -59,6 +62,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import qwkit
+from qwkit import _files
 from qwkit.cli import _io
 from qwkit.cli._errors import CliError
 
@@ -75,6 +79,7 @@ __all__ = [
     "commit_staged",
     "is_standard_output",
     "mark_png",
+    "not_replaced",
     "open_target",
     "parquet_mark",
     "plan",
@@ -177,6 +182,10 @@ class Kind:
 
     what: str  # for messages: "a qwkit HTML report"
     recognizes: Callable[[Path], bool]
+    #: Files that only the command can recognize, once it has opened its input (a text
+    #: table of ``thresholds apply``: its input with one more column); ``plan`` leaves
+    #: the decision to it (``Target.unrecognized``, :func:`not_replaced`).
+    recognized_later: Callable[[Path], bool] | None = None
 
     def written_by_qwkit(self, path: Path) -> bool:
         try:
@@ -187,7 +196,11 @@ class Kind:
 
 REPORT = Kind("a qwkit HTML report", _is_report)
 THRESHOLDS = Kind("a qwkit thresholds file", _is_thresholds)
-TABLE = Kind("a table written by qwkit (a Parquet file with qwkit's mark)", _is_marked_parquet)
+TABLE = Kind(
+    "a table written by qwkit (a Parquet file with qwkit's mark)",
+    _is_marked_parquet,
+    recognized_later=lambda path: _io._suffixes(path)[0] not in _io._PARQUET,
+)
 ECONOMICS_TABLE = Kind("a qwkit economics table", _is_economics_table)
 ECONOMICS_FIGURE = Kind("a qwkit economics figure", _is_marked_png)
 
@@ -233,6 +246,8 @@ class Target:
     identity: tuple[int, int] | None = None  # of what is there now
     mode: int = 0o644  # permission bits of the file written
     owner: tuple[int, int] | None = None  # of the file replaced
+    #: Replaced only if the command recognizes it as its own (``Kind.recognized_later``).
+    unrecognized: bool = False
 
     @property
     def is_stream(self) -> bool:
@@ -289,6 +304,14 @@ def _descriptor(text: str) -> int | None:
     return int(match["fd"] or match["pfd"])
 
 
+def not_replaced(shown: str, what: str) -> CliError:
+    """The refusal to replace a file that is not recognizably what qwkit wrote."""
+    return CliError(
+        f"'{shown}' exists and is not {what}; qwkit does not replace a file it did not "
+        "write: pass --force to replace it, or choose another output."
+    )
+
+
 def plan(
     text: str,
     *,
@@ -331,14 +354,14 @@ def plan(
     _not_an_input(text, identity, inputs)
     if stat.S_ISREG(mode):
         real = Path(os.path.realpath(path))
+        unrecognized = False
         if not force:
             if not os.access(real, os.W_OK) or not mode & 0o222:  # root: the bits count
                 raise _fail(text, "it is read-only; pass --force to replace it.")
             if info.st_size > 0 and not kind.written_by_qwkit(real):
-                raise CliError(
-                    f"'{text}' exists and is not {kind.what}; qwkit does not replace a file "
-                    "it did not write: pass --force to replace it, or choose another output."
-                )
+                if kind.recognized_later is None or not kind.recognized_later(real):
+                    raise not_replaced(text, kind.what)
+                unrecognized = True
         _check_folder(text, real.parent)
         return Target(
             text,
@@ -347,6 +370,7 @@ def plan(
             identity=identity,
             mode=stat.S_IMODE(mode),
             owner=(info.st_uid, info.st_gid),
+            unrecognized=unrecognized,
         )
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or (stat.S_ISBLK(mode) and force):
         return Target(text, "in place", path=path, identity=identity)
@@ -405,15 +429,6 @@ def plan_folder(text: str, *, option: str) -> Folder:
 # ---------------------------------------------------------------------------- writing
 
 
-def _temporary(target: Target) -> tuple[int, Path]:
-    """A new private file beside the target (its name cut short: a long target name
-    must not make the temporary one too long for the file system)."""
-    fd, tmp = tempfile.mkstemp(
-        dir=target.path.parent, prefix=f".{target.path.name[:80]}.", suffix=".qwkit-tmp"
-    )
-    return fd, Path(tmp)
-
-
 def _check_unchanged(target: Target) -> None:
     """Just before a file is moved into place: what is there is what was checked."""
     try:
@@ -464,16 +479,60 @@ def _stream_of(fd: int) -> BinaryIO | None:
 
 
 @contextmanager
+def _said_of(target: Target) -> Iterator[None]:
+    """An ``OSError`` of writing ``target`` (a full disk, ``/dev/full``) said as one line
+    that names it; a broken pipe is left to ``guard`` (the reader stopped: not an error)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        shown = "standard output" if target.is_stdout else target.shown
+        raise _fail(shown, f"{exc.strerror or exc}.") from None
+
+
+class _Written:
+    """The stream :func:`open_target` yields: what it writes goes to ``raw``, and a
+    failure to write names the output."""
+
+    def __init__(self, raw: BinaryIO, target: Target) -> None:
+        self._raw = raw
+        self._target = target
+
+    def write(self, data) -> int:
+        with _said_of(self._target):
+            return self._raw.write(data)
+
+    def flush(self) -> None:
+        with _said_of(self._target):
+            self._raw.flush()
+
+
+@contextmanager
+def _writing(out: BinaryIO, target: Target, *, close: bool) -> Iterator[BinaryIO]:
+    """``out`` as a :class:`_Written` stream, flushed when the block succeeds (a
+    failure to flush names the output too) and closed (``close``) however it ends."""
+    try:
+        yield _Written(out, target)
+        _Written(out, target).flush()
+    finally:
+        if close:
+            with suppress(OSError):  # flushed already, or what it holds is not wanted
+                out.close()
+
+
+@contextmanager
 def open_target(target: Target) -> Iterator[BinaryIO]:
     """A binary stream to ``target``: a temporary file moved into place when the block
-    succeeds (and removed otherwise), or the descriptor, device or pipe itself."""
+    succeeds (and removed otherwise), or the descriptor, device or pipe itself. An error
+    of writing it names it (``cannot write 'out.csv': No space left on device.``)."""
     if target.how == "descriptor":
         stream = _stream_of(target.fd)
         if stream is not None:
-            yield stream
-            stream.flush()
+            with _writing(stream, target, close=False) as out:
+                yield out
             return
-        with os.fdopen(os.dup(target.fd), "wb") as out:
+        with _writing(os.fdopen(os.dup(target.fd), "wb"), target, close=True) as out:
             yield out
         return
     if target.how == "in place":
@@ -487,14 +546,20 @@ def open_target(target: Target) -> Iterator[BinaryIO]:
             raise CliError(
                 f"'{target.shown}' changed while qwkit was working; nothing was written."
             )
-        with os.fdopen(fd, "wb") as out:
+        with _writing(os.fdopen(fd, "wb"), target, close=True) as out:
             yield out
         return
-    fd, tmp = _temporary(target)
+    with _said_of(target):
+        fd, tmp = _files.new_temporary(target.path)  # stale ones of the target removed
     try:
-        with os.fdopen(fd, "wb") as out:
-            yield out
-        _move_into_place(tmp, target)
+        try:
+            with _writing(os.fdopen(fd, "wb", closefd=False), target, close=True) as out:
+                yield out
+        except BaseException:
+            os.close(fd)
+            raise
+        with _said_of(target):
+            _files.commit(fd, lambda: _move_into_place(tmp, target))
     except BaseException:
         with suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -503,16 +568,8 @@ def open_target(target: Target) -> Iterator[BinaryIO]:
 
 def write_text(target: Target, text: str) -> None:
     """Write a text file (UTF-8) whole."""
-    data = text.encode("utf-8")
-    try:
-        with open_target(target) as out:
-            out.write(data)
-            out.flush()
-    except BrokenPipeError:  # the reader of a pipe stopped: as for standard output
-        raise
-    except OSError as exc:  # e.g. a full disk (or /dev/full)
-        shown = "standard output" if target.is_stdout else target.shown
-        raise _fail(shown, f"{exc.strerror or exc}.") from None
+    with open_target(target) as out:
+        out.write(text.encode("utf-8"))
 
 
 @contextmanager
@@ -523,10 +580,15 @@ def staged_outputs(folder: Folder, targets: dict[str, Target]) -> Iterator[Path]
     is moved, the temporary folder is removed, and so is ``folder`` if it was made here
     and is empty."""
     made = folder.make()
-    stage = None
+    stage = lock = None
     try:
-        stage = Path(tempfile.mkdtemp(dir=folder.path, prefix=".qwkit-"))
-        yield stage
+        lock, stage = _files.new_temporary_folder(folder.path)  # stale ones removed
+        try:
+            yield stage
+        except OSError as exc:  # e.g. a full disk: name the output, not the stage
+            written = Path(exc.filename).name if exc.filename else None
+            shown = targets[written].shown if written in targets else str(folder.path)
+            raise _fail(shown, f"{exc.strerror or exc}.") from None
         commit_staged(stage, targets)
     except BaseException:
         if stage is not None:
@@ -539,6 +601,8 @@ def staged_outputs(folder: Folder, targets: dict[str, Target]) -> Iterator[Path]
     finally:
         if stage is not None:
             shutil.rmtree(stage, ignore_errors=True)
+        if lock is not None:
+            os.close(lock)
 
 
 def commit_staged(stage: Path, targets: dict[str, Target]) -> None:

@@ -12,9 +12,10 @@ Where it goes, and whether it may go there, is ``_output``'s decision (an
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -26,7 +27,7 @@ from qwkit.cli._errors import CliError
 from qwkit.cli._io import _CSV_SEPARATORS, _PARQUET, Source, _arrow, _open_stream, _suffixes
 from qwkit.cli._output import Target, open_target, parquet_mark
 
-__all__ = ["Output", "append_column", "write_table"]
+__all__ = ["Output", "append_column", "write_table", "written_from"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +42,17 @@ class Output:
 
     @classmethod
     def of(cls, target: Target, *, sep: str | None, source_sep: str | None) -> Output:
-        """The format from the extension (.csv, .tsv, .parquet, optionally compressed).
-        A stream without one (standard output, a pipe, a device) gets delimited text with
-        ``sep``, else the input's separator, else a comma; another file needs ``sep``
-        (``--sep``), never a silent guess."""
+        """The format from the extension (.csv, .tsv, .parquet, optionally compressed);
+        a .csv output of a semicolon-separated input is semicolon-separated too (the CSV
+        of spreadsheets in comma-decimal locales). A stream without one (standard output,
+        a pipe, a device) gets delimited text with ``sep``, else the input's separator,
+        else a comma; another file needs ``sep`` (``--sep``), never a silent guess."""
         name = Path(target.shown)
         ext, compression = _suffixes(name) if target.how != "descriptor" else ("", None)
         if ext in _PARQUET and compression is None:
             return cls(target, "parquet", None, None)
+        if ext == ".csv" and source_sep == ";":  # a spreadsheet's CSV keeps its dialect
+            return cls(target, "csv", ";", compression)
         if ext in _CSV_SEPARATORS:
             return cls(target, "csv", _CSV_SEPARATORS[ext], compression)
         if sep is None and target.is_stream:
@@ -169,9 +173,20 @@ def _record_batches(stream, rest: bytes) -> Iterator[tuple[list[bytes], list[byt
         yield bodies, endings
 
 
-def _redelimit(body: bytes, sep: str, out_sep: str) -> bytes:
-    fields = next(csv.reader([body.decode("utf-8")], delimiter=sep, strict=False), [""])
-    return out_sep.join(_quoted(f, out_sep) for f in fields).encode("utf-8")
+def _redelimit(body: bytes, sep: str, out_sep: str, encoding: str) -> bytes:
+    fields = next(csv.reader([body.decode(encoding)], delimiter=sep, strict=False), [""])
+    return out_sep.join(_quoted(f, out_sep) for f in fields).encode(encoding)
+
+
+def _encoded(text: str, source: Source) -> bytes:
+    """Text added to a copy of ``source``, in its encoding."""
+    try:
+        return text.encode(source.encoding)
+    except UnicodeEncodeError:
+        raise CliError(
+            f"{text!r} cannot be written in {source.encoding}, the encoding of {source.name}; "
+            "write a Parquet output (-o FILE.parquet) instead."
+        ) from None
 
 
 def _cell_text(value, decimal: str = ".") -> str:
@@ -179,6 +194,85 @@ def _cell_text(value, decimal: str = ".") -> str:
     if isinstance(value, float) and decimal != ".":
         return str(value).replace(".", decimal)
     return str(value)
+
+
+def _comment_lines(stream, n: int) -> tuple[list[bytes], bytes]:
+    """The first ``n`` lines of ``stream`` (the comment lines above the header) and the
+    bytes read beyond them."""
+    rest = b""
+    while rest.count(b"\n") < n:
+        chunk = stream.read(1 << 16)
+        if not chunk:
+            break
+        rest += bytes(chunk)
+    lines = []
+    for _ in range(n):
+        line, _, rest = rest.partition(b"\n")
+        lines.append(line)
+    return lines, rest
+
+
+def _lines(stream, skip_rows: int) -> Iterator[bytes]:
+    """The comment lines, then the records (without their line endings; blank lines
+    skipped) of delimited text."""
+    comments, rest = _comment_lines(stream, skip_rows)
+    yield from comments
+    for bodies, _ in _record_batches(stream, rest):
+        yield from (body for body in bodies if body)
+
+
+def _one_field(text: bytes, sep: bytes) -> bool:
+    """Whether ``text`` is one CSV field (quoted, or without separator and quote)."""
+    if text.startswith(b'"'):
+        return len(text) > 1 and text.endswith(b'"') and b'"' not in text[1:-1].replace(b'""', b"")
+    return sep not in text and b'"' not in text
+
+
+def written_from(source: Source, output: Output, name: str) -> bool:
+    """Whether the existing file of ``output`` is what ``thresholds apply`` writes from
+    ``source`` as delimited text: the input's comment lines, then its header and data
+    rows (some dropped, by ``--drop-missing``) as the output writes them, each with one
+    more field, the header's being ``name`` — whatever the cut points. This is how qwkit
+    recognizes its own text table, which cannot carry a mark (blank lines and line
+    endings aside, it compares the bytes)."""
+    sep = _encoded(output.sep, source)
+    header_tail = sep + _encoded(_quoted(name, output.sep), source)
+    with ExitStack() as stack:
+        if source.kind == "csv":
+            raw, stream = _open_stream(source)
+            stack.callback(raw.close)
+            skip = source.skip_rows
+            theirs = _lines(stream, skip)
+            if source.sep != output.sep:
+                comments = list(itertools.islice(theirs, skip))
+                rows = (_redelimit(b, source.sep, output.sep, source.encoding) for b in theirs)
+                theirs = itertools.chain(comments, rows)
+        else:  # written from a table (write_table): the input as that table, as text
+            buffer = io.BytesIO()
+            _write_text(_io.read_table(source), buffer, output.sep)
+            buffer.seek(0)
+            skip = 0
+            theirs = _lines(buffer, skip)
+        try:
+            mine, mine_stream = _open_stream(
+                Source(output.target.path, "csv", output.sep, output.compression)
+            )
+            stack.callback(mine.close)
+            ours = _lines(mine_stream, skip)
+            if list(itertools.islice(ours, skip)) != list(itertools.islice(theirs, skip)):
+                return False
+            head = next(theirs, None)
+            if head is None or next(ours, None) != head + header_tail:
+                return False
+            for line in ours:
+                for row in theirs:  # in order; rows the output dropped are skipped
+                    if line.startswith(row + sep) and _one_field(line[len(row) + len(sep) :], sep):
+                        break
+                else:
+                    return False
+            return True
+        except (UnicodeError, csv.Error, OSError, ValueError):  # not recognizably ours
+            return False
 
 
 def append_column(
@@ -195,14 +289,14 @@ def append_column(
     when the output's separator differs) and the line endings. ``keep`` (one flag per
     data row) drops rows; ``values`` holds the new column of the kept rows."""
     in_sep, out_sep = source.sep, output.sep
-    in_b, out_b = in_sep.encode("utf-8"), out_sep.encode("utf-8")
+    in_b, out_b = _encoded(in_sep, source), _encoded(out_sep, source)
     distinct, codes = np.unique(values, return_inverse=True)
     texts = [
-        out_b + _quoted(_cell_text(v, output.decimal), out_sep).encode("utf-8") for v in distinct
+        out_b + _encoded(_quoted(_cell_text(v, output.decimal), out_sep), source) for v in distinct
     ]
     tails = [texts[c] for c in codes.ravel().tolist()]
     flags = None if keep is None else keep.tolist()
-    header_tail = out_b + _quoted(name, out_sep).encode("utf-8")
+    header_tail = out_b + _encoded(_quoted(name, out_sep), source)
     row = kept = 0
     header = True
 
@@ -214,7 +308,7 @@ def append_column(
                 out.append(end)
                 continue
             if in_sep != out_sep:
-                body = _redelimit(body, in_sep, out_sep)
+                body = _redelimit(body, in_sep, out_sep, source.encoding)
             if header:
                 header = False
                 out.append(body + header_tail + end)
@@ -240,14 +334,8 @@ def append_column(
     raw, stream = _open_stream(source)
     try:
         with output.open() as sink:
-            rest = b""
-            while rest.count(b"\n") < source.skip_rows:  # the comment lines, as they are
-                chunk = stream.read(1 << 16)
-                if not chunk:
-                    break
-                rest += bytes(chunk)
-            for _ in range(source.skip_rows):
-                line, _, rest = rest.partition(b"\n")
+            comments, rest = _comment_lines(stream, source.skip_rows)
+            for line in comments:  # as they are
                 sink.write(line + b"\n")
             same = in_sep == out_sep
             for bodies, endings in _record_batches(stream, rest):
@@ -267,7 +355,9 @@ def append_column(
                     f"could not copy {source.name} line by line: found {row:,} data lines "
                     f"but {n_rows:,} rows; write a Parquet output (-o FILE.parquet) instead."
                 )
-    except (UnicodeDecodeError, csv.Error) as exc:
+    except UnicodeDecodeError as exc:
+        raise _io._fail_reading(source, exc) from None
+    except csv.Error as exc:
         raise CliError(f"could not copy {source.name}: {exc}") from None
     finally:
         raw.close()
@@ -284,10 +374,16 @@ def write_table(table, output: Output) -> None:
         with output.open() as sink:
             pq.write_table(table.replace_schema_metadata(metadata), sink)
         return
+    with output.open() as sink:
+        _write_text(table, sink, output.sep)
+
+
+def _write_text(table, sink, sep: str) -> None:
+    """A ``pyarrow.Table`` as delimited text: a plain header, then pyarrow's rows."""
     from pyarrow import csv as pacsv
 
-    header = output.sep.join(_quoted(c, output.sep) for c in table.column_names) + "\n"
-    options = pacsv.WriteOptions(include_header=False, delimiter=output.sep)
-    with output.open() as sink:
-        sink.write(header.encode("utf-8"))
-        pacsv.write_csv(table, sink, write_options=options)
+    header = sep.join(_quoted(c, sep) for c in table.column_names) + "\n"
+    sink.write(header.encode("utf-8"))
+    pacsv.write_csv(
+        table, sink, write_options=pacsv.WriteOptions(include_header=False, delimiter=sep)
+    )
