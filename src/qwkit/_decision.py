@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._fractional import minimize_ratio
-from qwkit._scale import prepare_labels
-from qwkit._validation import as_real_array, check_cost
-from qwkit._weights import WeightsLike, check_weights, resolve
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._fractional import minimize_ratio
+from qwkit._base._scale import prepare_labels
+from qwkit._base._validation import as_real_array, check_cost
+from qwkit._base._weights import WeightsLike, check_weights, resolve
 
 __all__ = ["bayes_decision", "kappa_decision"]
 

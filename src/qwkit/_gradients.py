@@ -26,8 +26,8 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
-from qwkit._validation import (
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
     check_choice,
     check_same_length,
     item_weights,

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit import _linalg
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._numerics import to_unit_max
-from qwkit._results import freeze_arrays, reduce_dataclass, result_dict
-from qwkit._validation import (
+from qwkit._base import _linalg
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._numerics import to_unit_max
+from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
+from qwkit._base._validation import (
     check_real,
     check_same_length,
     feature_matrix,

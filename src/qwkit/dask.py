@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 _DASK = {"feature": "qwkit.dask", "package": "dask[distributed,dataframe]", "extra": "dask"}
 dask = require("dask", minimum="2024.1", **_DASK)
@@ -40,7 +40,16 @@ dd = require("dask.dataframe", **_DASK)
 
 
 import qwkit
-from qwkit._dask_pieces import (
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
+from qwkit._base._validation import (
+    check_alternative,
+    check_integer,
+    check_progress,
+    check_replace_undefined_by,
+)
+from qwkit._base._weights import WeightsLike, check_weights
+from qwkit._integrations._dask_pieces import (
     Checks,
     Deferred,
     Piece,
@@ -52,17 +61,8 @@ from qwkit._dask_pieces import (
     plan,
     read_csv,
 )
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
-from qwkit._state import QuadraticSums, TableStats
-from qwkit._sufficient import TABLE_CLASSES, scale_hint
-from qwkit._validation import (
-    check_alternative,
-    check_integer,
-    check_progress,
-    check_replace_undefined_by,
-)
-from qwkit._weights import WeightsLike, check_weights
+from qwkit._table._state import QuadraticSums, TableStats
+from qwkit._table._sufficient import TABLE_CLASSES, scale_hint
 
 __all__ = [
     "confusion_matrix",

@@ -60,12 +60,12 @@ from qwkit import (
     optimize_thresholds,
     risk_class_model,
 )
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._extras import require
-from qwkit._files import atomic_write
-from qwkit._linalg import ridge
-from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._validation import check_integer, check_real
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._extras import require
+from qwkit._base._files import atomic_write
+from qwkit._base._linalg import ridge
+from qwkit._base._results import freeze_arrays, reduce_dataclass
+from qwkit._base._validation import check_integer, check_real
 
 __all__ = ["EconomicsResult", "EconomicsRow", "simulate_economics"]
 

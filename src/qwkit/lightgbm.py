@@ -17,7 +17,7 @@ arrays. Sample weights come from the Dataset (native) or ``fit(sample_weight=...
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 _lgb = require(
     "lightgbm", feature="qwkit.lightgbm", package="LightGBM", extra="lightgbm", minimum="4.0"

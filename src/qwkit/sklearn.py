@@ -15,7 +15,7 @@ scikit-learn (``pip install 'qwkit[sklearn]'``).
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 require("sklearn", feature="qwkit.sklearn", package="scikit-learn", extra="sklearn", minimum="1.6")
 
@@ -40,10 +40,10 @@ from qwkit import (
     optimize_thresholds,
     soft_kappa_score,
 )
-from qwkit._errors import QwkitError
-from qwkit._scale import declared_order, positions_on_scale
-from qwkit._validation import item_weights, show
-from qwkit._weights import check_weights, resolve
+from qwkit._base._errors import QwkitError
+from qwkit._base._scale import declared_order, positions_on_scale
+from qwkit._base._validation import item_weights, show
+from qwkit._base._weights import check_weights, resolve
 
 __all__ = ["KappaRegressor", "OptimalRounder", "kappa_scorer", "soft_kappa_scorer"]
 

@@ -18,7 +18,7 @@ by arrays. Sample weights come from the DMatrix (native) or ``fit(sample_weight=
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 _xgb = require(
     "xgboost", feature="qwkit.xgboost", package="XGBoost", extra="xgboost", minimum="2.0"

@@ -11,12 +11,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._results import result_dict
+from qwkit._base._validation import check_choice, check_integer, check_real
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._input import prepare
 from qwkit._evaluation._panel import kappa_sums
-from qwkit._results import result_dict
-from qwkit._validation import check_choice, check_integer, check_real
-from qwkit._weights import WeightsLike
 
 __all__ = ["ALIGNMENTS", "AltTestResult", "alt_test"]
 

@@ -10,7 +10,14 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_rng,
+)
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._input import Scores, check_margin, prepare
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._sums import (
@@ -23,8 +30,6 @@ from qwkit._evaluation._sums import (
     on_rows,
     text_block,
 )
-from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
-from qwkit._weights import WeightsLike
 
 __all__ = [
     "PAIRS",

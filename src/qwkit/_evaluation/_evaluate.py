@@ -11,7 +11,18 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
+from qwkit._base._validation import (
+    as_1d,
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_real,
+    check_rng,
+    check_same_length,
+)
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation import _report
 from qwkit._evaluation._degradation import (
     PAIRS,
@@ -31,17 +42,6 @@ from qwkit._evaluation._observed import (
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._prmse import PRMSEResult, prmse_result
 from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
-from qwkit._validation import (
-    as_1d,
-    check_choice,
-    check_confidence_level,
-    check_n_resamples,
-    check_real,
-    check_rng,
-    check_same_length,
-)
-from qwkit._weights import WeightsLike
 
 __all__ = [
     "Criterion",

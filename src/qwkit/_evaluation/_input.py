@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._scale import (
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     RatingMatrix,
     measure_scale,
@@ -24,8 +24,8 @@ from qwkit._scale import (
     rating_matrix,
     scale_values,
 )
-from qwkit._validation import check_choice
-from qwkit._weights import check_weights, kind_name, resolve
+from qwkit._base._validation import check_choice
+from qwkit._base._weights import check_weights, kind_name, resolve
 
 __all__ = ["Scores", "check_margin", "prepare"]
 

@@ -9,7 +9,14 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_real,
+    check_rng,
+)
 from qwkit._evaluation._degradation import verdict
 from qwkit._evaluation._input import Scores, prepare
 from qwkit._evaluation._sums import (
@@ -19,13 +26,6 @@ from qwkit._evaluation._sums import (
     ItemSums,
     infer,
     text_block,
-)
-from qwkit._validation import (
-    check_choice,
-    check_confidence_level,
-    check_n_resamples,
-    check_real,
-    check_rng,
 )
 
 __all__ = [

@@ -9,7 +9,14 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_rng,
+)
+from qwkit._base._warnings import DegenerateIntervalWarning, warn
 from qwkit._evaluation._input import Scores, prepare
 from qwkit._evaluation._sums import (
     METHODS,
@@ -19,8 +26,6 @@ from qwkit._evaluation._sums import (
     infer,
     text_block,
 )
-from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
-from qwkit._warnings import DegenerateIntervalWarning, warn
 
 __all__ = ["PRMSEResult", "prmse", "prmse_result", "prmse_sums"]
 

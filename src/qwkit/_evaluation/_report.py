@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from qwkit._errors import QwkitError
-from qwkit._extras import require
-from qwkit._validation import check_choice
+from qwkit._base._errors import QwkitError
+from qwkit._base._extras import require
+from qwkit._base._validation import check_choice
 
 __all__ = ["plot", "summary"]
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from qwkit._resampling import ConfidenceInterval
-from qwkit._results import freeze_arrays, reduce_dataclass, result_dict
-from qwkit._validation import check_confidence_level
-from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
+from qwkit._base._validation import check_confidence_level
+from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._table._resampling import ConfidenceInterval
 
 __all__ = ["METHODS", "Inference", "IntervalResult", "ItemSums", "combine", "infer", "text_block"]
 

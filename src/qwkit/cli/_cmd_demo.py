@@ -13,7 +13,7 @@ from rich.table import Table
 
 import qwkit
 import qwkit.economics
-from qwkit._extras import install_command
+from qwkit._base._extras import install_command
 from qwkit.cli import _demo, _display, _output
 from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
 from qwkit.cli._options import ForceOpt, folder_option

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from qwkit._extras import install_command
+from qwkit._base._extras import install_command
 from qwkit.cli._errors import CliError, in_file_terms
 from qwkit.cli._progress import progress_bar
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from qwkit._extras import install_command
+from qwkit._base._extras import install_command
 from qwkit.cli._display import label_text
 from qwkit.cli._errors import CliError
 

@@ -1,0 +1,74 @@
+"""Warning classes used across qwkit, and the one way qwkit emits a warning.
+
+:func:`warn` attributes every warning to the first caller outside the qwkit package, so
+that ``warnings.filterwarnings`` by module and the line shown with the warning point at
+the user's code, however deep inside qwkit the condition was found.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+__all__ = [
+    "ConvergenceWarning",
+    "DegenerateIntervalWarning",
+    "UndefinedKappaWarning",
+    "warn",
+    "warn_undefined",
+]
+
+#: The folder of the qwkit package: frames inside it are qwkit's, not the user's.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class UndefinedKappaWarning(RuntimeWarning):
+    """Kappa is 0/0: the chance-expected disagreement is zero.
+
+    This happens when both raters give every item the same single rating, or, with a
+    custom weight matrix, when every pair of ratings that chance could produce has zero
+    disagreement weight. The function returns ``replace_undefined_by`` (nan by default).
+    """
+
+
+class DegenerateIntervalWarning(RuntimeWarning):
+    """A confidence interval (or standard error) cannot be trusted.
+
+    Issued when an interval has zero width or is undefined — a standard error of exactly
+    0, as with one item, perfect agreement on a handful of items, or a constant rater,
+    where an interval such as [1, 1] would look certain — and when there are too few
+    items for the method (fewer than 10 rated items: no large-sample or resampling
+    interval is meaningful there). The interval is still returned.
+    """
+
+
+class ConvergenceWarning(RuntimeWarning):
+    """An iterative computation stopped before reaching its tolerance."""
+
+
+def _outside_caller_level() -> int:
+    """``stacklevel`` of the first frame outside the qwkit package, for a warning issued
+    by the caller of :func:`warn`."""
+    frame = sys._getframe(2)  # the caller of warn()
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Issue ``message`` as ``category``, attributed to the user's code."""
+    warnings.warn(message, category, stacklevel=_outside_caller_level())
+
+
+def warn_undefined(replace_undefined_by: float, reason: str) -> float:
+    """Warn that kappa is 0/0 (``reason`` says why) and return the replacement value."""
+    warnings.warn(
+        f"Kappa is undefined: the chance-expected disagreement is zero ({reason}). "
+        f"Returning `replace_undefined_by`={replace_undefined_by}.",
+        UndefinedKappaWarning,
+        stacklevel=_outside_caller_level(),
+    )
+    return replace_undefined_by

@@ -1,0 +1,169 @@
+"""Disagreement weights: the one resolver of ``weights``, and ``weight_matrix``.
+
+``weights`` means the same everywhere in qwkit: ``"quadratic"`` (the default),
+``"linear"``, ``"identity"`` or None (unweighted), or a (K, K) matrix of non-negative
+disagreement weights indexed by positions on the rating scale, ``[rater 1, rater 2]``
+(``[true class, predicted class]``). :func:`check_weights` validates the argument once;
+:func:`resolve` turns it into the matrix for a scale of K categories, with one wording
+for a matrix that does not fit. Named weights are returned *unnormalized* — integer
+valued, (i − j)², |i − j| or 1 − δᵢⱼ — so that sums of counts times weights are exact;
+any positive scaling of W leaves kappa unchanged (eq. 1 of ``docs/kappa.md``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._scale import MAX_DENSE_CLASSES
+from qwkit._base._validation import as_real_array, check_integer
+
+__all__ = [
+    "NAMED_WEIGHTS",
+    "WeightsLike",
+    "check_weights",
+    "kind_name",
+    "named_weights",
+    "resolve",
+    "weight_matrix",
+    "weights_at",
+    "zero_disagreement_reason",
+]
+
+NAMED_WEIGHTS = ("quadratic", "linear", "identity")
+#: What ``weights`` accepts, for signatures.
+WeightsLike = Literal["quadratic", "linear", "identity"] | ArrayLike | None
+
+_ALLOWED = "'quadratic', 'linear', 'identity', None or a (K, K) array"
+
+
+def check_weights(weights) -> str | np.ndarray:
+    """``weights`` → one of the named kinds, or a validated float64 (K, K) matrix."""
+    if weights is None:
+        return "identity"
+    if isinstance(weights, str):
+        if weights in NAMED_WEIGHTS:
+            return weights
+        raise QwkitError(f"`weights` must be {_ALLOWED}; got {weights!r}.", parameter="weights")
+    if isinstance(weights, (numbers.Number, bool)):
+        raise QwkitTypeError(f"`weights` must be {_ALLOWED}; got {weights!r}.", parameter="weights")
+    mat = as_real_array(weights, "weights")  # frames, nullable dtypes; not text/sparse
+    if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] == 0:
+        raise QwkitError(
+            f"`weights` must be a square (K, K) matrix; got shape {mat.shape}.",
+            parameter="weights",
+        )
+    if not np.all(np.isfinite(mat)):
+        raise QwkitError(
+            "`weights` must be finite; got a matrix containing NaN or inf.", parameter="weights"
+        )
+    if np.any(mat < 0):
+        raise QwkitError(
+            "`weights` are disagreement weights and must be non-negative; got "
+            f"{mat.min()} in the matrix.",
+            parameter="weights",
+        )
+    return mat
+
+
+def kind_name(kind) -> str:
+    """The name of checked weights: a named kind, or ``"custom"`` for a matrix."""
+    return kind if isinstance(kind, str) else "custom"
+
+
+def weights_at(kind: str, positions: np.ndarray) -> np.ndarray:
+    """Unnormalized named weights between categories at the given scale positions."""
+    pos = positions.astype(np.float64)
+    diff = pos[:, None] - pos[None, :]
+    if kind == "quadratic":
+        return diff * diff
+    if kind == "linear":
+        return np.abs(diff)
+    return (diff != 0).astype(np.float64)
+
+
+def named_weights(k: int, kind: str) -> np.ndarray:
+    """Unnormalized weights of a K-category scale: integer-valued (i − j)², |i − j| or
+    1 − δ, as float64."""
+    return weights_at(kind, np.arange(k))
+
+
+def _named_scale(k: int, kind: str) -> float:
+    """The normalizer of :func:`weight_matrix`: (K − 1)², K − 1 or 1."""
+    if kind == "identity" or k == 1:
+        return 1.0
+    return float((k - 1) ** 2 if kind == "quadratic" else k - 1)
+
+
+def resolve(kind, k: int, *, scale: str = "the rating scale", hint: str = "") -> np.ndarray:
+    """The (K, K) disagreement matrix of checked ``weights`` for a K-category scale.
+
+    Named kinds give their unnormalized integer-valued matrix; a matrix must be K × K.
+    ``scale`` names what fixes K in the error (e.g. "`confusion` (K, K)"), ``hint`` says
+    how to fix it.
+    """
+    if isinstance(kind, str):
+        return named_weights(k, kind)
+    if kind.shape[0] != k:
+        raise QwkitError(
+            f"`weights` has shape {kind.shape} but {scale} has {k} categories{hint}.",
+            parameter="weights",
+        )
+    return kind
+
+
+def zero_disagreement_reason(wmat: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> str:
+    """Why the chance-expected disagreement Σ rᵢ·W[i, j]·cⱼ is zero, in words.
+
+    ``rows`` / ``cols`` are the positions that occur in each rater's margin.
+    """
+    if rows.shape[0] == 1 and cols.shape[0] == 1 and rows[0] == cols[0]:
+        return "both raters use a single, identical rating"
+    if not np.any(wmat):
+        return "every entry of `weights` is 0, so no disagreement costs anything"
+    return (
+        "`weights` give zero disagreement to every pair of ratings that chance could "
+        "produce from these margins"
+    )
+
+
+def weight_matrix(n_classes: int, weights: WeightsLike = "quadratic") -> np.ndarray:
+    """Disagreement weight matrix of a K-category scale.
+
+    Parameters
+    ----------
+    n_classes : int
+        Number of categories K of the scale (K ≥ 1).
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        ``"quadratic"`` gives (i − j)² / (K − 1)², ``"linear"`` |i − j| / (K − 1),
+        ``"identity"`` or None 1 − δᵢⱼ (unweighted kappa). A (K, K) array is validated
+        and returned as float64.
+
+    Returns
+    -------
+    ndarray of shape (K, K)
+        Non-negative disagreement weights, zero on the diagonal for the named kinds.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> qwkit.weight_matrix(3)
+    array([[0.  , 0.25, 1.  ],
+           [0.25, 0.  , 0.25],
+           [1.  , 0.25, 0.  ]])
+    """
+    k = check_integer(n_classes, "n_classes", 1)
+    if k > MAX_DENSE_CLASSES:
+        raise QwkitError(
+            f"`n_classes` must be at most {MAX_DENSE_CLASSES} for a dense matrix; got {k}.",
+            parameter="n_classes",
+        )
+    kind = check_weights(weights)
+    if not isinstance(kind, str):
+        return resolve(kind, k, scale="`n_classes`").copy()
+    return named_weights(k, kind) / _named_scale(k, kind)
