@@ -24,7 +24,7 @@ from oracles.naive_gradients import (
     loss_parts,
 )
 from qwkit import kappa_gradient_hessian
-from qwkit._gradients import boosting_gradient_hessian
+from qwkit._integrations._boosting import boosting_gradient_hessian
 
 
 def _data(n, seed=20261121, weighted=False):

@@ -405,15 +405,42 @@ class TestApplyThresholds:
             qwkit.apply_thresholds([0.1], ["a"])
 
 
+class TestThresholdAccumulatorMerge:
+    """Merging asks whether the weights give the same kappa for every table: the one
+    answer of the kappa accumulator (a name and its matrix on a known scale agree)."""
+
+    Y, S = [0, 1, 2, 2, 1, 0], [0.1, 0.9, 2.2, 1.7, 1.1, 0.3]
+
+    def test_equivalent_weights_merge(self):
+        a = qwkit.ThresholdAccumulator([0, 1, 2])
+        a.update(self.Y[:3], self.S[:3])
+        b = qwkit.ThresholdAccumulator([0, 1, 2], weights=4 * qwkit.weight_matrix(3))
+        b.update(self.Y[3:], self.S[3:])
+        whole = qwkit.optimize_thresholds(self.Y, self.S, labels=[0, 1, 2])
+        merged = a.merge(b).optimize()
+        assert merged.statistic == whole.statistic
+        np.testing.assert_array_equal(merged.thresholds, whole.thresholds)
+
+    def test_different_weights_refused(self):
+        with pytest.raises(ValueError, match="different `weights`"):
+            qwkit.ThresholdAccumulator([0, 1, 2]).merge(
+                qwkit.ThresholdAccumulator([0, 1, 2], weights="linear")
+            )
+        with pytest.raises(ValueError, match="different `weights`"):  # no scale to compare on
+            qwkit.ThresholdAccumulator().merge(
+                qwkit.ThresholdAccumulator(weights=qwkit.weight_matrix(3))
+            )
+
+
 class TestScoreGrouping:
     """Items are grouped by distinct score by hashing (few distinct scores) or by sorting;
     both must give the same pairs, bit for bit, and so the same cut points."""
 
     @staticmethod
     def _groups(y, s, monkeypatch, *, hashing: bool, **weights):
-        from qwkit._table import _state
+        from qwkit._thresholds import _groups as pair_groups
 
-        monkeypatch.setattr(_state, "HASH_MIN_ITEMS", 0 if hashing else 1 << 62)
+        monkeypatch.setattr(pair_groups, "HASH_MIN_ITEMS", 0 if hashing else 1 << 62)
         acc = qwkit.ThresholdAccumulator()
         acc.update(y, s, **weights)
         g = acc._groups

@@ -28,12 +28,11 @@ from qwkit._base._validation import (
     scalar,
     show,
 )
-from qwkit._base._weights import check_weights as check_disagreement_weights
+from qwkit._base._weights import check_weights
 
 COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light")
 #: Coefficients that are functions of the items × categories count table.
 POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger")
-NAMED_WEIGHTS = ("quadratic", "linear", "identity", "ordinal", "ratio")
 _INT64 = np.iinfo(np.int64)
 _INT64_MIN_F = -(2.0**63)
 
@@ -91,44 +90,6 @@ class Prepared:
 
 def check_coefficient(coefficient) -> str:
     return check_choice(coefficient, "coefficient", COEFFICIENTS)
-
-
-def check_weights(weights):
-    """``weights`` → a named kind, or a validated symmetric (K, K) matrix with a zero
-    diagonal (disagreement weights, as everywhere in qwkit)."""
-    if weights is None:
-        return "identity"
-    if isinstance(weights, str):
-        if weights in NAMED_WEIGHTS:
-            return weights
-        raise QwkitError(
-            "`weights` must be 'quadratic', 'linear', 'identity', 'ordinal', 'ratio', None "
-            f"or a (K, K) array; got {weights!r}.",
-            parameter="weights",
-        )
-    mat = check_disagreement_weights(weights)
-    if isinstance(mat, str):  # pragma: no cover - strings handled above
-        return mat
-    if not np.allclose(mat, mat.T, rtol=1e-12, atol=0.0):
-        i, j = (int(x) for x in np.argwhere(~np.isclose(mat, mat.T, rtol=1e-12, atol=0.0))[0])
-        raise QwkitError(
-            "`weights` must be symmetric for agreement among raters (the raters of a pair "
-            f"are interchangeable); got {mat[i, j]} at [{i}, {j}] and {mat[j, i]} at [{j}, {i}].",
-            parameter="weights",
-        )
-    diag = np.diag(mat)
-    if np.any(diag != 0):
-        i = int(np.flatnonzero(diag)[0])
-        raise QwkitError(
-            "`weights` are disagreement weights and must be zero on the diagonal (a rating "
-            f"agrees with itself); got {diag[i]} at [{i}, {i}].",
-            parameter="weights",
-        )
-    if not np.any(mat > 0):
-        raise QwkitError(
-            "`weights` is all zeros: no two ratings would ever disagree.", parameter="weights"
-        )
-    return (mat + mat.T) / 2.0
 
 
 def check_n_population(n_population, n_items: int) -> float:
@@ -292,7 +253,7 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
     so real-valued ratings under squared differences for a coefficient of
     ``MOMENT_ONLY`` need no sort of the values (see :func:`_scale_and_codes`)."""
     coefficient = check_coefficient(coefficient)
-    kind = check_weights(weights)
+    kind = check_weights(weights, many_raters=True)
     matrix = None if isinstance(kind, str) else kind
     kind = kind if isinstance(kind, str) else "custom"
     m = rating_matrix(ratings)
@@ -351,7 +312,7 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
             "'brennan-prediger', or pass the items × raters ratings to `agreement_score`.",
             parameter="coefficient",
         )
-    kind = check_weights(weights)
+    kind = check_weights(weights, many_raters=True)
     matrix = None if isinstance(kind, str) else kind
     kind = kind if isinstance(kind, str) else "custom"
     arr = as_real_array(counts, "counts")

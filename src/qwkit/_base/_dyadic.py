@@ -21,7 +21,7 @@ import numpy as np
 
 from qwkit import _kernels
 
-__all__ = ["ExactRows", "weight_bits"]
+__all__ = ["ExactRows", "exact_cell_sums", "weight_bits"]
 
 _M32 = (1 << 32) - 1
 #: The exponent of one unit of a mantissa at bit position 0: a double is m·2^(p − 1074).
@@ -190,3 +190,15 @@ def _round_int(value: int, exponent: int) -> float:
         except OverflowError:
             return float("inf")
     return value / (1 << -exponent)
+
+
+def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squares: bool):
+    """Exact Σw, Σw² (ExactRows) and the count of positive weights of every cell."""
+    bits = weight_bits(weights)
+    base, n_limbs, _, _ = _kernels.window(bits)
+    rows, sq, positive = _kernels.bincount_exact(
+        np.ascontiguousarray(index, dtype=np.int64), bits, n_cells, base, n_limbs, squares
+    )
+    sums = ExactRows.of(rows, base + UNIT_EXPONENT)
+    sq_rows = ExactRows.of(sq, 2 * (base + UNIT_EXPONENT)) if squares else None
+    return sums, sq_rows, positive

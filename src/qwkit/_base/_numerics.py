@@ -11,13 +11,21 @@ ratio of two exact integers is rounded once, correctly.
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 
+from qwkit._base._errors import QwkitError
+
 __all__ = [
+    "CenteredMoments",
     "as_exact_integers",
+    "centered_moments",
     "exact_dot",
     "exact_sum",
-    "is_constant",
+    "nan_max",
+    "nan_min",
     "to_unit_max",
     "unit_factors",
     "unit_scale",
@@ -55,8 +63,14 @@ def to_unit_max(w: np.ndarray) -> tuple[np.ndarray, int]:
     return np.ldexp(w, shift), shift
 
 
-def is_constant(x: np.ndarray) -> bool:
-    return bool(x.min() == x.max())
+def nan_min(a: float, b: float) -> float:
+    """The smaller of two floats, a nan standing for "none yet"."""
+    return b if math.isnan(a) else (a if math.isnan(b) else min(a, b))
+
+
+def nan_max(a: float, b: float) -> float:
+    """The larger of two floats, a nan standing for "none yet"."""
+    return b if math.isnan(a) else (a if math.isnan(b) else max(a, b))
 
 
 def as_exact_integers(x: np.ndarray) -> np.ndarray | None:
@@ -102,3 +116,63 @@ def exact_dot(a: np.ndarray, b: np.ndarray) -> int | np.ndarray:
         return int(out) if np.ndim(out) == 0 else out
     out = a.astype(object) @ b.astype(object)
     return int(out) if np.ndim(out) == 0 else out
+
+
+# ---------------------------------------------------------------------------- centered moments
+
+
+class CenteredMoments(NamedTuple):
+    """Centered data scaled by 2**shift (shift chosen so that the largest is in [½, 1)):
+    the sums of the soft kappa loss and its derivatives (docs/training.md, T1–T13)."""
+
+    w: np.ndarray  # weights scaled by a power of two (ratios unchanged)
+    total: float  # Σw of the scaled weights
+    dy: np.ndarray  # y − ȳ, scaled
+    df: np.ndarray  # f − f̄, scaled
+    gap: float  # f̄ − ȳ, scaled
+    syy: float
+    sff: float
+    syf: float
+    shift: int  # data were multiplied by 2**shift
+
+
+def centered_moments(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> CenteredMoments:
+    """Centered, power-of-two-scaled data and their weighted sums (exact scalings):
+    the one computation behind ``kappa_gradient_hessian`` and the boosting objectives.
+    ``y`` are the true ratings (``y_true``), ``f`` the predictions, ``w`` item weights."""
+    used = w > 0
+    y_used = y[used]
+    if y_used.min() == y_used.max():
+        raise QwkitError(
+            f"`y_true` is constant ({y_used[0]:g} for every item of positive weight): κ is "
+            "0 for every prediction (0/0 when they match), so 1 − κ has no gradient to "
+            "follow. Kappa needs at least two different ratings.",
+            parameter="y_true",
+        )
+    # Weights to [½, 1) and data to at most 1 in magnitude, by powers of two: ratios and
+    # κ are unchanged, and neither the centering below nor any square can overflow.
+    w = np.ldexp(w, -int(np.frexp(w.max())[1]))
+    top = max(float(np.abs(y).max()), float(np.abs(f).max()))
+    shift = -int(np.frexp(top)[1])
+    y, f = np.ldexp(y, shift), np.ldexp(f, shift)
+    total = float(w.sum())
+    dy = y - np.dot(w, y) / total
+    df = f - np.dot(w, f) / total
+    dy -= np.dot(w, dy) / total  # second pass: means exact to rounding
+    df -= np.dot(w, df) / total
+    gap = float(np.dot(w, f - y)) / total
+    # Centered data to [½, 1): their squares can neither underflow nor overflow.
+    size = max(float(np.abs(dy).max()), float(np.abs(df).max()), abs(gap))
+    extra = -int(np.frexp(size)[1])
+    dy, df, gap = np.ldexp(dy, extra), np.ldexp(df, extra), float(np.ldexp(gap, extra))
+    return CenteredMoments(
+        w=w,
+        total=total,
+        dy=dy,
+        df=df,
+        gap=gap,
+        syy=float(np.dot(w * dy, dy)),
+        sff=float(np.dot(w * df, df)),
+        syf=float(np.dot(w * dy, df)),
+        shift=shift + extra,
+    )

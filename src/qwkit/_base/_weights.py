@@ -24,33 +24,45 @@ from qwkit._base._validation import as_real_array, check_integer
 
 __all__ = [
     "NAMED_WEIGHTS",
+    "RATER_WEIGHTS",
     "WeightsLike",
     "check_weights",
     "kind_name",
     "named_weights",
     "resolve",
+    "same_weights",
     "weight_matrix",
     "weights_at",
     "zero_disagreement_reason",
 ]
 
 NAMED_WEIGHTS = ("quadratic", "linear", "identity")
+#: The names agreement among any number of raters accepts besides: Krippendorff's
+#: ordinal and ratio metrics, which depend on the values and frequencies of the
+#: categories, not only on their positions.
+RATER_WEIGHTS = (*NAMED_WEIGHTS, "ordinal", "ratio")
 #: What ``weights`` accepts, for signatures.
 WeightsLike = Literal["quadratic", "linear", "identity"] | ArrayLike | None
 
-_ALLOWED = "'quadratic', 'linear', 'identity', None or a (K, K) array"
 
+def check_weights(weights, *, many_raters: bool = False) -> str | np.ndarray:
+    """``weights`` → one of the named kinds, or a validated float64 (K, K) matrix.
 
-def check_weights(weights) -> str | np.ndarray:
-    """``weights`` → one of the named kinds, or a validated float64 (K, K) matrix."""
+    ``many_raters``: for agreement among any number of raters, where the raters of a pair
+    are interchangeable: the names of :data:`RATER_WEIGHTS` are allowed too, and a matrix
+    must be symmetric with a zero diagonal and not all zeros (it is returned symmetrized,
+    (W + Wᵀ)/2, exactly symmetric).
+    """
+    names = RATER_WEIGHTS if many_raters else NAMED_WEIGHTS
+    allowed = ", ".join(repr(name) for name in names) + ", None or a (K, K) array"
     if weights is None:
         return "identity"
     if isinstance(weights, str):
-        if weights in NAMED_WEIGHTS:
+        if weights in names:
             return weights
-        raise QwkitError(f"`weights` must be {_ALLOWED}; got {weights!r}.", parameter="weights")
+        raise QwkitError(f"`weights` must be {allowed}; got {weights!r}.", parameter="weights")
     if isinstance(weights, (numbers.Number, bool)):
-        raise QwkitTypeError(f"`weights` must be {_ALLOWED}; got {weights!r}.", parameter="weights")
+        raise QwkitTypeError(f"`weights` must be {allowed}; got {weights!r}.", parameter="weights")
     mat = as_real_array(weights, "weights")  # frames, nullable dtypes; not text/sparse
     if mat.ndim != 2 or mat.shape[0] != mat.shape[1] or mat.shape[0] == 0:
         raise QwkitError(
@@ -67,7 +79,50 @@ def check_weights(weights) -> str | np.ndarray:
             f"{mat.min()} in the matrix.",
             parameter="weights",
         )
-    return mat
+    return _symmetric(mat) if many_raters else mat
+
+
+def _symmetric(mat: np.ndarray) -> np.ndarray:
+    """Disagreement weights among interchangeable raters: symmetric, zero on the diagonal,
+    not all zeros; returned as (W + Wᵀ)/2."""
+    if not np.allclose(mat, mat.T, rtol=1e-12, atol=0.0):
+        i, j = (int(x) for x in np.argwhere(~np.isclose(mat, mat.T, rtol=1e-12, atol=0.0))[0])
+        raise QwkitError(
+            "`weights` must be symmetric for agreement among raters (the raters of a pair "
+            f"are interchangeable); got {mat[i, j]} at [{i}, {j}] and {mat[j, i]} at [{j}, {i}].",
+            parameter="weights",
+        )
+    diag = np.diag(mat)
+    if np.any(diag != 0):
+        i = int(np.flatnonzero(diag)[0])
+        raise QwkitError(
+            "`weights` are disagreement weights and must be zero on the diagonal (a rating "
+            f"agrees with itself); got {diag[i]} at [{i}, {i}].",
+            parameter="weights",
+        )
+    if not np.any(mat > 0):
+        raise QwkitError(
+            "`weights` is all zeros: no two ratings would ever disagree.", parameter="weights"
+        )
+    return (mat + mat.T) / 2.0
+
+
+def same_weights(a, b, k: int | None = None) -> bool:
+    """Whether two checked ``weights`` give the same kappa for every table: the same
+    name, or matrices equal up to a positive factor — on a scale of ``k`` categories (when
+    it is known) a name and its matrix too, e.g. 'quadratic' and ``weight_matrix(K)``."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        if k is None:
+            return False
+        a, b = resolve(a, k), resolve(b, k)
+    if a.shape != b.shape:
+        return False
+    top_a, top_b = a.max(), b.max()
+    if top_a == 0 or top_b == 0:
+        return bool(top_a == top_b)
+    return bool(np.allclose(a / top_a, b / top_b, rtol=1e-12, atol=0.0))
 
 
 def kind_name(kind) -> str:

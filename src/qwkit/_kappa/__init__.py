@@ -13,13 +13,8 @@ from qwkit._kappa._compare import (
     pairwise_compare_kappa_test,
 )
 from qwkit._kappa._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
-from qwkit._kappa._score import (
-    SoftKappaAccumulator,
-    confusion_matrix,
-    kappa_from_confusion,
-    kappa_score,
-    soft_kappa_score,
-)
+from qwkit._kappa._score import confusion_matrix, kappa_from_confusion, kappa_score
+from qwkit._kappa._soft import SoftKappaAccumulator, soft_kappa_score
 
 __all__ = [
     "KappaAccumulator",

@@ -21,7 +21,7 @@ from qwkit._base._validation import (
     item_weights,
     show,
 )
-from qwkit._base._weights import WeightsLike, check_weights, resolve
+from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weights
 from qwkit._kappa._inference import KappaTestResult, stats_test_result
 from qwkit._table._state import TableStats, same_labels
 from qwkit._table._sufficient import TABLE_CLASSES, scale_hint
@@ -155,7 +155,8 @@ default="quadratic"
                 f"{show(other.labels)} vs {show(self.labels)}.",
                 parameter="other",
             )
-        if not _same_weights(self._kind, other._kind, self._wmat, other._wmat):
+        k = None if self._wmat is None or other._wmat is None else self._wmat.shape[0]
+        if not same_weights(self._kind, other._kind, k):
             raise QwkitError(
                 "`other` uses different `weights`; merged kappa would be ambiguous.",
                 parameter="other",
@@ -198,20 +199,3 @@ default="quadratic"
 
     def __repr__(self) -> str:
         return f"KappaAccumulator(labels={show(self.labels)}, n_samples={self._n})"
-
-
-def _same_weights(k1, k2, w1, w2) -> bool:
-    """Weights that give the same kappa for every table: the same name, or matrices
-    equal up to a positive factor (e.g. 'quadratic' and ``weight_matrix(K)``)."""
-    if w1 is None or w2 is None:
-        if isinstance(k1, str) and isinstance(k2, str):
-            return k1 == k2
-        if isinstance(k1, str) or isinstance(k2, str):
-            return False
-        w1, w2 = k1, k2
-    if w1.shape != w2.shape:
-        return False
-    t1, t2 = w1.max(), w2.max()
-    if t1 == 0 or t2 == 0:
-        return bool(t1 == t2)
-    return bool(np.allclose(w1 / t1, w2 / t2, rtol=1e-12, atol=0.0))

@@ -1,4 +1,4 @@
-"""Weighted kappa from ratings, from a confusion matrix, and from real-valued scores.
+"""Weighted kappa from ratings and from a confusion matrix, and the confusion matrix.
 
 The public functions of kappa itself; each reads validate → compute → wrap. The
 computations — five exact sums, one-pass tables, the table-free path, and kappa from
@@ -10,29 +10,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._errors import QwkitError
 from qwkit._base._scale import MAX_DENSE_CLASSES, measure_scale, prepare_ratings
 from qwkit._base._validation import (
-    as_1d,
     check_confusion,
-    check_finite,
     check_replace_undefined_by,
-    check_same_length,
     item_weights,
-    no_items_error,
 )
-from qwkit._base._warnings import warn_undefined
 from qwkit._base._weights import WeightsLike, check_weights, resolve
 from qwkit._table import _sufficient
-from qwkit._table._state import SoftSums, soft_sums
 
-__all__ = [
-    "SoftKappaAccumulator",
-    "confusion_matrix",
-    "kappa_from_confusion",
-    "kappa_score",
-    "soft_kappa_score",
-]
+__all__ = ["confusion_matrix", "kappa_from_confusion", "kappa_score"]
 
 
 def kappa_score(
@@ -252,177 +240,3 @@ def confusion_matrix(
             parameter="labels",
         )
     return counted[0]
-
-
-def soft_kappa_score(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
-    *,
-    sample_weight: ArrayLike | None = None,
-    counts: ArrayLike | None = None,
-) -> float:
-    """Quadratic weighted kappa of real-valued predictions (the continuous form).
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True ratings (real or integer).
-    y_score : array-like of shape (n_samples,)
-        Real-valued predictions, not rounded.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weight of each item.
-    counts : array-like of shape (n_samples,), default=None
-        Whole numbers: how many identical items each row stands for. Exclusive with
-        ``sample_weight``.
-
-    Returns
-    -------
-    float
-        κ(y, f) = 1 − Σw(y − f)² / (Σwy² + Σwf² − 2·Σwy·Σwf / Σw), which equals
-        :func:`kappa_score` with quadratic weights whenever both are integers.
-
-    Notes
-    -----
-    This is the alternate form of Vaughn & Justice (2015, §1.2). With n = Σw and the
-    sums Sy = Σwy, Sf = Σwf, Syy = Σwy², Sff = Σwf², Syf = Σwyf,
-
-        κ = 2·(n·Syf − Sy·Sf) / (n·(Syy + Sff) − 2·Sy·Sf)                      (eq. 2')
-
-    (their eq. 2 is the centered special case). The six sums are computed *exactly*:
-    every double is an integer multiple of 2**−1074, so each product of doubles is an
-    exact integer at a fixed binary exponent, and so is each sum (``docs/dask.md``).
-    Eq. 2' is then evaluated in integer arithmetic and rounded once: the result is the
-    correctly rounded soft kappa of the given doubles, free of the cancellation that
-    the uncentered float sums suffer for data far from zero (e.g. 10⁹ + small
-    ratings), and independent of the order of the items (:class:`SoftKappaAccumulator`
-    merges pieces to the same value).
-
-    Examples
-    --------
-    >>> import qwkit
-    >>> round(qwkit.soft_kappa_score([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6]), 6)
-    0.959206
-    """
-    y, f = _soft_inputs(y_true, y_score)
-    w = item_weights(sample_weight, counts, y.shape[0]).as_float()
-    sums = SoftSums()
-    sums.add(soft_sums(y, f, w))
-    return _soft_kappa(sums)
-
-
-def _soft_kappa(sums: SoftSums) -> float:
-    kappa = sums.kappa()
-    if kappa is None:
-        return warn_undefined(np.nan, "`y_true` and `y_score` are one and the same constant")
-    return kappa
-
-
-class SoftKappaAccumulator:
-    """Soft kappa over data that arrives in pieces, on one machine or many.
-
-    Soft kappa (eq. 2') is a function of six sums — Σw, Σwy, Σwf, Σwy², Σwf², Σwyf —
-    which qwkit keeps exactly (every double is an integer multiple of 2**−1074, so
-    every sum of products of doubles is an exact integer at a fixed binary exponent).
-    They merge by integer addition, so :meth:`score` after any sequence of
-    :meth:`update` and :meth:`merge` calls equals :func:`soft_kappa_score` on all the
-    data at once, to the last bit.
-
-    Attributes
-    ----------
-    n_samples : int
-        Number of rows seen (zero-weight rows included).
-
-    See Also
-    --------
-    soft_kappa_score : Soft kappa of data held in memory.
-
-    Examples
-    --------
-    >>> import qwkit
-    >>> acc = qwkit.SoftKappaAccumulator()
-    >>> acc.update([1, 2], [1.2, 1.9])
-    >>> other = qwkit.SoftKappaAccumulator()
-    >>> other.update([3, 4], [3.4, 3.6])
-    >>> round(acc.merge(other).score(), 6)
-    0.959206
-    """
-
-    def __init__(self):
-        self._sums = SoftSums()
-        self._n = 0
-        self._weighted = None  # the item weights of the rows seen, if any
-
-    @property
-    def n_samples(self) -> int:
-        return self._n
-
-    def update(
-        self,
-        y_true: ArrayLike,
-        y_score: ArrayLike,
-        sample_weight: ArrayLike | None = None,
-        *,
-        counts: ArrayLike | None = None,
-    ) -> None:
-        """Add a batch (``sample_weight`` or ``counts`` as in :func:`soft_kappa_score`).
-        An empty batch adds nothing."""
-        if len(as_1d(y_true, "y_true")) == 0:
-            check_same_length(as_1d(y_true, "y_true"), as_1d(y_score, "y_score"), _SOFT_NAMES)
-            item_weights(sample_weight, counts, 0, allow_zero_total=True)
-            return
-        y, f = _soft_inputs(y_true, y_score)
-        w = item_weights(sample_weight, counts, y.shape[0], allow_zero_total=True).as_float()
-        self._sums.add(soft_sums(y, f, w))
-        self._n += int(y.shape[0])
-        if w is not None:
-            self._weighted = "counts" if counts is not None else "sample_weight"
-
-    def merge(self, other: SoftKappaAccumulator) -> SoftKappaAccumulator:
-        """Add ``other``'s sums into this accumulator (in place) and return ``self``."""
-        if not isinstance(other, SoftKappaAccumulator):
-            raise QwkitTypeError(
-                f"`other` must be a SoftKappaAccumulator; got {type(other).__name__}.",
-                parameter="other",
-            )
-        self._sums.merge(other._sums)
-        self._n += other._n
-        self._weighted = self._weighted or other._weighted
-        return self
-
-    def score(self) -> float:
-        """Soft kappa of everything seen so far."""
-        if self._sums.sums[0] == 0:
-            raise no_items_error(self._weighted)
-        return _soft_kappa(self._sums)
-
-    def __repr__(self) -> str:
-        return f"SoftKappaAccumulator(n_samples={self._n})"
-
-
-_SOFT_NAMES = ("y_true", "y_score")
-
-
-def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
-    """Validated float64 vectors. Integers are shifted by their common minimum before
-    conversion (so 2**55 + small integers stay exact; soft kappa does not change when
-    both vectors move together)."""
-    y = as_1d(y_true, "y_true")
-    f = as_1d(y_score, "y_score")
-    for arr, name in ((y, "y_true"), (f, "y_score")):
-        if arr.dtype.kind == "U":
-            raise QwkitTypeError(f"`{name}` must be numeric; got strings.", parameter=name)
-    check_same_length(y, f, ("y_true", "y_score"))
-    if y.shape[0] == 0:
-        raise QwkitError(
-            "`y_true` and `y_score` are empty; kappa needs at least one item.",
-            parameter="y_true",
-            also=("y_score",),
-        )
-    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
-        lo = np.int64(min(int(y.min()), int(f.min())))
-        y, f = ((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
-    else:
-        y, f = y.astype(np.float64), f.astype(np.float64)
-        check_finite(y, "y_true")
-        check_finite(f, "y_score")
-    return y, f

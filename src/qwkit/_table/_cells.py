@@ -23,13 +23,13 @@ import numpy as np
 from scipy import sparse
 
 from qwkit import _kernels
-from qwkit._base._dyadic import ExactRows
+from qwkit._base._dyadic import ExactRows, exact_cell_sums
 from qwkit._base._errors import QwkitError
 from qwkit._base._numerics import unit_scale
 from qwkit._base._scale import Ratings, measure_scale, positions
 from qwkit._base._validation import ItemWeights
 from qwkit._base._weights import resolve, weights_at
-from qwkit._table._state import TableStats, exact_cell_sums
+from qwkit._table._state import TableStats
 
 __all__ = ["CellKappa", "Cells", "Sample", "stats_cells", "survey_sums", "tabulate"]
 

@@ -38,10 +38,11 @@ from qwkit._base._validation import (
     real_vector,
     show,
 )
-from qwkit._base._weights import WeightsLike, check_weights, resolve
+from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weights
 from qwkit._kernels import assignment_table, monotone_dp
-from qwkit._table._state import PairGroups, same_labels
+from qwkit._table._state import same_labels
 from qwkit._table._sufficient import kappa_from_table
+from qwkit._thresholds._groups import PairGroups
 
 __all__ = [
     "DinkelbachCertificate",
@@ -410,7 +411,7 @@ default="quadratic"
                 f"`other` must be a ThresholdAccumulator; got {type(other).__name__}.",
                 parameter="other",
             )
-        if not _same_weights(self._kind, other._kind):
+        if not same_weights(self._kind, other._kind, self._groups.k if self._fixed else None):
             raise QwkitError("`other` uses different `weights`.", parameter="other")
         mine, theirs = self._groups, other._groups
         self._weighted = self._weighted or other._weighted
@@ -447,12 +448,6 @@ default="quadratic"
 
     def __repr__(self) -> str:
         return f"ThresholdAccumulator(n_pairs={self.n_pairs})"
-
-
-def _same_weights(a, b) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    return a.shape == b.shape and bool(np.all(a == b))
 
 
 # ---------------------------------------------------------------------------- public
