@@ -23,6 +23,7 @@ from qwkit._base._scale import MAX_DENSE_CLASSES
 from qwkit._base._validation import as_real_array, check_integer
 
 __all__ = [
+    "BOTH_CONSTANT",
     "NAMED_WEIGHTS",
     "RATER_WEIGHTS",
     "WeightsLike",
@@ -41,6 +42,8 @@ NAMED_WEIGHTS = ("quadratic", "linear", "identity")
 #: ordinal and ratio metrics, which depend on the values and frequencies of the
 #: categories, not only on their positions.
 RATER_WEIGHTS = (*NAMED_WEIGHTS, "ordinal", "ratio")
+#: Why kappa is 0/0 whatever the weights.
+BOTH_CONSTANT = "both raters use a single, identical rating"
 #: What ``weights`` accepts, for signatures.
 WeightsLike = Literal["quadratic", "linear", "identity"] | ArrayLike | None
 
@@ -177,7 +180,7 @@ def zero_disagreement_reason(wmat: np.ndarray, rows: np.ndarray, cols: np.ndarra
     ``rows`` / ``cols`` are the positions that occur in each rater's margin.
     """
     if rows.shape[0] == 1 and cols.shape[0] == 1 and rows[0] == cols[0]:
-        return "both raters use a single, identical rating"
+        return BOTH_CONSTANT
     if not np.any(wmat):
         return "every entry of `weights` is 0, so no disagreement costs anything"
     return (

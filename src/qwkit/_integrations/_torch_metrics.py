@@ -15,6 +15,7 @@ import qwkit
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._validation import check_replace_undefined_by
 from qwkit._base._warnings import warn_undefined
+from qwkit._base._weights import BOTH_CONSTANT
 from qwkit._integrations import _torch_shared as _s
 
 __all__ = ["KappaMetric", "SoftKappaMetric"]
@@ -296,7 +297,7 @@ class SoftKappaMetric(_s.FloatState):
             raise QwkitError("No items with positive weight yet: call `update` first.")
         den = float(m[3] + m[4] + m[0] * (m[1] - m[2]) ** 2)  # (eq. 2' of soft_kappa_score)
         if den == 0.0:
-            return warn_undefined(replace, "both raters use a single, identical rating")
+            return warn_undefined(replace, BOTH_CONSTANT)
         return float(2.0 * m[5] / den)
 
     def reset(self) -> None:

@@ -31,7 +31,7 @@ from qwkit._base._scale import Ratings, measure_scale, prepare_ratings, scale_va
 from qwkit._base._validation import as_1d, check_alternative, check_choice, item_weights
 from qwkit._base._weights import WeightsLike, check_weights, kind_name
 from qwkit._table import _sufficient
-from qwkit._table._cells import CellKappa, tabulate
+from qwkit._table._cells import CellKappa, influence_variance, tabulate
 from qwkit._table._resampling import (
     CORRECTIONS,
     Estimator,
@@ -264,9 +264,7 @@ def _paired(r: Ratings, iw, kind, alternative: str) -> KappaComparisonResult:
         nan = math.nan
         return result(nan, ka, kb, nan, nan)
     g = model_a.influence(w, ka) - model_b.influence(w, kb)  # (eq. 10)
-    total = float(w.sum())
-    gbar = float(np.dot(w, g)) / total
-    se = math.sqrt(float(np.dot(sample.counts_sq, (g - gbar) ** 2))) / total  # (eq. 10)
+    se = math.sqrt(influence_variance(g, w, sample.counts_sq))  # (eq. 10)
     diff = ka - kb
     p = (
         pvalue(diff / se, alternative)

@@ -28,7 +28,14 @@ from qwkit._base._scale import measure_scale, scale_values
 from qwkit._base._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
 from qwkit._base._weights import WeightsLike, check_weights, kind_name, resolve
 from qwkit._table import _sufficient
-from qwkit._table._cells import CellKappa, Sample, stats_cells, table_cells, tabulate
+from qwkit._table._cells import (
+    CellKappa,
+    Sample,
+    influence_variance,
+    stats_cells,
+    table_cells,
+    tabulate,
+)
 from qwkit._table._resampling import (
     MIN_ITEMS,
     ConfidenceInterval,
@@ -151,10 +158,7 @@ def _test_result(
     if math.isnan(statistic):  # already warned by the computation of kappa
         nan = math.nan
         return KappaTestResult(nan, nan, nan, nan, n, alternative, kind, labels, estimator)
-    g = model.influence(w, statistic)
-    total = float(w.sum())
-    gbar = float(np.dot(w, g)) / total
-    var = float(np.dot(sample.counts_sq, (g - gbar) ** 2)) / (total * total)  # (eq. 5)
+    var = influence_variance(model.influence(w, statistic), w, sample.counts_sq)  # (eq. 5)
     var0 = model.null_variance(w, sample.n_eff)  # (eq. 4)
     se, se0 = math.sqrt(var), math.sqrt(var0)
     p = (

@@ -31,7 +31,15 @@ from qwkit._base._validation import ItemWeights
 from qwkit._base._weights import resolve, weights_at
 from qwkit._table._state import TableStats
 
-__all__ = ["CellKappa", "Cells", "Sample", "stats_cells", "survey_sums", "tabulate"]
+__all__ = [
+    "CellKappa",
+    "Cells",
+    "Sample",
+    "influence_variance",
+    "stats_cells",
+    "survey_sums",
+    "tabulate",
+]
 
 #: Bootstrap work is done in chunks of about this many float64 entries (16 MiB).
 CHUNK_ENTRIES = 1 << 21
@@ -415,6 +423,16 @@ class CellKappa:
         if self.degenerate(w):  # one rater constant: so in every leave-one-out table
             out[np.isfinite(out)] = 0.0
         return out
+
+
+def influence_variance(g: np.ndarray, w: np.ndarray, w_sq: np.ndarray) -> float:
+    """Var = Σ (Σw²)ᵢⱼ (gᵢⱼ − ḡ)² / N² (eq. 5 of ``docs/inference.md``): the delta-method
+    (sandwich) variance of a statistic with influence ``g`` over cells of weight ``w``
+    (their Σw²: ``w_sq``; ḡ the w-weighted mean of g, N = Σw) — of one kappa with g of
+    eq. 3, of a difference of two with g the difference of theirs (eq. 10)."""
+    total = float(w.sum())
+    gbar = float(np.dot(w, g)) / total
+    return float(np.dot(w_sq, (g - gbar) ** 2)) / (total * total)  # (eq. 5)
 
 
 def _finish(total, observed, s, full_s: float) -> np.ndarray:

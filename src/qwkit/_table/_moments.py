@@ -25,12 +25,17 @@ from qwkit import _kernels
 from qwkit._base._dyadic import weight_bits
 from qwkit._base._scale import Ratings, check_in_scale, check_whole_scale
 from qwkit._base._warnings import warn_undefined
-from qwkit._base._weights import named_weights, zero_disagreement_reason
+from qwkit._base._weights import BOTH_CONSTANT, named_weights, zero_disagreement_reason
 
-__all__ = ["kappa_from_sums", "margin_kappa", "quadratic_sums", "survey_quadratic_kappa"]
+__all__ = [
+    "exact_kappa",
+    "kappa_from_sums",
+    "margin_kappa",
+    "quadratic_sums",
+    "survey_quadratic_kappa",
+]
 
 _INT64_LIMIT = 2**63
-_BOTH_CONSTANT = "both raters use a single, identical rating"
 #: Ratings read natively in int32 lanes (int8, int16, int32, and the unsigned ones).
 _NARROW_ITEMSIZE = 4
 #: Values below this bound keep the int32 block sums of the narrow kernel exact.
@@ -39,6 +44,16 @@ _NARROW_MAX = 128
 
 def _pick(serial, threaded, n: int):
     return threaded if _kernels.threaded(n) else serial
+
+
+def exact_kappa(observed: int, n: int, s: int, replace, reason, *, quiet: bool = False):
+    """Eq. 1 in exact integers: κ = (S − O·N)/S with O = ⟨U, W⟩, N the total and
+    S = hᵀ·W·g = N·⟨V, W⟩, one correctly rounded division — the one place every exact path
+    divides. S = 0 (kappa 0/0) gives ``replace``, with an UndefinedKappaWarning saying
+    ``reason()`` (a function, called only then) unless ``quiet``."""
+    if s == 0:
+        return replace if quiet else warn_undefined(replace, reason())
+    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
 
 
 # ---------------------------------------------------------------------------- quadratic
@@ -94,10 +109,9 @@ def quadratic_sums(r: Ratings) -> tuple[int, int, int, int]:
 def kappa_from_sums(n: int, sa: int, sb: int, s2: int, sab: int, replace) -> float:
     """Eq. Q with Python integers — n items (or the total weight), Σa, Σb, Σ(a² + b²),
     Σab — exact up to one correctly rounded division."""
-    den = n * s2 - 2 * sa * sb
-    if den == 0:
-        return warn_undefined(replace, _BOTH_CONSTANT)
-    return 2 * (n * sab - sa * sb) / den  # (eq. Q)
+    # eq. Q is eq. 1 with O = Σ(a² + b²) − 2Σab and S = n·Σ(a² + b²) − 2·Σa·Σb: the same
+    # exact numerator, 2·(n·Σab − Σa·Σb), over the same S   (eq. Q)
+    return exact_kappa(s2 - 2 * sab, n, n * s2 - 2 * sa * sb, replace, lambda: BOTH_CONSTANT)
 
 
 # ---------------------------------------------------------------------------- margins
@@ -128,11 +142,13 @@ def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
     else:
         observed = n - pair
         s = n * n - sum(x * y for x, y in zip(h, g, strict=True))  # S = Σᵢⱼ hᵢ gⱼ [i ≠ j]
-    if s == 0:
+
+    def reason():
         rows = np.flatnonzero(np.array(h)) - lo
         cols = np.flatnonzero(np.array(g)) - lo
-        return warn_undefined(replace, zero_disagreement_reason(named_weights(8, kind), rows, cols))
-    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+        return zero_disagreement_reason(named_weights(8, kind), rows, cols)
+
+    return exact_kappa(observed, n, s, replace, reason)  # (eq. 1)
 
 
 def _linear_chance(h: list[int], g: list[int]) -> int:

@@ -43,8 +43,9 @@ from qwkit._base._scale import (
 )
 from qwkit._base._validation import ItemWeights, item_weights
 from qwkit._base._warnings import warn_undefined
-from qwkit._base._weights import check_weights, resolve, zero_disagreement_reason
+from qwkit._base._weights import BOTH_CONSTANT, check_weights, resolve, zero_disagreement_reason
 from qwkit._table._moments import (
+    exact_kappa,
     kappa_from_sums,
     margin_kappa,
     quadratic_sums,
@@ -76,7 +77,6 @@ TABLE_CLASSES = 1024
 #: 32×32 table that is then trimmed to the occurring range, instead of measuring the
 #: range in a pass of its own first.
 GUESS_CLASSES = 32
-_BOTH_CONSTANT = "both raters use a single, identical rating"
 
 
 # ---------------------------------------------------------------------------- tables
@@ -233,11 +233,14 @@ def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float, quiet: boo
     n = exact_sum(rows)
     observed = exact_dot(t.ravel(), w.ravel())  # O = ⟨U, W⟩
     s = exact_dot(rows, exact_dot(w, cols))  # S = hᵀ·W·g = n·⟨V, W⟩
-    if s == 0:
-        if quiet:
-            return replace
-        return warn_undefined(replace, zero_disagreement_reason(wmat, *_margins_present(t)))
-    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+    return exact_kappa(  # (eq. 1)
+        observed,
+        n,
+        s,
+        replace,
+        lambda: zero_disagreement_reason(wmat, *_margins_present(t)),
+        quiet=quiet,
+    )
 
 
 def exact_table_kappa(table: ExactRows, wmat: np.ndarray, replace: float) -> float:
@@ -251,10 +254,10 @@ def exact_table_kappa(table: ExactRows, wmat: np.ndarray, replace: float) -> flo
     n = int(rows.sum())
     observed = int((t * w).sum())  # O = ⟨U, W⟩
     s = int(rows.dot(w.dot(cols)))  # S = hᵀ·W·g = n·⟨V, W⟩
-    if s == 0:
-        present = (np.flatnonzero(rows != 0), np.flatnonzero(cols != 0))
-        return warn_undefined(replace, zero_disagreement_reason(wmat, *present))
-    return (s - observed * n) / s  # κ = 1 − O·N/S, one correctly rounded division (eq. 1)
+    present = (np.flatnonzero(rows != 0), np.flatnonzero(cols != 0))
+    return exact_kappa(  # (eq. 1)
+        observed, n, s, replace, lambda: zero_disagreement_reason(wmat, *present)
+    )
 
 
 def kappa_from_table(
@@ -297,9 +300,7 @@ def kappa_tablefree(
     if weights is None or counts:
         c = None if weights is None else weights.astype(np.int64)
         observed, n, s = _tablefree_integers(ua, ub, c, kind)
-        if s == 0:
-            return warn_undefined(replace, _BOTH_CONSTANT)
-        return (s - observed * n) / s  # (eq. 1')
+        return exact_kappa(observed, n, s, replace, lambda: BOTH_CONSTANT)  # (eq. 1')
     w = unit_scale(weights.astype(np.float64))
     total = float(w.sum())
     va, inv_a = np.unique(ua, return_inverse=True)
@@ -330,7 +331,7 @@ def kappa_tablefree(
             expected = float(np.dot(ha, below + above))
     expected = float(expected) / total
     if expected <= 0.0:
-        return warn_undefined(replace, _BOTH_CONSTANT)
+        return warn_undefined(replace, BOTH_CONSTANT)
     if np.count_nonzero(ha) == 1 or np.count_nonzero(hb) == 1:
         return 0.0  # one rater constant: ⟨U, W⟩ = ⟨V, W⟩ exactly, whatever rounding says
     return float(1.0 - observed / expected)

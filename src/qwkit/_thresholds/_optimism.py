@@ -46,7 +46,7 @@ from qwkit._base._validation import (
 )
 from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 from qwkit._base._weights import WeightsLike, check_weights, resolve
-from qwkit._table._cells import CellKappa
+from qwkit._table._cells import CellKappa, influence_variance
 from qwkit._table._resampling import MIN_ITEMS, ConfidenceInterval
 from qwkit._table._sufficient import kappa_from_table
 from qwkit._thresholds._fit import ThresholdResult, fit_sorted, optimize_thresholds
@@ -419,9 +419,7 @@ def _influence_variance(t, a, b, w, w_sq, wmat) -> float:
         if math.isnan(kb):
             return math.nan
         g = g - model_b.influence(w, kb)  # (eq. 10)
-    total = float(w.sum())
-    gbar = float(np.dot(w, g)) / total
-    return float(np.dot(w_sq, (g - gbar) ** 2)) / (total * total)  # (eq. 5, eq. 10)
+    return influence_variance(g, w, w_sq)  # (eq. 5, eq. 10)
 
 
 def _cross_fit(
