@@ -21,6 +21,7 @@ This module imports dask; ``import qwkit`` never does.
 from __future__ import annotations
 
 import math
+import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,17 +56,18 @@ from qwkit._integrations._dask_pieces import (
     Piece,
     Seen,
     Spec,
-    data_files,
     located,
     parquet_piece,
     plan,
     read_csv,
 )
+from qwkit._integrations._dask_pieces import data_files as _data_files
 from qwkit._table._state import QuadraticSums, TableStats
 from qwkit._table._sufficient import TABLE_CLASSES, scale_hint
 
 __all__ = [
     "confusion_matrix",
+    "data_files",
     "kappa_score",
     "kappa_test",
     "optimize_thresholds",
@@ -180,7 +182,7 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
 def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
     """Parquet pieces (each read by a task of its own, named ``read-parquet-…``, like
     dask's reader) or CSV files (each streamed by its leaf)."""
-    names, kind = data_files(data)
+    names, kind = _data_files(data)
     spec = Spec(given, kind, {k: m for k, m in modes.items() if k in given})
     pieces = plan(names, spec)
     if kind == "csv":
@@ -400,6 +402,39 @@ _COMMON = """
     progress : callable, default=None
         Called as ``progress(done, total)`` as partitions finish (with ``compute``).
 """
+
+
+def data_files(data: str | os.PathLike | list[str | os.PathLike]) -> list[str]:
+    """The data files that ``data=`` names, in the order they are read.
+
+    Parameters
+    ----------
+    data : path, glob, folder or list of them
+        As ``data`` of the functions here: a file, a glob's matches, or a folder's
+        files (its subfolders included; names starting with '.' or '_' skipped); local
+        paths or anything ``fsspec`` opens.
+
+    Returns
+    -------
+    list of str
+        The files, all Parquet or all CSV (``.csv``, ``.tsv``, possibly compressed).
+
+    Raises
+    ------
+    QwkitError
+        A path that names no file, or files of both kinds (the error names ``data``).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from qwkit.dask import data_files
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.csv", "a.csv", "_SUCCESS"):
+    ...     _ = (folder / name).write_text("y1,y2")
+    >>> [pathlib.Path(f).name for f in data_files(folder)]
+    ['a.csv', 'b.csv']
+    """
+    return _data_files(data)[0]
 
 
 def kappa_score(

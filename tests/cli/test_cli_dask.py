@@ -113,14 +113,17 @@ class TestEngineDask:
         line = fails("score", folder, "-t", "truth", "-p", "nope", "--engine", "dask")
         assert f"'{folder}' has no column 'nope' in file '{folder / 'part-0.parquet'}'" in line
         assert "'truth', 'model', 'w', 'n'" in line
-        assert "holds no .parquet" in fails("score", tmp_path, *base)
-        assert "holds no .parquet" in fails("score", tmp_path / "none-*.parquet", *base)
+        # the files PATH names are those qwkit.dask.data_files names (one rule)
+        assert f"PATH names the folder '{tmp_path}', which holds no data file" in fails(
+            "score", tmp_path, *base
+        )
+        assert "neither a file" in fails("score", tmp_path / "none-*.parquet", *base)
         assert "neither a file" in fails("score", tmp_path / "none.parquet", *base)
         mixed = tmp_path / "mixed"
         mixed.mkdir()
         (mixed / "a.parquet").write_bytes((folder / "part-0.parquet").read_bytes())
         (mixed / "b.csv").write_bytes((csv_folder / "part-0.csv").read_bytes())
-        assert "mixes Parquet and CSV" in fails("score", mixed, *base)
+        assert "PATH mixes CSV and Parquet files" in fails("score", mixed, *base)
         line = fails("score", folder, *base, "--labels", "1,2,3")
         assert "which is not in --labels [1, 2, 3]" in line
         assert re.search(
