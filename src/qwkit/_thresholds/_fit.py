@@ -30,6 +30,7 @@ from qwkit._base._scale import (
     prepare_ratings,
 )
 from qwkit._base._validation import (
+    ItemWeights,
     as_1d,
     check_integer,
     check_same_length,
@@ -50,8 +51,10 @@ __all__ = [
     "ThresholdResult",
     "apply_thresholds",
     "empty_intervals",
+    "fit",
     "fit_sorted",
     "optimize_thresholds",
+    "prepare",
 ]
 
 
@@ -346,11 +349,8 @@ default="quadratic"
         """Add a batch of true ratings and scores (``sample_weight`` or ``counts`` as in
         :func:`optimize_thresholds`). An empty batch, or one of zero weight, adds
         nothing."""
-        self._add(y_true, y_score, sample_weight, counts, strict=False)
-
-    def _add(self, y_true, y_score, sample_weight, counts, *, strict: bool) -> None:
         scores = real_vector(y_score, "y_score")
-        if scores.shape[0] == 0 and not strict:
+        if scores.shape[0] == 0:
             truth = as_1d(y_true, "y_true")
             check_same_length(truth, scores, ("y_true", "y_score"))
             item_weights(sample_weight, counts, 0, allow_zero_total=True)
@@ -375,7 +375,7 @@ default="quadratic"
                 self._grow(lo, k)
                 codes = np.asarray(r.a, dtype=np.int64) - np.int64(self._offset)
         check_same_length(codes, scores, ("y_true", "y_score"))
-        iw = item_weights(sample_weight, counts, codes.shape[0], allow_zero_total=not strict)
+        iw = item_weights(sample_weight, counts, codes.shape[0], allow_zero_total=True)
         if iw.kind is not None:
             self._weighted = "counts" if iw.counts else "sample_weight"
         g.add_items(codes, scores, iw)
@@ -433,18 +433,9 @@ default="quadratic"
     def optimize(self) -> ThresholdResult:
         """The kappa-optimal cut points of everything seen so far (the result of
         :func:`optimize_thresholds` on all the data at once)."""
-        g = self._groups
-        if g.n_pairs == 0:
+        if self._groups.n_pairs == 0:
             raise no_items_error(self._weighted)
-        scale = g.labels.values
-        wmat = _weight_matrix(self._kind, g.k)
-        cuts, table, certificate = fit_sorted(*_problem(g, wmat), wmat, scale)
-        return ThresholdResult(
-            thresholds=cuts,
-            statistic=float(kappa_from_table(table, wmat, np.nan)),
-            labels=scale,
-            certificate=certificate,
-        )
+        return _fit_groups(self._groups, self._kind)
 
     def __repr__(self) -> str:
         return f"ThresholdAccumulator(n_pairs={self.n_pairs})"
@@ -549,9 +540,59 @@ default="quadratic"
     >>> round(qwkit.kappa_score(y, res.predict(score)), 6)
     0.909091
     """
-    acc = ThresholdAccumulator(labels, weights=weights)
-    acc._add(y_true, y_score, sample_weight, counts, strict=True)
-    return acc.optimize()
+    inputs = prepare(
+        y_true,
+        y_score,
+        labels=labels,
+        weights=weights,
+        sample_weight=sample_weight,
+        counts=counts,
+    )
+    return fit(inputs)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Validated inputs of a threshold fit — the validation step of
+    :func:`optimize_thresholds`, which :func:`optimism_corrected_kappa` reuses rather
+    than validating again."""
+
+    codes: np.ndarray  # int64 positions of y_true on the scale
+    scores: np.ndarray  # finite float64 y_score
+    scale: np.ndarray  # the rating scale (the labels)
+    item_weights: ItemWeights
+    weights: str | np.ndarray  # checked disagreement weights
+    wmat: np.ndarray  # their (K, K) matrix on the scale
+
+
+def prepare(y_true, y_score, *, labels, weights, sample_weight, counts) -> Prepared:
+    """Validate the inputs of :func:`optimize_thresholds`."""
+    weights = check_weights(weights)
+    scores = real_vector(y_score, "y_score")
+    codes, scale = positions_on_scale(y_true, labels, "y_true")
+    check_same_length(codes, scores, ("y_true", "y_score"))
+    iw = item_weights(sample_weight, counts, codes.shape[0])
+    wmat = _weight_matrix(weights, scale.shape[0])
+    return Prepared(codes, scores, scale, iw, weights, wmat)
+
+
+def fit(inputs: Prepared) -> ThresholdResult:
+    """The exact fit of validated inputs."""
+    groups = PairGroups(prepare_labels(inputs.scale), inputs.scale.shape[0], max_pairs=1 << 62)
+    groups.add_items(inputs.codes, inputs.scores, inputs.item_weights)
+    return _fit_groups(groups, inputs.weights)
+
+
+def _fit_groups(groups: PairGroups, weights) -> ThresholdResult:
+    scale = groups.labels.values
+    wmat = _weight_matrix(weights, groups.k)
+    cuts, table, certificate = fit_sorted(*_problem(groups, wmat), wmat, scale)
+    return ThresholdResult(
+        thresholds=cuts,
+        statistic=float(kappa_from_table(table, wmat, np.nan)),
+        labels=scale,
+        certificate=certificate,
+    )
 
 
 def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, scale):

@@ -34,22 +34,19 @@ from scipy import special
 from qwkit._base._errors import QwkitError
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import public_module, reduce_dataclass
-from qwkit._base._scale import positions_on_scale
 from qwkit._base._validation import (
     check_confidence_level,
     check_integer,
     check_method,
     check_progress,
     check_rng,
-    item_weights,
-    real_vector,
 )
 from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
-from qwkit._base._weights import WeightsLike, check_weights, resolve
+from qwkit._base._weights import WeightsLike
 from qwkit._table._cells import CellKappa, influence_variance
 from qwkit._table._resampling import MIN_ITEMS, ConfidenceInterval
 from qwkit._table._sufficient import kappa_from_table
-from qwkit._thresholds._fit import ThresholdResult, fit_sorted, optimize_thresholds
+from qwkit._thresholds._fit import ThresholdResult, fit, fit_sorted, prepare
 
 __all__ = ["OptimismResult", "optimism_corrected_kappa"]
 
@@ -703,12 +700,7 @@ default="quadratic"
     n_splits = _check_n_splits(n_splits, method, n_resamples)
     gen = check_rng(rng)
     progress = check_progress(progress)
-    codes, scale = positions_on_scale(y_true, labels, "y_true")
-    n_rows = codes.shape[0]
-    iw = item_weights(sample_weight, counts, n_rows)
-    cnt = iw.values if iw.counts else None
-
-    fitted = optimize_thresholds(
+    inputs = prepare(  # validated once, for the fit and for every refit
         y_true,
         y_score,
         labels=labels,
@@ -716,11 +708,11 @@ default="quadratic"
         sample_weight=sample_weight,
         counts=counts,
     )
-    scores = real_vector(y_score, "y_score")
-    wmat = np.ascontiguousarray(
-        resolve(check_weights(weights), scale.shape[0], scale="the rating scale of `y_true`"),
-        dtype=np.float64,
-    )
+    fitted = fit(inputs)
+    codes, scores, scale, wmat = inputs.codes, inputs.scores, inputs.scale, inputs.wmat
+    iw = inputs.item_weights
+    n_rows = codes.shape[0]
+    cnt = iw.values if iw.counts else None
 
     survey = False
     if cnt is not None:
