@@ -132,14 +132,14 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
             return _Inputs(pieces, [(p,) for p in parts], partial(_frame_batch, given))
         return _file_inputs(given, data, modes)
     first = next(iter(named))
-    kinds = {k: _kind(v, k) for k, v in given.items()}
-    if len(set(kinds.values())) > 1:
+    collections = {k: _collection(v, k) for k, v in given.items()}
+    if len(set(collections.values())) > 1:
         raise QwkitTypeError(
             "The inputs must all be dask arrays or all dask Series (or column names with "
-            f"`data`); got {', '.join(f'`{k}`: {v}' for k, v in kinds.items())}.",
+            f"`data`); got {', '.join(f'`{k}`: {v}' for k, v in collections.items())}.",
             parameter=first,
         )
-    if kinds[first] == "array":
+    if collections[first] == "array":
         ref = given[first]
         out = {}
         for k, v in given.items():
@@ -182,10 +182,10 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
 def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
     """Parquet pieces (each read by a task of its own, named ``read-parquet-…``, like
     dask's reader) or CSV files (each streamed by its leaf)."""
-    names, kind = _data_files(data)
-    spec = Spec(given, kind, {k: m for k, m in modes.items() if k in given})
+    names, file_format = _data_files(data)
+    spec = Spec(given, file_format, {k: m for k, m in modes.items() if k in given})
     pieces = plan(names, spec)
-    if kind == "csv":
+    if file_format == "csv":
         return _Inputs(pieces, [()] * len(pieces), partial(read_csv, spec))
     token = uuid.uuid4().hex[:12]
     reads = [
@@ -209,7 +209,7 @@ def _one_batch(piece, batch):
     yield batch
 
 
-def _kind(value, name: str) -> str:
+def _collection(value, name: str) -> str:
     if isinstance(value, da.Array):
         return "array"
     if isinstance(value, dd.Series):
@@ -375,8 +375,8 @@ def _client():
         return None
 
 
-def _check_named_scale(kind, labels) -> None:
-    if isinstance(kind, str) and labels is not None and labels.n_classes > TABLE_CLASSES:
+def _check_named_scale(weights, labels) -> None:
+    if isinstance(weights, str) and labels is not None and labels.n_classes > TABLE_CLASSES:
         raise QwkitError(
             f"`labels` has {labels.n_classes} categories; qwkit.dask tables hold at most "
             f"{TABLE_CLASSES} for named weights (beyond that the in-memory functions use a "
@@ -482,13 +482,18 @@ def kappa_score(
     0.318182
     """
     replace = check_replace_undefined_by(replace_undefined_by)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     lab = None if labels is None else prepare_labels(labels)
-    _check_named_scale(kind, lab)
-    ordered = not (isinstance(kind, str) and kind == "identity")
+    _check_named_scale(weights, lab)
+    ordered = not (isinstance(weights, str) and weights == "identity")
     inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=ordered)
     no_rows = _no_rows(qwkit.kappa_score)
-    if isinstance(kind, str) and kind == "quadratic" and sample_weight is None and counts is None:
+    if (
+        isinstance(weights, str)
+        and weights == "quadratic"
+        and sample_weight is None
+        and counts is None
+    ):
         return _reduce(  # five integer sums: one pass, no table, any integer range
             lambda: QuadraticSums(lab),
             lambda s, y1, y2: s.update(y1, y2),
@@ -500,11 +505,11 @@ def kappa_score(
             compute=compute,
             progress=progress,
         )
-    limit = TABLE_CLASSES if isinstance(kind, str) else MAX_DENSE_CLASSES
+    limit = TABLE_CLASSES if isinstance(weights, str) else MAX_DENSE_CLASSES
     return _reduce(
         lambda: TableStats(lab, max_classes=limit, moments=False, ordered=ordered),
         _update_table,
-        lambda s: _kappa_of_table(s, kind, replace),
+        lambda s: _kappa_of_table(s, weights, replace),
         inputs,
         checks=checks,
         no_rows=no_rows,
@@ -525,10 +530,10 @@ def _pair_inputs(y1, y2, sample_weight, counts, data, labels, *, ordered: bool):
     return _inputs(named, data, modes), Checks(("y1", "y2"), orders=labels is None)
 
 
-def _kappa_of_table(stats: TableStats, kind, replace) -> float:
+def _kappa_of_table(stats: TableStats, weights, replace) -> float:
     stats.check_items()
     hint = scale_hint(stats.labels, stats.offset, stats.k)
-    return stats.kappa(kind, replace, hint=hint)
+    return stats.kappa(weights, replace, hint=hint)
 
 
 def confusion_matrix(
@@ -611,10 +616,10 @@ def kappa_test(
     KappaTestResult, or dask.delayed.Delayed when ``compute`` is False
     """
     alternative = check_alternative(alternative)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     lab = None if labels is None else prepare_labels(labels)
-    _check_named_scale(kind, lab)
-    ordered = not (isinstance(kind, str) and kind == "identity")
+    _check_named_scale(weights, lab)
+    ordered = not (isinstance(weights, str) and weights == "identity")
     inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=ordered)
     return _reduce(
         lambda: qwkit.KappaAccumulator(labels, weights=weights),

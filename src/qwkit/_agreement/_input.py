@@ -74,7 +74,7 @@ class Prepared:
     """
 
     coefficient: str
-    kind: str  # a named metric, or "custom"
+    weights: str  # a named metric, or "custom"
     matrix: np.ndarray | None  # custom (q, q) disagreement weights
     codes: np.ndarray | None
     table: tuple[np.ndarray, np.ndarray] | None
@@ -153,7 +153,7 @@ def _on_labels(m, labels):
 MOMENT_ONLY = ("fleiss", "krippendorff")
 
 
-def _scale_and_codes(m, labels, kind, distinct=True):
+def _scale_and_codes(m, labels, weights, distinct=True):
     """(positions of the ratings on the scale, coords of scale positions, Scale).
 
     With ``distinct=False`` real-valued ratings (not integers, no ``labels``) skip the
@@ -164,7 +164,7 @@ def _scale_and_codes(m, labels, kind, distinct=True):
     if labels is not None:
         pos, lab = _on_labels(m, labels)
         k = lab.n_classes
-        if kind == "ratio":
+        if weights == "ratio":
             if lab.is_text:
                 raise QwkitTypeError(
                     "`weights`='ratio' (Krippendorff's ratio metric) needs numeric ratings; "
@@ -175,8 +175,8 @@ def _scale_and_codes(m, labels, kind, distinct=True):
             return pos, Scale(k, points=pts, text=" (the `labels`)", values=lab.values)
         return pos, Scale(k, text=" (the `labels`)", values=lab.values)
     if is_text:
-        if kind != "identity":
-            shown = kind if kind != "custom" else "a matrix"
+        if weights != "identity":
+            shown = weights if weights != "custom" else "a matrix"
             raise QwkitError(
                 f"`ratings` hold text, whose order `weights`={shown!r} needs: pass `labels`, "
                 "the ordered rating scale (text without `labels` allows weights='identity').",
@@ -213,7 +213,7 @@ def _scale_and_codes(m, labels, kind, distinct=True):
     return pos.astype(np.int64), Scale(used.size, points=used, text=" (the distinct values)")
 
 
-def _finish(coefficient, kind, matrix, positions, scale, **layout):
+def _finish(coefficient, weights, matrix, positions, scale, **layout):
     """Codes into the categories that occur, their coordinates, and the custom matrix."""
     if scale.q < 2:
         raise QwkitError(
@@ -237,7 +237,7 @@ def _finish(coefficient, kind, matrix, positions, scale, **layout):
             parameter="weights",
         )
     coords = scale.lo + index.astype(np.float64) if scale.points is None else scale.points[index]
-    if kind == "ratio" and coords.min() < 0:
+    if weights == "ratio" and coords.min() < 0:
         raise QwkitError(
             "`weights`='ratio' (Krippendorff's ratio metric) needs non-negative values (a "
             f"ratio scale has a true zero); `ratings` contain {coords.min()}.",
@@ -253,9 +253,9 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
     so real-valued ratings under squared differences for a coefficient of
     ``MOMENT_ONLY`` need no sort of the values (see :func:`_scale_and_codes`)."""
     coefficient = check_coefficient(coefficient)
-    kind = check_weights(weights, many_raters=True)
-    matrix = None if isinstance(kind, str) else kind
-    kind = kind if isinstance(kind, str) else "custom"
+    weights = check_weights(weights, many_raters=True)
+    matrix = None if isinstance(weights, str) else weights
+    weights = weights if isinstance(weights, str) else "custom"
     m = rating_matrix(ratings)
     arr = m.present
     if arr.ndim != 2 or arr.shape[1] < 2:
@@ -272,9 +272,9 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
             "`ratings` holds no rating: every entry is missing.",
             parameter="ratings",
         )
-    distinct = not (value_only and kind == "quadratic" and coefficient in MOMENT_ONLY)
-    positions, scale = _scale_and_codes(m, labels, kind, distinct)
-    codes_flat, index, coords = _finish(coefficient, kind, matrix, positions, scale)
+    distinct = not (value_only and weights == "quadratic" and coefficient in MOMENT_ONLY)
+    positions, scale = _scale_and_codes(m, labels, weights, distinct)
+    codes_flat, index, coords = _finish(coefficient, weights, matrix, positions, scale)
     codes, per_item, per_rater = _kernels.scatter_codes(
         np.ascontiguousarray(present), np.ascontiguousarray(codes_flat, dtype=np.intp)
     )
@@ -290,7 +290,7 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
         )
     return Prepared(
         coefficient,
-        kind,
+        weights,
         matrix,
         codes,
         None,
@@ -312,9 +312,9 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
             "'brennan-prediger', or pass the items × raters ratings to `agreement_score`.",
             parameter="coefficient",
         )
-    kind = check_weights(weights, many_raters=True)
-    matrix = None if isinstance(kind, str) else kind
-    kind = kind if isinstance(kind, str) else "custom"
+    weights = check_weights(weights, many_raters=True)
+    matrix = None if isinstance(weights, str) else weights
+    weights = weights if isinstance(weights, str) else "custom"
     arr = as_real_array(counts, "counts")
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise QwkitError(
@@ -338,7 +338,7 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
                 f"`labels` must name the {k} columns of `counts`; got {lab.n_classes} labels.",
                 parameter="labels",
             )
-        if kind == "ratio":
+        if weights == "ratio":
             if lab.is_text:
                 raise QwkitTypeError(
                     "`weights`='ratio' needs numeric categories; `labels` hold text.",
@@ -368,7 +368,7 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
             "`counts` totals 2**53 or more ratings; counts are not exact.", parameter="counts"
         )
     positions = np.arange(k, dtype=np.int64)
-    _, index, coords = _finish(coefficient, kind, matrix, positions, scale)
+    _, index, coords = _finish(coefficient, weights, matrix, positions, scale)
     nz = arr > 0
     slot = np.cumsum(nz, axis=1) - 1
     w = int(nz.sum(axis=1).max())
@@ -380,7 +380,7 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
     mult[rows, slot[rows, cols]] = arr[rows, cols]
     return Prepared(
         coefficient,
-        kind,
+        weights,
         matrix,
         None,
         (codes, mult),

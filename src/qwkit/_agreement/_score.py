@@ -99,23 +99,23 @@ def _pairable_frequencies(codes, mult, count, v):
 
 
 def _metric(prep: _in.Prepared, freq: np.ndarray):
-    """(metric, dmax, Σ over the q×q scale of d/dmax as a function) for ``prep.kind``."""
-    kind, coords, scale, q = prep.kind, prep.coords, prep.scale, prep.scale.q
+    """(metric, dmax, Σ over the q×q scale of d/dmax as a function) for ``prep.weights``."""
+    weights, coords, scale, q = prep.weights, prep.coords, prep.scale, prep.scale.q
     v = coords.shape[0]
-    if kind == "identity":
+    if weights == "identity":
         return _m.Identity(v), 1.0, lambda: float(q * q - q)
-    if kind == "custom":
+    if weights == "custom":
         mat = prep.matrix
         top = float(mat.max())
         return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
-    if kind == "ordinal":
+    if weights == "ordinal":
         return _ordinal_metric(prep, freq)
     full = scale.coordinates() if scale.points is not None else None
     lo_full = float(full.min()) if full is not None else scale.lo
     hi_full = float(full.max()) if full is not None else scale.lo + (q - 1)
     span = hi_full - lo_full
     center = (coords.min() + coords.max()) / 2.0
-    if kind == "quadratic":
+    if weights == "quadratic":
         unit = float(coords.max() - coords.min()) or 1.0
         z = (coords - center) / unit
 
@@ -126,7 +126,7 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
             return 2.0 * (q * float(c @ c) - float(c.sum()) ** 2) / (span * span)
 
         return _m.Moments(z), (span / unit) ** 2, total
-    if kind == "linear":
+    if weights == "linear":
         metric = (
             _m.Matrix(np.abs(coords[:, None] - coords[None, :]))
             if v <= _m.TABLE_MAX
@@ -191,7 +191,7 @@ def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
 def _model(prep: _in.Prepared, collapse):
     codes, mult, rcodes, count = _layout(prep, collapse)
     v = prep.coords.shape[0]
-    freq = _pairable_frequencies(codes, mult, count, v) if prep.kind == "ordinal" else None
+    freq = _pairable_frequencies(codes, mult, count, v) if prep.weights == "ordinal" else None
     metric, dmax, total = _metric(prep, freq)
     if collapse == "cheap" and metric.vector:  # a value alone: small designs dense
         metric.dense_cells = _m.DENSE_MAX
@@ -347,7 +347,7 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
     count = model.count
     sample = Sample(counts=count, counts_sq=count, n_items=int(count.sum()))
     estimator = Estimator(sample=sample, batch=model.batch, leave_one_out=model.leave_one_out)
-    kind = prep.kind
+    weights = prep.weights
     value = model.value()
 
     def result(stat, se, pvalue, se0):
@@ -358,7 +358,7 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
             prep.n_items,
             prep.n_raters,
             prep.coefficient,
-            kind,
+            weights,
             se0,
             alternative,
             population,

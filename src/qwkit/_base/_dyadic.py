@@ -28,9 +28,9 @@ _M32 = (1 << 32) - 1
 UNIT_EXPONENT = -1074
 
 
-def weight_bits(weights: np.ndarray) -> np.ndarray:
+def weight_bits(values: np.ndarray) -> np.ndarray:
     """The float64 weights as int64 bit patterns (a view: no copy for float64 input)."""
-    return np.ascontiguousarray(weights, dtype=np.float64).view(np.int64)
+    return np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,9 +192,9 @@ def _round_int(value: int, exponent: int) -> float:
     return value / (1 << -exponent)
 
 
-def exact_cell_sums(index: np.ndarray, weights: np.ndarray, n_cells: int, *, squares: bool):
+def exact_cell_sums(index: np.ndarray, item_weight: np.ndarray, n_cells: int, *, squares: bool):
     """Exact Σw, Σw² (ExactRows) and the count of positive weights of every cell."""
-    bits = weight_bits(weights)
+    bits = weight_bits(item_weight)
     base, n_limbs, _, _ = _kernels.window(bits)
     rows, sq, positive = _kernels.bincount_exact(
         np.ascontiguousarray(index, dtype=np.int64), bits, n_cells, base, n_limbs, squares

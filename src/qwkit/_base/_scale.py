@@ -507,8 +507,8 @@ def _frame_to_array(frame):
     series = [frame[c] for c in cols]
     order = declared_order(series, [str(c) for c in cols])
     if type(frame).__module__.startswith("pandas"):
-        kinds = {getattr(dt, "kind", "O") for dt in frame.dtypes}
-        numeric = all(isinstance(dt, np.dtype) for dt in frame.dtypes) and kinds <= set("biuf")
+        types = {getattr(dt, "kind", "O") for dt in frame.dtypes}
+        numeric = all(isinstance(dt, np.dtype) for dt in frame.dtypes) and types <= set("biuf")
         arr = frame.to_numpy() if numeric else frame.to_numpy(dtype=object)
     else:
         arr = frame.to_numpy()
@@ -573,7 +573,7 @@ def _split(arr: np.ndarray, name: str, columns):
         )
     items = arr.ravel().tolist()
     present = np.ones(len(items), dtype=bool)
-    kinds = set()
+    types = set()
     kept = []
     for i, item in enumerate(items):
         if _is_missing(item):
@@ -581,9 +581,9 @@ def _split(arr: np.ndarray, name: str, columns):
             continue
         item = exact_number(item, name, _where(i, arr.shape, columns), i // arr.shape[1])
         if isinstance(item, str):
-            kinds.add("text")
+            types.add("text")
         elif isinstance(item, (numbers.Real, np.bool_)) and not isinstance(item, complex):
-            kinds.add("number")
+            types.add("number")
         else:
             raise QwkitTypeError(
                 f"`{name}` must hold numbers or strings; got {type(item).__name__} {item!r} "
@@ -591,7 +591,7 @@ def _split(arr: np.ndarray, name: str, columns):
                 parameter=name,
                 row=i // arr.shape[1],
             )
-        if len(kinds) > 1:
+        if len(types) > 1:
             raise QwkitTypeError(
                 f"`{name}` mixes text and numbers ({item!r} at "
                 f"{_where(i, arr.shape, columns)}); use one type for every rating.",
@@ -600,7 +600,7 @@ def _split(arr: np.ndarray, name: str, columns):
             )
         kept.append(item)
     present = present.reshape(arr.shape)
-    if kinds == {"text"}:
+    if types == {"text"}:
         return present, np.asarray(kept, dtype=str), True
     values = np.asarray(kept)
     if values.dtype == object:

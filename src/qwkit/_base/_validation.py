@@ -127,7 +127,7 @@ def exact_number(item, name: str, where: str, row: int | None):
 def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
     """Object array → a typed array of str or numbers, or a clear error."""
     items = values.tolist()
-    kinds = set()
+    types = set()
     for i, item in enumerate(items):
         if _is_missing(item):
             raise QwkitError(
@@ -137,9 +137,9 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
             )
         item = items[i] = exact_number(item, name, at_index(i), i)
         if isinstance(item, str):
-            kinds.add("str")
+            types.add("str")
         elif isinstance(item, (numbers.Integral, numbers.Real)) and not isinstance(item, complex):
-            kinds.add("number")
+            types.add("number")
         else:
             raise QwkitTypeError(
                 f"`{name}` must hold numbers or strings; got {type(item).__name__} "
@@ -147,14 +147,14 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
                 parameter=name,
                 row=i,
             )
-        if len(kinds) > 1:
+        if len(types) > 1:
             raise QwkitTypeError(
                 f"`{name}` mixes strings and numbers ({at_index(i)} holds {item!r}); "
                 "use one type for every rating.",
                 parameter=name,
                 row=i,
             )
-    if kinds == {"str"}:
+    if types == {"str"}:
         return np.asarray(items, dtype=str)
     try:
         out = np.asarray(items)
@@ -469,19 +469,23 @@ def check_confusion(confusion, name: str = "confusion") -> np.ndarray:
 class ItemWeights:
     """The validated weight of every item: ``sample_weight`` or ``counts``, or neither.
 
-    ``values`` is None (every item counts once), float64 survey weights (``kind ==
-    "survey"``: the rows are the sampling units) or int64 multiplicities (``kind ==
-    "counts"``: each row stands for that many identical items).
+    ``values`` is None (every item counts once), float64 survey weights (``parameter ==
+    "sample_weight"``: the rows are the sampling units) or int64 multiplicities
+    (``parameter == "counts"``: each row stands for that many identical items).
     """
 
     values: np.ndarray | None
-    kind: str | None  # None, "survey" or "counts"
+    parameter: str | None  # the parameter they came from: None, "sample_weight" or "counts"
     #: False: survey weights whose values are not yet checked (``scan=False``).
     checked: bool = True
 
     @property
     def counts(self) -> bool:
-        return self.kind == "counts"
+        return self.parameter == "counts"
+
+    @property
+    def survey(self) -> bool:
+        return self.parameter == "sample_weight"
 
     @property
     def uniform(self) -> bool:
@@ -499,7 +503,7 @@ class ItemWeights:
         if self.checked:
             return self
         _scan_sample_weight(self.values, allow_zero_total=False)
-        return ItemWeights(self.values, self.kind)
+        return ItemWeights(self.values, self.parameter)
 
 
 def _sample_weight(
@@ -613,7 +617,7 @@ def item_weights(
         return ItemWeights(_counts(counts, n_samples, allow_zero_total), "counts")
     if sample_weight is not None:
         arr = _sample_weight(sample_weight, n_samples, allow_zero_total, scan)
-        return ItemWeights(arr, "survey", scan)
+        return ItemWeights(arr, "sample_weight", scan)
     return ItemWeights(None, None)
 
 

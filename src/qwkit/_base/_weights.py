@@ -28,12 +28,12 @@ __all__ = [
     "RATER_WEIGHTS",
     "WeightsLike",
     "check_weights",
-    "kind_name",
     "named_weights",
     "resolve",
     "same_weights",
     "weight_matrix",
     "weights_at",
+    "weights_name",
     "zero_disagreement_reason",
 ]
 
@@ -49,7 +49,7 @@ WeightsLike = Literal["quadratic", "linear", "identity"] | ArrayLike | None
 
 
 def check_weights(weights, *, many_raters: bool = False) -> str | np.ndarray:
-    """``weights`` → one of the named kinds, or a validated float64 (K, K) matrix.
+    """``weights`` → one of the names, or a validated float64 (K, K) matrix.
 
     ``many_raters``: for agreement among any number of raters, where the raters of a pair
     are interchangeable: the names of :data:`RATER_WEIGHTS` are allowed too, and a matrix
@@ -128,50 +128,50 @@ def same_weights(a, b, k: int | None = None) -> bool:
     return bool(np.allclose(a / top_a, b / top_b, rtol=1e-12, atol=0.0))
 
 
-def kind_name(kind) -> str:
-    """The name of checked weights: a named kind, or ``"custom"`` for a matrix."""
-    return kind if isinstance(kind, str) else "custom"
+def weights_name(weights) -> str:
+    """The name of checked weights: their name, or ``"custom"`` for a matrix."""
+    return weights if isinstance(weights, str) else "custom"
 
 
-def weights_at(kind: str, positions: np.ndarray) -> np.ndarray:
+def weights_at(weights: str, positions: np.ndarray) -> np.ndarray:
     """Unnormalized named weights between categories at the given scale positions."""
     pos = positions.astype(np.float64)
     diff = pos[:, None] - pos[None, :]
-    if kind == "quadratic":
+    if weights == "quadratic":
         return diff * diff
-    if kind == "linear":
+    if weights == "linear":
         return np.abs(diff)
     return (diff != 0).astype(np.float64)
 
 
-def named_weights(k: int, kind: str) -> np.ndarray:
+def named_weights(k: int, weights: str) -> np.ndarray:
     """Unnormalized weights of a K-category scale: integer-valued (i − j)², |i − j| or
     1 − δ, as float64."""
-    return weights_at(kind, np.arange(k))
+    return weights_at(weights, np.arange(k))
 
 
-def _named_scale(k: int, kind: str) -> float:
+def _named_scale(k: int, weights: str) -> float:
     """The normalizer of :func:`weight_matrix`: (K − 1)², K − 1 or 1."""
-    if kind == "identity" or k == 1:
+    if weights == "identity" or k == 1:
         return 1.0
-    return float((k - 1) ** 2 if kind == "quadratic" else k - 1)
+    return float((k - 1) ** 2 if weights == "quadratic" else k - 1)
 
 
-def resolve(kind, k: int, *, scale: str = "the rating scale", hint: str = "") -> np.ndarray:
+def resolve(weights, k: int, *, scale: str = "the rating scale", hint: str = "") -> np.ndarray:
     """The (K, K) disagreement matrix of checked ``weights`` for a K-category scale.
 
-    Named kinds give their unnormalized integer-valued matrix; a matrix must be K × K.
+    Names give their unnormalized integer-valued matrix; a matrix must be K × K.
     ``scale`` names what fixes K in the error (e.g. "`confusion` (K, K)"), ``hint`` says
     how to fix it.
     """
-    if isinstance(kind, str):
-        return named_weights(k, kind)
-    if kind.shape[0] != k:
+    if isinstance(weights, str):
+        return named_weights(k, weights)
+    if weights.shape[0] != k:
         raise QwkitError(
-            f"`weights` has shape {kind.shape} but {scale} has {k} categories{hint}.",
+            f"`weights` has shape {weights.shape} but {scale} has {k} categories{hint}.",
             parameter="weights",
         )
-    return kind
+    return weights
 
 
 def zero_disagreement_reason(wmat: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> str:
@@ -205,7 +205,7 @@ default="quadratic"
     Returns
     -------
     ndarray of shape (K, K)
-        Non-negative disagreement weights, zero on the diagonal for the named kinds.
+        Non-negative disagreement weights, zero on the diagonal for the named weights.
 
     Examples
     --------
@@ -221,7 +221,7 @@ default="quadratic"
             f"`n_classes` must be at most {MAX_DENSE_CLASSES} for a dense matrix; got {k}.",
             parameter="n_classes",
         )
-    kind = check_weights(weights)
-    if not isinstance(kind, str):
-        return resolve(kind, k, scale="`n_classes`").copy()
-    return named_weights(k, kind) / _named_scale(k, kind)
+    checked = check_weights(weights)
+    if not isinstance(checked, str):
+        return resolve(checked, k, scale="`n_classes`").copy()
+    return named_weights(k, checked) / _named_scale(k, checked)

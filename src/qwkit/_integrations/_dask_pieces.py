@@ -108,7 +108,7 @@ class Spec:
     holds no number, an error when it mixes them); other parameters hold numbers."""
 
     columns: dict[str, str]
-    kind: str  # "parquet" or "csv"
+    format: str  # "parquet" or "csv"
     modes: dict[str, str] = field(default_factory=dict)
     sep: str = ","
 
@@ -116,14 +116,14 @@ class Spec:
 @dataclass(frozen=True)
 class Checks:
     """What is checked across batches and partitions: the rating parameters hold one
-    kind of value (numbers or text), and (``orders``: no ``labels`` given) every order
+    mode of value (numbers or text), and (``orders``: no ``labels`` given) every order
     they declare is the same."""
 
     rated: tuple[str, ...]
     orders: bool
 
 
-def value_kind(values, order) -> str | None:
+def value_mode(values, order) -> str | None:
     """``"numbers"`` or ``"text"`` (of a categorical: its categories, ``order`` when it
     declares them); None when the dtype does not say (object arrays)."""
     if order is not None:
@@ -142,10 +142,10 @@ def value_kind(values, order) -> str | None:
 
 @dataclass(slots=True)
 class Seen:
-    """What the rating parameters held so far: their kind (numbers or text) and the first
+    """What the rating parameters held so far: their mode (numbers or text) and the first
     category order they declared, each with where it was seen."""
 
-    kinds: dict = field(default_factory=dict)  # parameter -> (kind, where)
+    modes: dict = field(default_factory=dict)  # parameter -> (mode, where)
     order: tuple | None = None  # (parameter, categories, where)
 
     @classmethod
@@ -155,9 +155,9 @@ class Seen:
             if param not in batch:
                 continue
             order = declared_order([batch[param]], [param])
-            kind = value_kind(batch[param], order)
-            if kind is not None:
-                seen.kinds[param] = (kind, piece.name)
+            mode = value_mode(batch[param], order)
+            if mode is not None:
+                seen.modes[param] = (mode, piece.name)
             if order is not None and checks.orders:
                 seen.merge(cls(order=(param, order, piece.name)), checks)
         return seen
@@ -165,11 +165,11 @@ class Seen:
     def merge(self, other: Seen, checks: Checks) -> None:
         """Add ``other`` (seen after this); a rating parameter holding numbers in one
         place and text in another, or two different declared orders, are refused."""
-        for param, (kind, where) in other.kinds.items():
-            mine, there = self.kinds.setdefault(param, (kind, where))
-            if mine != kind:
+        for param, (mode, where) in other.modes.items():
+            mine, there = self.modes.setdefault(param, (mode, where))
+            if mine != mode:
                 raise QwkitTypeError(
-                    f"`{param}` holds {mine} in {there} but {kind} in {where}; a rating "
+                    f"`{param}` holds {mine} in {there} but {mode} in {where}; a rating "
                     "column must hold numbers everywhere, or text everywhere (then pass "
                     "`labels`).",
                     parameter=param,
@@ -356,7 +356,7 @@ def plan(files: list[str], spec: Spec) -> list[Piece]:
 
 def _layout(name: str, spec: Spec) -> list[tuple[int, tuple[int, ...]]]:
     """[(first data row, row groups)] of the pieces of one file."""
-    if spec.kind == "csv":
+    if spec.format == "csv":
         _check_columns(name, _csv_header(name, spec), spec)
         return [(0, ())]
     import pyarrow.parquet as pq
@@ -487,17 +487,17 @@ def column_values(
 
     if isinstance(chunked, pa.Array):
         chunked = pa.chunked_array([chunked], type=chunked.type)
-    kind = chunked.type
+    arrow_type = chunked.type
     if len(chunked) == 0:
         return np.empty(0)  # an empty file or row group adds nothing
     if chunked.null_count:
         raise _missing(param, piece, row0 + _first_true(pc.is_null(chunked)))
-    if pa.types.is_dictionary(kind):
-        if kind.ordered:
+    if pa.types.is_dictionary(arrow_type):
+        if arrow_type.ordered:
             return _ordered_categorical(chunked, param, piece)
-        chunked = chunked.cast(kind.value_type)
-        kind = chunked.type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        chunked = chunked.cast(arrow_type.value_type)
+        arrow_type = chunked.type
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
         text = chunked.combine_chunks()
         mode = decided.setdefault(param, mode)
         if mode != "text":  # numbers as they are written (the common case), then trimmed
@@ -514,18 +514,18 @@ def column_values(
             raise _not_a_number(text, param, piece, row0, rated=rated)
         decided[param] = "text"  # "text", or "auto" whose first block holds no number
         return np.asarray(text.to_numpy(zero_copy_only=False), dtype=str)
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+    if pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type):
         return chunked.to_numpy()
-    if pa.types.is_boolean(kind):
+    if pa.types.is_boolean(arrow_type):
         return chunked.to_numpy().astype(np.int64)
-    if pa.types.is_decimal(kind):  # like text: integers stay integers (scale 0)
-        target = pa.int64() if kind.scale == 0 else pa.float64()
+    if pa.types.is_decimal(arrow_type):  # like text: integers stay integers (scale 0)
+        target = pa.int64() if arrow_type.scale == 0 else pa.float64()
         try:
             return pc.cast(chunked, target).to_numpy()
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return pc.cast(chunked, pa.float64(), safe=False).to_numpy()
     raise QwkitTypeError(
-        f"`{param}` must hold numbers or text; its column has type {kind} in {piece.name}.",
+        f"`{param}` must hold numbers or text; its column has type {arrow_type} in {piece.name}.",
         parameter=param,
     )
 
@@ -542,7 +542,7 @@ def _batch(table, spec: Spec, piece: Piece, row0: int, decided: dict) -> dict:
     out = {}
     for param, column in spec.columns.items():
         mode = spec.modes.get(param, "numbers")
-        if mode == "numbers" and param in spec.modes and spec.kind == "parquet":
+        if mode == "numbers" and param in spec.modes and spec.format == "parquet":
             mode = "auto"  # a Parquet text column is text (another may declare its order)
         values = column_values(
             table.column(column), param, mode, piece, row0, decided, rated=param in spec.modes

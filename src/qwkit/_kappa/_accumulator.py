@@ -82,8 +82,8 @@ default="quadratic"
     """
 
     def __init__(self, labels: ArrayLike | None = None, *, weights: WeightsLike = "quadratic"):
-        self._kind = check_weights(weights)
-        named = isinstance(self._kind, str)
+        self._weights = check_weights(weights)
+        named = isinstance(self._weights, str)
         lab = None if labels is None else prepare_labels(labels)
         if lab is not None:
             if lab.n_classes > MAX_DENSE_CLASSES:
@@ -92,11 +92,11 @@ default="quadratic"
                     "supported.",
                     parameter="labels",
                 )
-            self._wmat = resolve(self._kind, lab.n_classes, scale="`labels`")
+            self._wmat = resolve(self._weights, lab.n_classes, scale="`labels`")
         else:
             self._wmat = None  # resolved when the scale is known
         limit = TABLE_CLASSES if named and lab is None else MAX_DENSE_CLASSES
-        ordered = not (named and self._kind == "identity")
+        ordered = not (named and self._weights == "identity")
         self._stats = TableStats(lab, max_classes=limit, ordered=ordered)
         self._n = 0
 
@@ -156,7 +156,7 @@ default="quadratic"
                 parameter="other",
             )
         k = None if self._wmat is None or other._wmat is None else self._wmat.shape[0]
-        if not same_weights(self._kind, other._kind, k):
+        if not same_weights(self._weights, other._weights, k):
             raise QwkitError(
                 "`other` uses different `weights`; merged kappa would be ambiguous.",
                 parameter="other",
@@ -175,7 +175,7 @@ default="quadratic"
         st = self._stats
         if self._wmat is not None:
             return self._wmat
-        return resolve(self._kind, st.k, hint=scale_hint(st.labels, st.offset, st.k))
+        return resolve(self._weights, st.k, hint=scale_hint(st.labels, st.offset, st.k))
 
     def score(self, *, replace_undefined_by: float = np.nan) -> float:
         """Kappa of everything seen so far (the value :func:`kappa_score` gives on all the
@@ -183,7 +183,7 @@ default="quadratic"
         replace = check_replace_undefined_by(replace_undefined_by)
         self._check_seen()
         st = self._stats
-        return st.kappa(self._kind, replace, hint=scale_hint(st.labels, st.offset, st.k))
+        return st.kappa(self._weights, replace, hint=scale_hint(st.labels, st.offset, st.k))
 
     def test(self, *, alternative: Alternative = "two-sided") -> KappaTestResult:
         """:func:`kappa_test` of everything seen so far: the statistic, its standard
@@ -192,7 +192,7 @@ default="quadratic"
         alternative = check_alternative(alternative)
         self._check_seen()
         self._weight_matrix()  # a matrix must fit the scale
-        return stats_test_result(self._stats, self._kind, alternative)
+        return stats_test_result(self._stats, self._weights, alternative)
 
     def _check_seen(self) -> None:
         self._stats.check_items()

@@ -29,7 +29,7 @@ from qwkit._base._numerics import unit_scale
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import Ratings, measure_scale, prepare_ratings, scale_values
 from qwkit._base._validation import as_1d, check_alternative, check_choice, item_weights
-from qwkit._base._weights import WeightsLike, check_weights, kind_name
+from qwkit._base._weights import WeightsLike, check_weights, weights_name
 from qwkit._table import _sufficient
 from qwkit._table._cells import CellKappa, influence_variance, tabulate
 from qwkit._table._resampling import (
@@ -218,22 +218,24 @@ default="quadratic"
     (0.083447, 0.009261)
     """
     alternative = check_alternative(alternative)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
-    r = prepare_ratings((y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(kind))
+    r = prepare_ratings(
+        (y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(weights)
+    )
     iw = item_weights(sample_weight, counts, r.n_samples)
-    return _paired(r, iw, kind, alternative)
+    return _paired(r, iw, weights, alternative)
 
 
-def _ordered(kind) -> bool:
+def _ordered(weights) -> bool:
     """Whether the weights need the order of the scale (all but 'identity')."""
-    return not (isinstance(kind, str) and kind == "identity")
+    return not (isinstance(weights, str) and weights == "identity")
 
 
-def _paired(r: Ratings, iw, kind, alternative: str) -> KappaComparisonResult:
+def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
     """The paired test of validated ratings (truth, a, b) on one scale (eq. 10)."""
     offset, k = measure_scale(r)
-    cells = tabulate(r, iw, kind, hint=_sufficient.scale_hint(r.labels, offset, k))
+    cells = tabulate(r, iw, weights, hint=_sufficient.scale_hint(r.labels, offset, k))
     truth, pred_a, pred_b = cells.digits
     model_a = CellKappa(rows=truth, cols=pred_a, wmat=cells.wmat)
     model_b = CellKappa(rows=truth, cols=pred_b, wmat=cells.wmat)
@@ -250,13 +252,15 @@ def _paired(r: Ratings, iw, kind, alternative: str) -> KappaComparisonResult:
         ),
     )
     # each kappa is the value kappa_score returns (exact for integer ratings)
-    ka, kb = (_sufficient.kappa(_sufficient.Pair(r.pair(0, j), kind, iw), math.nan) for j in (1, 2))
+    ka, kb = (
+        _sufficient.kappa(_sufficient.Pair(r.pair(0, j), weights, iw), math.nan) for j in (1, 2)
+    )
     scale = scale_values(r, offset, k)
     result = functools.partial(
         KappaComparisonResult,
         n_samples=sample.n_items,
         alternative=alternative,
-        weights_kind=kind_name(kind),
+        weights_kind=weights_name(weights),
         labels=scale,
         _estimator=estimator,
     )
@@ -461,11 +465,11 @@ default="quadratic"
     >>> [round(float(p), 6) for p in res.pvalue_adjusted]  # Holm: 3 × 0.009261, ...
     [0.027782, 0.80448, 0.186056]
     """
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     correction = check_choice(correction, "correction", CORRECTIONS)
     models, names, vectors = _models(y_preds, y_true)
     r = prepare_ratings(
-        (y_true, *vectors), labels, names=("y_true", *names), ordered=_ordered(kind)
+        (y_true, *vectors), labels, names=("y_true", *names), ordered=_ordered(weights)
     )
     iw = item_weights(sample_weight, counts, r.n_samples)
     offset, k = measure_scale(r)  # one scale for every pair (checked once)
@@ -479,7 +483,7 @@ default="quadratic"
                 names=tuple(shared.names[c] for c in (0, i + 1, j + 1)),
             ),
             iw,
-            kind,
+            weights,
             "two-sided",
         )
         for i, j in pairs

@@ -26,7 +26,7 @@ from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, result_dict
 from qwkit._base._scale import measure_scale, scale_values
 from qwkit._base._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
-from qwkit._base._weights import WeightsLike, check_weights, kind_name, resolve
+from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
 from qwkit._table import _sufficient
 from qwkit._table._cells import (
     CellKappa,
@@ -95,8 +95,8 @@ class KappaTestResult(Resampled):
     def summary(self) -> str:
         """A SAS PROC FREQ-style text block: kappa, ASE, 95% limits and the z-test."""
         simple = self.weights_kind == "identity"
-        kind = "Simple" if simple else "Weighted"
-        title = f"{kind} Kappa Coefficient" + ("" if simple else f" ({self.weights_kind} weights)")
+        which = "Simple" if simple else "Weighted"
+        title = f"{which} Kappa Coefficient" + ("" if simple else f" ({self.weights_kind} weights)")
         half = float(special.ndtri(0.975)) * self.standard_error  # SAS: always two-sided
         # as confidence_interval(): kappa never exceeds 1, so neither does the upper limit
         low, high = self.statistic - half, min(self.statistic + half, self._upper_bound)
@@ -112,7 +112,7 @@ class KappaTestResult(Resampled):
             f"{'95% Lower Conf Limit':<26}{low:>10.4f}",
             f"{'95% Upper Conf Limit':<26}{high:>10.4f}",
             "",
-            f"   Test of H0: {kind} Kappa = 0",
+            f"   Test of H0: {which} Kappa = 0",
             "",
             f"{'ASE under H0':<26}{se0:>10.4f}",
             f"{'Z':<26}{z:>10.4f}",
@@ -144,7 +144,7 @@ class KappaTestResult(Resampled):
 
 
 def _test_result(
-    model: CellKappa, sample: Sample, statistic: float, alternative: str, kind: str, labels
+    model: CellKappa, sample: Sample, statistic: float, alternative: str, weights: str, labels
 ) -> KappaTestResult:
     """Wrap: standard errors (eqs. 4–5) and the z-test around the exact kappa."""
     w = sample.counts
@@ -157,7 +157,7 @@ def _test_result(
     n = sample.n_items
     if math.isnan(statistic):  # already warned by the computation of kappa
         nan = math.nan
-        return KappaTestResult(nan, nan, nan, nan, n, alternative, kind, labels, estimator)
+        return KappaTestResult(nan, nan, nan, nan, n, alternative, weights, labels, estimator)
     var = influence_variance(model.influence(w, statistic), w, sample.counts_sq)  # (eq. 5)
     var0 = model.null_variance(w, sample.n_eff)  # (eq. 4)
     se, se0 = math.sqrt(var), math.sqrt(var0)
@@ -166,17 +166,19 @@ def _test_result(
         if se0 > 0
         else zero_se_pvalue("standard error under the null")
     )
-    return KappaTestResult(float(statistic), se, se0, p, n, alternative, kind, labels, estimator)
+    return KappaTestResult(float(statistic), se, se0, p, n, alternative, weights, labels, estimator)
 
 
-def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, kind: str, labels):
+def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, weights: str, labels):
     """Test result from a K×K table of whole-number counts."""
     rows, cols, sample = table_cells(table)
     statistic = _sufficient.kappa_from_table(table, wmat, math.nan)
-    return _test_result(CellKappa(rows, cols, wmat), sample, statistic, alternative, kind, labels)
+    return _test_result(
+        CellKappa(rows, cols, wmat), sample, statistic, alternative, weights, labels
+    )
 
 
-def stats_test_result(stats: TableStats, kind, alternative: str) -> KappaTestResult:
+def stats_test_result(stats: TableStats, weights, alternative: str) -> KappaTestResult:
     """:func:`kappa_test` of the items merged into a table state: the same branches on
     the same numbers, so the same result to the last bit (with unequal survey weights,
     the rows themselves are not at hand: intervals are asymptotic only)."""
@@ -188,11 +190,13 @@ def stats_test_result(stats: TableStats, kind, alternative: str) -> KappaTestRes
     uniform = stats.survey is None or (survey_only and stats.wmin == stats.wmax)
     if uniform and k <= _sufficient.TABLE_CLASSES:
         table = stats.counts if stats.survey is None else stats.positive.reshape(k, k)
-        return _from_table(table, resolve(kind, k, hint=hint), alternative, kind_name(kind), scale)
-    cells = stats_cells(stats, kind, hint=hint)
+        return _from_table(
+            table, resolve(weights, k, hint=hint), alternative, weights_name(weights), scale
+        )
+    cells = stats_cells(stats, weights, hint=hint)
     model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
-    statistic = stats.kappa(kind, math.nan, hint=hint)
-    return _test_result(model, cells.sample, statistic, alternative, kind_name(kind), scale)
+    statistic = stats.kappa(weights, math.nan, hint=hint)
+    return _test_result(model, cells.sample, statistic, alternative, weights_name(weights), scale)
 
 
 def kappa_test(
@@ -289,7 +293,7 @@ default="quadratic"
     pair = _sufficient.prepare_pair(
         y1, y2, weights=weights, labels=labels, sample_weight=sample_weight, counts=counts
     )
-    r, kind, iw = pair.ratings, pair.kind, pair.item_weights
+    r, weights, iw = pair.ratings, pair.weights, pair.item_weights
     offset, k = measure_scale(r)
     scale = scale_values(r, offset, k)
     hint = _sufficient.scale_hint(r.labels, offset, k)
@@ -297,11 +301,13 @@ default="quadratic"
         # One counting pass (numba) into the K×K table; equal weights change nothing.
         table = _sufficient.count_table(r, iw.as_float() if iw.counts else None, offset, k)
         table = table.astype(np.int64)  # counts: whole numbers (their total is < 2**53)
-        return _from_table(table, resolve(kind, k, hint=hint), alternative, kind_name(kind), scale)
-    cells = tabulate(r, iw, kind, hint=hint)
+        return _from_table(
+            table, resolve(weights, k, hint=hint), alternative, weights_name(weights), scale
+        )
+    cells = tabulate(r, iw, weights, hint=hint)
     model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
     statistic = _sufficient.kappa(pair, math.nan)  # the value kappa_score returns
-    return _test_result(model, cells.sample, statistic, alternative, kind_name(kind), scale)
+    return _test_result(model, cells.sample, statistic, alternative, weights_name(weights), scale)
 
 
 def kappa_test_from_confusion(
@@ -377,7 +383,7 @@ default="quadratic"
     """
     alternative = check_alternative(alternative)
     table = check_confusion(confusion)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     if table.dtype.kind == "f":
         frac = table != np.floor(table)
         if frac.any():
@@ -397,5 +403,7 @@ default="quadratic"
             parameter="confusion",
         )
     k = table.shape[0]
-    wmat = resolve(kind, k, scale=f"`confusion` of shape {table.shape}")
-    return _from_table(table.astype(np.int64), wmat, alternative, kind_name(kind), np.arange(k))
+    wmat = resolve(weights, k, scale=f"`confusion` of shape {table.shape}")
+    return _from_table(
+        table.astype(np.int64), wmat, alternative, weights_name(weights), np.arange(k)
+    )

@@ -144,14 +144,14 @@ class Sample:
         return self.item_cell, self.item_weight, np.ones(n)
 
 
-def _sample_of(counts, counts_sq, item_cell, iw: ItemWeights, weights, n_items) -> Sample:
+def _sample_of(counts, counts_sq, item_cell, iw: ItemWeights, item_weight, n_items) -> Sample:
     if iw.values is None or iw.counts:
         return Sample(counts=counts, counts_sq=counts, n_items=n_items)
-    if np.all(weights == weights[0]):
+    if np.all(item_weight == item_weight[0]):
         # Equal weights: kappa and every SE are scale-free, so this is the unit case.
         unit = np.bincount(item_cell, minlength=counts.shape[0]).astype(np.float64)
         return Sample(counts=unit, counts_sq=unit, n_items=n_items)
-    return Sample(counts, counts_sq, n_items, item_cell, weights)
+    return Sample(counts, counts_sq, n_items, item_cell, item_weight)
 
 
 # ---------------------------------------------------------------------------- cells
@@ -170,14 +170,14 @@ def _compress(cols: list[np.ndarray], k: int):
     return [np.searchsorted(used, p) for p in cols], used
 
 
-def _cell_sums(cell_code: np.ndarray, n_codes: int, weights: np.ndarray | None, survey: bool):
+def _cell_sums(cell_code: np.ndarray, n_codes: int, item_weight: np.ndarray | None, survey: bool):
     """Present cells of integer cell codes: (codes, Σw, Σw², item → cell or None).
 
     Survey weights are summed exactly (``_dyadic``) and rounded once per cell by
     :func:`survey_sums`: the sums do not depend on the order of the items.
     """
     small = n_codes <= max(1 << 20, 2 * cell_code.shape[0])
-    if weights is None:
+    if item_weight is None:
         if small:
             counts = np.bincount(cell_code, minlength=n_codes)
             present = np.flatnonzero(counts)
@@ -196,11 +196,11 @@ def _cell_sums(cell_code: np.ndarray, n_codes: int, weights: np.ndarray | None, 
         present, item_cell = np.unique(cell_code, return_inverse=True)
     m = present.shape[0]
     if survey:
-        sums, squares, _ = exact_cell_sums(item_cell, weights, m, squares=True)
-        w, w2 = survey_sums(sums, squares, float(weights.max()))
+        sums, squares, _ = exact_cell_sums(item_cell, item_weight, m, squares=True)
+        w, w2 = survey_sums(sums, squares, float(item_weight.max()))
         return present, w, w2, item_cell
-    w = np.bincount(item_cell, weights=weights, minlength=m)  # whole numbers: exact
-    w2 = np.bincount(item_cell, weights=weights * weights, minlength=m)
+    w = np.bincount(item_cell, weights=item_weight, minlength=m)  # whole numbers: exact
+    w2 = np.bincount(item_cell, weights=item_weight * item_weight, minlength=m)
     return present, w, w2, item_cell
 
 
@@ -227,7 +227,7 @@ class Cells:
     sample: Sample
 
 
-def tabulate(r: Ratings, iw: ItemWeights, kind, *, hint: str) -> Cells:
+def tabulate(r: Ratings, iw: ItemWeights, weights, *, hint: str) -> Cells:
     """The present cells of the columns of ``r`` with item weights ``iw``.
 
     Items of zero weight are dropped (identical to never passing them); survey weights
@@ -237,33 +237,33 @@ def tabulate(r: Ratings, iw: ItemWeights, kind, *, hint: str) -> Cells:
     """
     offset, k = measure_scale(r)
     cols = positions(r, offset)
-    weights = iw.as_float()
-    survey = weights is not None and not iw.counts
-    if weights is not None:
-        keep = weights > 0
+    item_weight = iw.as_float()
+    survey = item_weight is not None and not iw.counts
+    if item_weight is not None:
+        keep = item_weight > 0
         if not keep.all():
-            cols, weights = [c[keep] for c in cols], weights[keep]
+            cols, item_weight = [c[keep] for c in cols], item_weight[keep]
     n_rows = cols[0].shape[0]
     codes, used = _compress(cols, k)
-    if isinstance(kind, str):
-        wmat = weights_at(kind, used)
+    if isinstance(weights, str):
+        wmat = weights_at(weights, used)
     else:
         idx = used.astype(np.intp)
-        wmat = np.ascontiguousarray(resolve(kind, k, hint=hint)[np.ix_(idx, idx)])
+        wmat = np.ascontiguousarray(resolve(weights, k, hint=hint)[np.ix_(idx, idx)])
     ku = used.shape[0]
     cell_code = codes[0].astype(np.int64)
     for c in codes[1:]:
         cell_code = cell_code * ku + c
-    present, w, w2, item_cell = _cell_sums(cell_code, ku ** len(codes), weights, survey)
+    present, w, w2, item_cell = _cell_sums(cell_code, ku ** len(codes), item_weight, survey)
     if survey:  # the items' own weights, for resampling: scaled as the sums
-        weights = unit_scale(weights.copy())
+        item_weight = unit_scale(item_weight.copy())
     digits = []
     rest = present
     for _ in codes:
         digits.append((rest % ku).astype(np.intp))
         rest = rest // ku
     n_items = round(float(w.sum())) if iw.counts else n_rows
-    sample = _sample_of(w, w2, item_cell, iw, weights, n_items)
+    sample = _sample_of(w, w2, item_cell, iw, item_weight, n_items)
     return Cells(tuple(reversed(digits)), wmat, sample)
 
 
@@ -276,7 +276,7 @@ NO_ITEMS = (
 )
 
 
-def stats_cells(stats: TableStats, kind, *, hint: str) -> Cells:
+def stats_cells(stats: TableStats, weights, *, hint: str) -> Cells:
     """The present cells of a merged table state: the cells :func:`tabulate` builds
     from the same items, to the last bit (same categories, order, sums, weights)."""
     k = stats.k
@@ -304,11 +304,11 @@ def stats_cells(stats: TableStats, kind, *, hint: str) -> Cells:
             sample = Sample(w, w2, stats.n_rows, no_items=NO_ITEMS)
     rows, cols = present // k, present % k
     used = np.unique(np.concatenate([rows, cols]))
-    if isinstance(kind, str):
-        wmat = weights_at(kind, used)
+    if isinstance(weights, str):
+        wmat = weights_at(weights, used)
     else:
         idx = used.astype(np.intp)
-        wmat = np.ascontiguousarray(resolve(kind, k, hint=hint)[np.ix_(idx, idx)])
+        wmat = np.ascontiguousarray(resolve(weights, k, hint=hint)[np.ix_(idx, idx)])
     digits = tuple(np.searchsorted(used, x).astype(np.intp) for x in (rows, cols))
     return Cells(digits, wmat, sample)
 

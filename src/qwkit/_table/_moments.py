@@ -117,7 +117,7 @@ def kappa_from_sums(n: int, sa: int, sb: int, s2: int, sab: int, replace) -> flo
 # ---------------------------------------------------------------------------- margins
 
 
-def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
+def margin_kappa(r: Ratings, weights: str, replace: float) -> float | None:
     """Linear or unweighted kappa of ratings on eight values 0..7 (positions from the
     offset of explicit labels), from the two margins and Σ min(a, b) or #{a = b} (one
     pass, no table); None when a rating falls outside 0..7 (the caller counts a
@@ -125,7 +125,7 @@ def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
     if r.n_classes is not None and r.checked:
         return None  # text labels: the ratings are positions already, counted in a table
     n = r.n_samples
-    linear = kind == "linear"
+    linear = weights == "linear"
     m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, linear).tolist()
     if not 0 <= m[17] < _kernels.MARGIN_CLASSES:
         return None
@@ -146,7 +146,7 @@ def margin_kappa(r: Ratings, kind: str, replace: float) -> float | None:
     def reason():
         rows = np.flatnonzero(np.array(h)) - lo
         cols = np.flatnonzero(np.array(g)) - lo
-        return zero_disagreement_reason(named_weights(8, kind), rows, cols)
+        return zero_disagreement_reason(named_weights(8, weights), rows, cols)
 
     return exact_kappa(observed, n, s, replace, reason)  # (eq. 1)
 
@@ -171,14 +171,14 @@ def _linear_chance(h: list[int], g: list[int]) -> int:
 _WINDOW_SAMPLE = 64
 
 
-def survey_quadratic_kappa(r: Ratings, weights: np.ndarray, replace: float) -> float | None:
+def survey_quadratic_kappa(r: Ratings, item_weight: np.ndarray, replace: float) -> float | None:
     """Quadratic kappa with survey weights from exact weighted moments (eq. Q), one
     vectorized pass that also validates the weights; None when the fast path does not
     apply (explicit labels, ratings outside [0, 32), weights spanning more than 2**8,
     zero total, or invalid weights — the caller validates and counts a table)."""
     if r.n_classes is not None:
         return None
-    bits = weight_bits(weights)
+    bits = weight_bits(item_weight)
     e0 = _kernels.survey_window(bits, max(1, bits.shape[0] // _WINDOW_SAMPLE))
     if e0 < 0:
         return None

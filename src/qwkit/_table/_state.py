@@ -191,9 +191,9 @@ class TableStats:
     __slots__ = (
         "counts",
         "declared",
+        "given",
         "inferred",
         "k",
-        "kinds",
         "labels",
         "max_classes",
         "moments",
@@ -228,7 +228,7 @@ class TableStats:
         self.survey: ExactRows | None = None
         self.squares: ExactRows | None = None
         self.positive: np.ndarray | None = None
-        self.kinds: set[str] = set()
+        self.given: set[str] = set()  # the item weights seen: the parameters, or "unit"
         self.n_rows = 0  # rows of positive weight (with counts: their sum)
         self.wmin = self.wmax = self.wpos_min = self.wpos_max = math.nan
 
@@ -329,7 +329,7 @@ class TableStats:
                 self._adopt(r.labels)  # a declared order (an ordered Categorical)
         elif self.inferred:
             raise _two_kinds(self.labels, "text")
-        survey = iw.kind == "survey"
+        survey = iw.survey
         if self.labels is not None:
             self._add_ratings(r, iw, r.offset, self.k)
         elif survey and self.moments:
@@ -347,14 +347,14 @@ class TableStats:
 
     def _add_ratings(self, r, iw: ItemWeights, lo: int, k: int) -> None:
         w = iw.as_float()
-        if iw.kind == "survey" and self.moments:
+        if iw.survey and self.moments:
             self._add_survey(r, w, lo, k)
             return
-        self._add_table(count_table(r, w, lo, k, exact=iw.kind == "survey"), iw, r, lo, k)
+        self._add_table(count_table(r, w, lo, k, exact=iw.survey), iw, r, lo, k)
 
     def _add_table(self, table, iw: ItemWeights, r, lo: int, k: int) -> None:
         """Add a counted k×k table of the batch (on positions from ``lo``)."""
-        if iw.kind == "survey":
+        if iw.survey:
             self._note_weights(iw.values)
             cells = self._place(lo, k)
             self.survey = _accumulate(self.survey, table, cells, self.k * self.k)
@@ -362,10 +362,10 @@ class TableStats:
         if iw.counts:
             table = table.astype(np.int64)
             self.n_rows += int(iw.values.sum())
-            self.kinds.add("counts")
+            self.given.add("counts")
         else:
             self.n_rows += r.n_samples
-            self.kinds.add("unit")
+            self.given.add("unit")
         if self.labels is not None or (lo == self.offset and k == self.k):
             self.counts = self.counts + table
         else:
@@ -392,7 +392,7 @@ class TableStats:
         self.positive[cells] += positive
 
     def _note_weights(self, w: np.ndarray) -> None:
-        self.kinds.add("survey")
+        self.given.add("sample_weight")
         wmin, wmax, pos_min, n_pos = _kernels.weight_extremes(w)
         self.wmin = nan_min(self.wmin, float(wmin))
         self.wmax = nan_max(self.wmax, float(wmax))
@@ -432,7 +432,7 @@ class TableStats:
                 self.positive[cells] += other.positive
             else:
                 self.moments = False
-        self.kinds |= other.kinds
+        self.given |= other.given
         self.n_rows += other.n_rows
         self.wmin = nan_min(self.wmin, other.wmin)
         self.wmax = nan_max(self.wmax, other.wmax)
@@ -445,8 +445,8 @@ class TableStats:
     def check_items(self) -> None:
         """Raise :func:`no_items_error` when no item of positive weight was added."""
         if self.n_rows == 0:
-            weighted = "counts" if "counts" in self.kinds else None
-            raise no_items_error("sample_weight" if "survey" in self.kinds else weighted)
+            weighted = "counts" if "counts" in self.given else None
+            raise no_items_error("sample_weight" if "sample_weight" in self.given else weighted)
 
     def scale(self):
         """The categories of the scale (labels, or the integer range)."""
@@ -467,11 +467,11 @@ class TableStats:
     def weighted(self) -> bool:
         return self.survey is not None
 
-    def kappa(self, kind, replace: float, *, hint: str = "") -> float:
+    def kappa(self, weights, replace: float, *, hint: str = "") -> float:
         """Kappa of the merged table: the value the in-memory functions return for the
         same items (named weights with survey weights: exactly from the exact sums)."""
-        wmat = resolve(kind, self.k, hint=hint)
-        if self.survey is None or not isinstance(kind, str):
+        wmat = resolve(weights, self.k, hint=hint)
+        if self.survey is None or not isinstance(weights, str):
             return kappa_from_table(self.table(), wmat, replace)
         total = self.survey
         if np.any(self.counts):

@@ -18,7 +18,7 @@ Any positive scaling of W cancels. Three sufficient statistics compute it:
 - for scales too wide for a table, sums over the distinct values of each margin
   (``docs/kappa.md`` §5).
 
-With integer counts and integer-valued weights (every named kind) eq. 1 is evaluated in
+With integer counts and integer-valued weights (every named one) eq. 1 is evaluated in
 exact integer arithmetic, κ = (S − O·N)/S with O = ⟨U, W⟩, N = n and S = hᵀ·W·g, and
 rounded once: every entry point returns the same correctly rounded value as eq. Q.
 """
@@ -86,13 +86,13 @@ GUESS_CLASSES = 32
 _EXACT_CHUNK = 1 << 31
 
 
-def exact_confusion(a: np.ndarray, b: np.ndarray, weights: np.ndarray, lo: int, k: int):
+def exact_confusion(a: np.ndarray, b: np.ndarray, item_weight: np.ndarray, lo: int, k: int):
     """Exact K×K table of survey weights: (ExactRows of K·K cells, bad_a, bad_b, mask).
 
     Every cell is the exact sum of its weights (``_dyadic``), whatever the order of the
     items; the contract is that of :func:`_kernels.confusion_weighted` otherwise.
     """
-    bits = weight_bits(weights)
+    bits = weight_bits(item_weight)
     base, n_limbs, narrow, zeros = _kernels.window(bits)
     lo = np.int64(lo)
     total = None
@@ -128,16 +128,16 @@ def _occurring_mask(table: ExactRows, k: int) -> int:
     return sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
 
 
-def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int, exact: bool):
+def _count(r: Ratings, item_weight: np.ndarray | None, offset: int, k: int, exact: bool):
     """One counting pass: (table, bad_a, bad_b, bit mask of positions < 64 that occur).
 
-    The table is int64 counts (no weights), float64 sums of whole-number ``weights``
+    The table is int64 counts (no weights), float64 sums of whole-number ``item_weight``
     (exact: their total is below 2**53), or with ``exact`` the exact sums of survey
     weights as :class:`ExactRows`.
     """
     lo = np.int64(offset)
     n = r.n_samples
-    if weights is None:
+    if item_weight is None:
         if _kernels.threaded(n):
             parts = numba.get_num_threads()
             table, bad_a, bad_b = _kernels.confusion_counts_par(r.a, r.b, lo, k, parts)
@@ -147,17 +147,17 @@ def _count(r: Ratings, weights: np.ndarray | None, offset: int, k: int, exact: b
         mask = sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
         return table, bad_a, bad_b, mask
     if exact:
-        return exact_confusion(r.a, r.b, weights, offset, k)
-    table, bad_a, bad_b, mask = _kernels.confusion_weighted(r.a, r.b, weights, lo, k)
+        return exact_confusion(r.a, r.b, item_weight, offset, k)
+    table, bad_a, bad_b, mask = _kernels.confusion_weighted(r.a, r.b, item_weight, lo, k)
     return table, bad_a, bad_b, int(mask)
 
 
 def count_table(
-    r: Ratings, weights: np.ndarray | None, offset: int, k: int, *, exact: bool = False
+    r: Ratings, item_weight: np.ndarray | None, offset: int, k: int, *, exact: bool = False
 ):
     """Dense K×K table of positions (value − offset): int64 counts, float64 sums of
     whole-number weights, or (``exact``) :class:`ExactRows` of survey weights."""
-    table, bad_a, bad_b, _ = _count(r, weights, offset, k, exact)
+    table, bad_a, bad_b, _ = _count(r, item_weight, offset, k, exact)
     if bad_a >= 0:
         raise out_of_scale_error(r, 0, bad_a)
     if bad_b >= 0:
@@ -173,20 +173,20 @@ def _trim(table, k: int, lo: int, hi: int):
     return np.ascontiguousarray(table[lo : hi + 1, lo : hi + 1])
 
 
-def guess_table(r: Ratings, weights, max_classes: int, exact: bool):
+def guess_table(r: Ratings, item_weight, max_classes: int, exact: bool):
     """(table, offset, K) as :func:`count_table` counts it, on the scale of the ratings;
     None if K > ``max_classes`` (integer ranges only). Ratings in [0, 32) — most rating
     scales — are counted in one pass into a 32×32 table trimmed to the occurring range,
     without a pass to measure the range first."""
     if r.n_classes is None:
-        table, bad_a, bad_b, mask = _count(r, weights, 0, GUESS_CLASSES, exact)
+        table, bad_a, bad_b, mask = _count(r, item_weight, 0, GUESS_CLASSES, exact)
         if bad_a < 0 and bad_b < 0:
             lo, hi = (mask & -mask).bit_length() - 1, mask.bit_length() - 1
             return _trim(table, GUESS_CLASSES, lo, hi), lo, hi - lo + 1
     offset, k = measure_scale(r)
     if r.n_classes is None and k > max_classes:
         return None
-    return count_table(r, weights, offset, k, exact=exact), offset, k
+    return count_table(r, item_weight, offset, k, exact=exact), offset, k
 
 
 def rounded_table(table: ExactRows, k: int) -> np.ndarray:
@@ -196,18 +196,18 @@ def rounded_table(table: ExactRows, k: int) -> np.ndarray:
     return table.finite_float().reshape(k, k)
 
 
-def scaled_table(r: Ratings, weights: np.ndarray | None, max_classes: int, *, counts=False):
+def scaled_table(r: Ratings, item_weight: np.ndarray | None, max_classes: int, *, counts=False):
     """(table, offset, K) of the ratings on their scale; None if K > ``max_classes``
     (integer ranges only: an explicit scale is always counted).
 
-    ``weights`` are float64 item weights (or None); with ``counts`` they are whole
+    ``item_weight`` are float64 item weights (or None); with ``counts`` they are whole
     numbers and the table is returned as exact int64 counts. Survey weights are summed
     exactly and rounded once per cell (:func:`rounded_table`): the table does not depend
     on the order of the items.
     """
-    exact = weights is not None and not counts
-    counted = guess_table(r, weights, max_classes, exact)
-    if counted is None or weights is None:
+    exact = item_weight is not None and not counts
+    counted = guess_table(r, item_weight, max_classes, exact)
+    if counted is None or item_weight is None:
         return counted
     table, offset, k = counted
     if counts:
@@ -244,8 +244,8 @@ def _exact_kappa(table: np.ndarray, wmat: np.ndarray, replace: float, quiet: boo
 
 
 def exact_table_kappa(table: ExactRows, wmat: np.ndarray, replace: float) -> float:
-    """Eq. 1 of a table of exact survey sums and integer-valued weights (every named
-    kind), in exact integer arithmetic: κ = (S − O·N)/S, rounded once. The value the
+    """Eq. 1 of a table of exact survey sums and integer-valued (named) weights, in
+    exact integer arithmetic: κ = (S − O·N)/S, rounded once. The value the
     moment paths (``_moments``) compute from the same items, to the last bit."""
     k = wmat.shape[0]
     t = np.array([table.row_integer(i) for i in range(k * k)], dtype=object).reshape(k, k)
@@ -286,7 +286,7 @@ def kappa_from_table(
 
 
 def kappa_tablefree(
-    r: Ratings, kind: str, weights, offset: int, replace: float, *, counts: bool = False
+    r: Ratings, weights: str, item_weight, offset: int, replace: float, *, counts: bool = False
 ) -> float:
     """Named-weight kappa on a scale too large for a table (e.g. ratings 0 and 10¹²).
 
@@ -297,17 +297,17 @@ def kappa_tablefree(
     sums are float64.
     """
     ua, ub = ((x.astype(np.int64) - np.int64(offset)).view(np.uint64) for x in (r.a, r.b))
-    if weights is None or counts:
-        c = None if weights is None else weights.astype(np.int64)
-        observed, n, s = _tablefree_integers(ua, ub, c, kind)
+    if item_weight is None or counts:
+        c = None if item_weight is None else item_weight.astype(np.int64)
+        observed, n, s = _tablefree_integers(ua, ub, c, weights)
         return exact_kappa(observed, n, s, replace, lambda: BOTH_CONSTANT)  # (eq. 1')
-    w = unit_scale(weights.astype(np.float64))
+    w = unit_scale(item_weight.astype(np.float64))
     total = float(w.sum())
     va, inv_a = np.unique(ua, return_inverse=True)
     vb, inv_b = np.unique(ub, return_inverse=True)
     ha = np.bincount(inv_a, weights=w, minlength=va.size)
     hb = np.bincount(inv_b, weights=w, minlength=vb.size)
-    if kind == "identity":
+    if weights == "identity":
         observed = float(w[ua != ub].sum())
         _, ia, ib = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
         expected = total * total - float(np.dot(ha[ia], hb[ib]))
@@ -317,7 +317,7 @@ def kappa_tablefree(
         )
         xa, xb = va.astype(np.float64) - center, vb.astype(np.float64) - center
         diff = xa[inv_a] - xb[inv_b]
-        if kind == "quadratic":
+        if weights == "quadratic":
             observed = float(np.dot(w, diff * diff))
             ma, mb = np.dot(ha, xa), np.dot(hb, xb)
             expected = total * (np.dot(ha, xa * xa) + np.dot(hb, xb * xb)) - 2 * ma * mb
@@ -343,7 +343,7 @@ def _exact_ints(x: np.ndarray, bound: int) -> np.ndarray:
     return x.astype(np.int64) if bound < _INT64_LIMIT else x.astype(object)
 
 
-def _tablefree_integers(ua, ub, c, kind: str) -> tuple[int, int, int]:
+def _tablefree_integers(ua, ub, c, weights: str) -> tuple[int, int, int]:
     """O, N and S of eq. 1' over the distinct values of each margin, in exact integers.
 
     ``ua``, ``ub`` are uint64 positions, ``c`` int64 counts (None: one each). Arithmetic is
@@ -356,12 +356,12 @@ def _tablefree_integers(ua, ub, c, kind: str) -> tuple[int, int, int]:
     ha = np.bincount(inv_a, weights=None if c is None else c, minlength=va.size)
     hb = np.bincount(inv_b, weights=None if c is None else c, minlength=vb.size)
     ha, hb = ha.astype(np.int64), hb.astype(np.int64)  # whole numbers below 2**53
-    if kind == "identity":
+    if weights == "identity":
         observed = exact_sum(one[ua != ub])
         _, ia, ib = np.intersect1d(va, vb, assume_unique=True, return_indices=True)
         return observed, n, n * n - exact_dot(ha[ia], hb[ib])
     span = int(max(va[-1], vb[-1]))
-    if kind == "quadratic":
+    if weights == "quadratic":
         bound = n * span * span
         lo, hi = np.minimum(ua, ub), np.maximum(ua, ub)
         d = _exact_ints(hi - lo, bound)  # |a − b| < 2**64, exact in uint64
@@ -396,10 +396,10 @@ def _dot(a: np.ndarray, b: np.ndarray) -> int:
 @dataclass(frozen=True, slots=True)
 class Pair:
     """Validated inputs of a two-rater statistic: the ratings, the checked weights (a
-    named kind or a matrix) and the item weights."""
+    name or a matrix) and the item weights."""
 
     ratings: Ratings
-    kind: str | np.ndarray
+    weights: str | np.ndarray
     item_weights: ItemWeights
 
 
@@ -421,10 +421,10 @@ def prepare_pair(
     length are checked): :func:`kappa` checks them inside its own pass, or calls
     ``ItemWeights.scanned`` before any other use.
     """
-    kind = check_weights(weights)
-    ordered = not (isinstance(kind, str) and kind == "identity")
+    weights = check_weights(weights)
+    ordered = not (isinstance(weights, str) and weights == "identity")
     r = prepare_ratings((y1, y2), labels, names=names, ordered=ordered)
-    return Pair(r, kind, item_weights(sample_weight, counts, r.n_samples, scan=scan))
+    return Pair(r, weights, item_weights(sample_weight, counts, r.n_samples, scan=scan))
 
 
 def scale_hint(labels, offset: int, k: int) -> str:
@@ -445,15 +445,15 @@ def kappa(pair: Pair, replace: float) -> float:
     and named weights on scales too wide for a table the table-free path. Every path
     gives the same correctly rounded value for the same items.
     """
-    r, kind, iw = pair.ratings, pair.kind, pair.item_weights
-    named = isinstance(kind, str)
+    r, weights, iw = pair.ratings, pair.weights, pair.item_weights
+    named = isinstance(weights, str)
     if named and iw.values is None:
-        if kind == "quadratic":
+        if weights == "quadratic":
             return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
-        fast = margin_kappa(r, kind, replace)
+        fast = margin_kappa(r, weights, replace)
         if fast is not None:
             return fast
-    if named and kind == "quadratic" and iw.kind == "survey":
+    if named and weights == "quadratic" and iw.survey:
         fast = survey_quadratic_kappa(r, iw.values, replace)
         if fast is not None:
             return fast
@@ -461,8 +461,8 @@ def kappa(pair: Pair, replace: float) -> float:
     w = iw.as_float()
     if named and r.n_classes is not None and r.n_classes > TABLE_CLASSES:
         check_whole_scale(r)  # explicit labels, too many for a table
-        return kappa_tablefree(r, kind, w, r.offset, replace, counts=iw.counts)
-    survey = named and iw.kind == "survey"
+        return kappa_tablefree(r, weights, w, r.offset, replace, counts=iw.counts)
+    survey = named and iw.survey
     if survey:
         counted = guess_table(r, w, TABLE_CLASSES, exact=True)
     else:
@@ -471,10 +471,10 @@ def kappa(pair: Pair, replace: float) -> float:
     if counted is None:
         offset, k = measure_scale(r)
         if not named:
-            resolve(kind, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
-        return kappa_tablefree(r, kind, w, offset, replace, counts=iw.counts)
+            resolve(weights, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
+        return kappa_tablefree(r, weights, w, offset, replace, counts=iw.counts)
     table, offset, k = counted
-    wmat = resolve(kind, k, hint=scale_hint(r.labels, offset, k))
+    wmat = resolve(weights, k, hint=scale_hint(r.labels, offset, k))
     if survey:
         return exact_table_kappa(table, wmat, replace)
     return kappa_from_table(table, wmat, replace)

@@ -189,10 +189,13 @@ def empty_intervals(thresholds: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------- validation
 
 
-def _weight_matrix(kind, k: int) -> np.ndarray:
+def _weight_matrix(weights, k: int) -> np.ndarray:
     return np.ascontiguousarray(
         resolve(
-            kind, k, scale="the rating scale of `y_true`", hint="; pass `labels` to fix the scale"
+            weights,
+            k,
+            scale="the rating scale of `y_true`",
+            hint="; pass `labels` to fix the scale",
         ),
         dtype=np.float64,
     )
@@ -316,7 +319,7 @@ default="quadratic"
         weights: WeightsLike = "quadratic",
         max_pairs: int | None = None,
     ):
-        self._kind = check_weights(weights)
+        self._weights = check_weights(weights)
         self._max_pairs = (
             (1 << 62) if max_pairs is None else check_integer(max_pairs, "max_pairs", 1)
         )
@@ -376,8 +379,8 @@ default="quadratic"
                 codes = np.asarray(r.a, dtype=np.int64) - np.int64(self._offset)
         check_same_length(codes, scores, ("y_true", "y_score"))
         iw = item_weights(sample_weight, counts, codes.shape[0], allow_zero_total=True)
-        if iw.kind is not None:
-            self._weighted = "counts" if iw.counts else "sample_weight"
+        if iw.parameter is not None:
+            self._weighted = iw.parameter
         g.add_items(codes, scores, iw)
 
     def _set_scale(self, labels, offset: int) -> None:
@@ -411,7 +414,7 @@ default="quadratic"
                 f"`other` must be a ThresholdAccumulator; got {type(other).__name__}.",
                 parameter="other",
             )
-        if not same_weights(self._kind, other._kind, self._groups.k if self._fixed else None):
+        if not same_weights(self._weights, other._weights, self._groups.k if self._fixed else None):
             raise QwkitError("`other` uses different `weights`.", parameter="other")
         mine, theirs = self._groups, other._groups
         self._weighted = self._weighted or other._weighted
@@ -435,7 +438,7 @@ default="quadratic"
         :func:`optimize_thresholds` on all the data at once)."""
         if self._groups.n_pairs == 0:
             raise no_items_error(self._weighted)
-        return _fit_groups(self._groups, self._kind)
+        return _fit_groups(self._groups, self._weights)
 
     def __repr__(self) -> str:
         return f"ThresholdAccumulator(n_pairs={self.n_pairs})"

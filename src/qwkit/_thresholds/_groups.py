@@ -62,7 +62,7 @@ class PairGroups:
             return
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         distinct = _distinct_scores(scores)
-        if distinct is not None and iw.kind != "survey":
+        if distinct is not None and not iw.survey:
             ids, values, rank_of_id = distinct
             if values.shape[0] * self.k <= codes.shape[0]:  # the table is no larger than the items
                 unit = np.empty(0) if w is None else w
@@ -75,7 +75,7 @@ class PairGroups:
             order, group_first = _kernels.counting_order(ids, rank_of_id)
         else:
             order, group_first, values = _sorted_groups(scores)
-        if iw.kind == "survey":
+        if iw.survey:
             bits = weight_bits(w)
             base, n_limbs, _, _ = _kernels.window(bits)
             pair_code, rows, group_start = _kernels.aggregate_pairs_exact(
