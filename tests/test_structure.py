@@ -111,8 +111,7 @@ def test_imports_go_down(module):
             assert theirs < mine or their_top == top, f"{module} imports {target}"
         if mine == FEATURES:
             assert theirs < FEATURES or their_top == top, (
-                f"{module} imports another feature ({target}); move the shared piece down "
-                "a floor"
+                f"{module} imports another feature ({target}); move the shared piece down a floor"
             )
 
 

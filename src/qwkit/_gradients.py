@@ -52,13 +52,13 @@ def kappa_gradient_hessian(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings (real or integer); not all equal.
-    raw_prediction : array-like of shape (n_samples,)
+    raw_prediction : array-like of shape (n_items,)
         Real-valued predictions f (raw scores, not rounded).
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative weight of each item (finite, positive sum).
-    counts : array-like of int of shape (n_samples,), default=None
+    counts : array-like of int of shape (n_items,), default=None
         Integer multiplicities: each row stands for that many identical items. For the
         derivatives this is the same as ``sample_weight``; give one or the other.
     hessian : {"gauss-newton", "dinkelbach", "diagonal"}, default="gauss-newton"
@@ -76,9 +76,9 @@ def kappa_gradient_hessian(
 
     Returns
     -------
-    gradient : ndarray of shape (n_samples,)
+    gradient : ndarray of shape (n_items,)
         ∂(1 − κ)/∂fᵢ (T4). Zero for items of zero weight.
-    hessian : ndarray of shape (n_samples,)
+    hessian : ndarray of shape (n_items,)
         The chosen curvature per item. Zero for items of zero weight.
 
     Raises

@@ -684,8 +684,8 @@ def optimize_thresholds(
     y_true,
     y_score,
     *,
-    labels: ArrayLike | None = None,
     weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
     sample_weight=None,
     counts=None,
     max_pairs: int = MAX_PAIRS,
@@ -704,7 +704,7 @@ def optimize_thresholds(
 
     Parameters
     ----------
-    y_true, y_score, labels, weights, sample_weight, counts
+    y_true, y_score, weights, labels, sample_weight, counts
         As in :func:`qwkit.optimize_thresholds`.
     max_pairs : int, default=100_000_000
         The merged pairs live in one process (about 24 bytes each, more with survey

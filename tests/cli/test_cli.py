@@ -56,7 +56,7 @@ class TestScore:
         assert out["statistic"] == ref.statistic
         assert out["standard_error"] == ref.standard_error
         assert (out["ci_low"], out["ci_high"]) == tuple(ref.confidence_interval(0.95))
-        assert out["n_samples"] == 20
+        assert out["n_items"] == 20
         assert out["labels"] == [1, 2, 3, 4, 5, 6]
         assert out["confusion"] == qwkit.confusion_matrix(RATER1, RATER2).tolist()
         assert (out["method"], out["confidence_level"], out["weights"]) == (
@@ -102,7 +102,7 @@ class TestScore:
         assert out["statistic"] == pytest.approx(
             qwkit.kappa_score(arrays["quality"], arrays["ls_rounded"]), rel=1e-12
         )
-        assert out["n_samples"] == 1599
+        assert out["n_items"] == 1599
         assert out["labels"] == [3, 4, 5, 6, 7, 8]
 
     def test_sep_option_for_other_extensions(self, wine_files):
@@ -130,7 +130,7 @@ class TestScore:
             [v is not None for v in data["r2"]]
         )
         y1, y2 = data["r1"][keep].astype(int), data["r2"][keep].astype(int)
-        assert (out["n_samples"], out["rows_dropped"]) == (29, 1)
+        assert (out["n_items"], out["rows_dropped"]) == (29, 1)
         assert out["statistic"] == pytest.approx(qwkit.kappa_score(y1, y2), rel=1e-12)
 
     def test_text_labels(self, tmp_path):
@@ -180,7 +180,7 @@ class TestCompare:
         assert out["standard_error"] == ref.standard_error
         assert out["pvalue"] == ref.pvalue
         assert (out["ci_low"], out["ci_high"]) == tuple(ref.confidence_interval())
-        assert out["n_samples"] == 1599
+        assert out["n_items"] == 1599
 
     def test_table_output(self):
         text = ok("compare", EXPSY, "-t", "r1", "-p", "r2", "-p", "r3", "--drop-missing").stdout
@@ -689,7 +689,7 @@ class TestEconomics:
     def test_writes_table_and_plots(self, tmp_path):
         out = tmp_path / "econ"
         result = ok("economics", "--out", out, "--n-repeats", "1", "--seed", "5")
-        ref = qwkit.economics.simulate_economics(seed=5, n_repeats=1)
+        ref = qwkit.economics.simulate_economics(rng=5, n_repeats=1)
         assert "Steele (2016)" in result.stdout
         assert not re.search(r"seed ?0\d\d", result.stdout, re.IGNORECASE)
         for row in ref.rows:

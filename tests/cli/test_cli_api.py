@@ -90,7 +90,7 @@ class TestJsonIsToDict:
         corrected = out["optimism_corrected"]
         _same_numbers(corrected, opt.to_dict(), ("statistic", "apparent", "optimism", "method"))
         assert [corrected["ci_low"], corrected["ci_high"]] == list(opt.confidence_interval())
-        assert out["n_samples"] == opt.n_samples == 300
+        assert out["n_items"] == opt.n_items == 300
         assert json.loads(spec_path.read_text()) == out
 
     def test_labels_come_from_the_result(self, tmp_path):
@@ -171,7 +171,7 @@ class TestCounts:
         # the 16 rows of R's vision table stand for 7,477 pairs of eyes: SE 0.0084 (the
         # repeated rows'), not the 0.147 of 16 survey-weighted rows
         out = as_json("score", VISION, "-t", "r.eye", "-p", "l.eye", "--counts", "Freq")
-        assert out["n_samples"] == 7477 and out["n_rows"] == 16
+        assert out["n_items"] == 7477 and out["n_rows"] == 16
         assert round(out["standard_error"], 4) == 0.0084
         surveyed = as_json("score", VISION, "-t", "r.eye", "-p", "l.eye", "--sample-weight", "Freq")
         assert surveyed["statistic"] == out["statistic"]
@@ -187,7 +187,7 @@ class TestCounts:
             "score", rows, "-t", "r.eye", "-p", "l.eye", "--method", "bootstrap",
             "--n-resamples", "300",
         )  # fmt: skip
-        keys = ("statistic", "standard_error", "pvalue", "n_samples", "ci_low", "ci_high")
+        keys = ("statistic", "standard_error", "pvalue", "n_items", "ci_low", "ci_high")
         _same_numbers(counted, repeated, keys)
         assert counted["confusion"] == repeated["confusion"]
 
@@ -205,10 +205,10 @@ class TestCounts:
         )
         c1 = as_json("compare", path, "-t", "y", "-p", "a", "-p", "y", "--counts", "n")
         c2 = as_json("compare", rows, "-t", "y", "-p", "a", "-p", "y")
-        _same_numbers(c1, c2, ("statistic", "standard_error", "n_samples"))
+        _same_numbers(c1, c2, ("statistic", "standard_error", "n_items"))
         t1 = as_json("thresholds", "fit", path, "-t", "y", "-s", "s", "--counts", "n")
         t2 = as_json("thresholds", "fit", rows, "-t", "y", "-s", "s")
-        _same_numbers(t1, t2, ("thresholds", "statistic", "n_samples"))
+        _same_numbers(t1, t2, ("thresholds", "statistic", "n_items"))
         _same_numbers(t1["optimism_corrected"], t2["optimism_corrected"], ("statistic",))
 
     def test_report_takes_counts(self, tmp_path):
@@ -307,7 +307,7 @@ class TestOptimismCorrectedKappa:
         assert boot["optimism_corrected"]["statistic"] == ref.statistic
         assert boot["optimism_corrected"]["ci_low"] == ref.confidence_interval(0.9)[0]
         none = as_json("thresholds", "fit", path, "-t", "y", "-s", "s", "--optimism", "none")
-        assert none["optimism_corrected"] is None and none["n_samples"] == 120
+        assert none["optimism_corrected"] is None and none["n_items"] == 120
         text = ok("thresholds", "fit", path, "-t", "y", "-s", "s", "--optimism", "none").stdout
         assert "optimism" not in text
 

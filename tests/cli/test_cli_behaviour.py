@@ -228,7 +228,7 @@ class TestRowsInErrors:
         line = fails("score", path, "-t", "g", "-p", "m")
         assert "missing value in data row 2" in line
         out = as_json("score", path, "-t", "g", "-p", "m", "--drop-missing")
-        assert (out["n_samples"], out["rows_dropped"]) == (3, 1)
+        assert (out["n_items"], out["rows_dropped"]) == (3, 1)
 
     @pytest.mark.parametrize("value", ["0x3", "1_000", "3e", "0b1"])
     def test_only_decimal_numbers(self, tmp_path, value):
@@ -343,10 +343,10 @@ class TestItemCounts:
         score = as_json("score", path, "-t", "y", "-p", "p", "--sample-weight", "w")
         fit = as_json("thresholds", "fit", path, "-t", "y", "-s", "s", "--sample-weight", "w")
         compare = as_json("compare", path, "-t", "y", "-p", "p", "-p", "y", "--sample-weight", "w")
-        assert score["n_samples"] == fit["n_samples"] == compare["n_samples"] == 4
+        assert score["n_items"] == fit["n_items"] == compare["n_items"] == 4
         assert score["n_rows"] == fit["n_rows"] == compare["n_rows"] == 6
         unweighted = as_json("thresholds", "fit", path, "-t", "y", "-s", "s")
-        assert unweighted["n_samples"] == unweighted["n_rows"] == 6
+        assert unweighted["n_items"] == unweighted["n_rows"] == 6
 
     def test_one_row_dropped(self, tmp_path):
         path = write_file(tmp_path / "m.csv", "y,s\n1,0.9\n2,\n3,3.2\n1,1.4\n2,2.2\n")
@@ -380,7 +380,7 @@ class TestReportSampleWeight:
         )
         assert result.stdout.startswith(
             f"kappa {ref.statistic:.4f}, 95% CI [{low:.4f}, {high:.4f}] (percentile), "
-            f"{ref.n_samples:,} items"
+            f"{ref.n_items:,} items"
         )
         html_text = target.read_text()
         assert "column &#x27;weight&#x27;" in html_text or "column 'weight'" in html_text

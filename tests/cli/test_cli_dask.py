@@ -80,7 +80,7 @@ class TestEngineDask:
             _check(out, ref)
         first = as_json("score", folder / "part-0.parquet", "-t", "truth", "-p", "model",
                         "--engine", "dask")  # fmt: skip
-        assert first["n_samples"] == N and first["files"] == 1
+        assert first["n_items"] == N and first["files"] == 1
 
     def test_item_weights_and_bootstrap(self, ratings):
         folder, _, whole = ratings

@@ -350,7 +350,7 @@ class TestCommentLines:
     def test_header_whose_first_column_is_hash(self, tmp_path):
         path = write_file(tmp_path / "h.csv", "#,grade,model\n1,1,2\n2,3,3\n3,2,2\n")
         out = as_json("score", path, "-t", "grade", "-p", "model")
-        assert out["n_samples"] == 3 and out["statistic"] == pytest.approx(
+        assert out["n_items"] == 3 and out["statistic"] == pytest.approx(
             qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
         )
 
@@ -359,7 +359,7 @@ class TestCommentLines:
             tmp_path / "b.csv", "\ufeff# note, with a comma\ngrade,model\n1,2\n3,3\n2,2\n"
         )
         out = as_json("score", path, "-t", "grade", "-p", "model")
-        assert out["n_samples"] == 3 and out["statistic"] == pytest.approx(
+        assert out["n_items"] == 3 and out["statistic"] == pytest.approx(
             qwkit.kappa_score([1, 3, 2], [2, 3, 2]), rel=1e-12
         )
 
@@ -385,7 +385,7 @@ class TestQuotedLineBreaks:
         monkeypatch.setattr(_io, "_BLOCK_BYTES", block)
         path, _, raw = _multiline_csv(tmp_path / "ml.csv", 3000)
         out = as_json("score", path, "-t", "grade", "-p", "grade")
-        assert out["n_samples"] == 3000 and out["statistic"] == 1.0
+        assert out["n_items"] == 3000 and out["statistic"] == 1.0
         spec = tmp_path / "t.json"
         ok("thresholds", "fit", path, "-t", "grade", "-s", "raw", "-o", spec)
         cuts = json.loads(spec.read_text())["thresholds"]

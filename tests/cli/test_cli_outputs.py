@@ -345,7 +345,7 @@ class TestStandardStreams:
         shutil.copyfile(data, "-")
         # the data file named '-' (no extension: --sep) is read as a file, not stdin
         result = ok("score", "./-", "-t", "rater1", "-p", "rater2", "--sep", ",", "--json")
-        assert json.loads(result.stdout)["n_samples"] == 20
+        assert json.loads(result.stdout)["n_items"] == 20
 
     def test_report_to_standard_output(self, data):
         result = ok(*_report(data, "-"))
@@ -396,7 +396,7 @@ class TestStandardStreams:
             )
             out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
-        assert json.loads(out)["n_samples"] == 20
+        assert json.loads(out)["n_items"] == 20
 
     def test_empty_standard_input(self):
         assert "standard input is empty" in fails("score", "-", "-t", "x", "-p", "y", input=b"")
@@ -426,7 +426,7 @@ class TestStandardStreams:
             )
             out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
-        assert json.loads(out)["n_samples"] == 20
+        assert json.loads(out)["n_items"] == 20
         proc = qwkit_process(*_report(data, "-"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err

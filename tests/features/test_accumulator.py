@@ -52,7 +52,7 @@ class TestKappaAccumulator:
         for lo, hi in ((0, 3), (3, 4), (4, 10)):
             acc.update(actuals[lo:hi], preds[lo:hi])
         assert acc.score() == pytest.approx(0.3181818181818182, rel=1e-14)
-        assert acc.n_samples == 10
+        assert acc.n_items == 10
         np.testing.assert_array_equal(acc.confusion, confusion_matrix(actuals, preds))
         assert type(acc.score()) is float
 
@@ -79,7 +79,7 @@ class TestKappaAccumulator:
                 assert math.isnan(acc.score())
         else:
             assert close(acc.score(), float(expected))
-        assert acc.n_samples == len(y1)
+        assert acc.n_items == len(y1)
 
     def test_mixed_weighted_and_unweighted_updates(self):
         labels = [0, 1, 2]
@@ -101,8 +101,8 @@ class TestKappaAccumulator:
         assert close(
             a.score(), float(naive_kappa(y1, y2, labels=["lo", "mid", "hi"], weights="linear"))
         )
-        assert a.n_samples == 5
-        assert b.n_samples == 3  # other is unchanged
+        assert a.n_items == 5
+        assert b.n_items == 3  # other is unchanged
 
     def test_confusion_is_a_copy(self):
         acc = KappaAccumulator([0, 1])
@@ -146,7 +146,7 @@ class TestKappaAccumulator:
         acc.update(pd.Series([], dtype=str), pd.Series([], dtype=str))
         acc.update(pl.Series([], dtype=pl.Utf8), pl.Series([], dtype=pl.Utf8))
         acc.update([], [])
-        assert acc.n_samples == 0
+        assert acc.n_items == 0
 
     def test_merge_accepts_equivalent_weights(self):
         a = KappaAccumulator([0, 1, 2])
@@ -166,7 +166,7 @@ class TestKappaAccumulator:
         snap.update([0], [2])
         other = copy.copy(acc)
         other.merge(snap)
-        assert (acc.n_samples, int(acc.confusion.sum()), acc.score()) == (3, 3, 1.0)
+        assert (acc.n_items, int(acc.confusion.sum()), acc.score()) == (3, 3, 1.0)
 
     def test_accumulator_huge_weights(self):
         # Sums of weights are exact: no float64 sum overflows, and kappa is that of all

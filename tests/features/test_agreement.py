@@ -835,9 +835,9 @@ class TestValidation:
     def test_counts(self):
         with pytest.raises(ValueError, match="`coefficient`='conger' needs to know which rater"):
             qwkit.agreement_from_counts([[1, 2]], coefficient="conger")
-        with pytest.raises(ValueError, match="`counts` must hold non-negative whole numbers"):
+        with pytest.raises(ValueError, match="`table` must hold non-negative whole numbers"):
             qwkit.agreement_from_counts([[1, 2.5]], coefficient="fleiss")
-        with pytest.raises(ValueError, match="`counts` has no item with two or more"):
+        with pytest.raises(ValueError, match="`table` has no item with two or more"):
             qwkit.agreement_from_counts([[1, 0], [0, 1]], coefficient="fleiss")
         with pytest.raises(ValueError, match=r"`labels` must name the 2 columns"):
             qwkit.agreement_from_counts([[1, 2]], coefficient="fleiss", labels=[1, 2, 3])

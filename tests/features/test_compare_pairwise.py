@@ -72,7 +72,7 @@ class TestPairwiseCompareKappaTest:
         np.testing.assert_array_equal(
             res.pvalue_adjusted, multipletests(res.pvalue, method="holm")[1]
         )
-        assert list(res.labels) == [1, 2, 3, 4, 5] and res.n_samples == 80
+        assert list(res.labels) == [1, 2, 3, 4, 5] and res.n_items == 80
 
     @pytest.mark.parametrize("correction", ["bonferroni", "fdr_by"])
     def test_other_corrections(self, correction):
@@ -142,7 +142,7 @@ class TestPairwiseCompareKappaTest:
             np.repeat(t, c), {k: np.repeat(v, c) for k, v in preds.items()}
         )
         np.testing.assert_allclose(got.pvalue_adjusted, rep.pvalue_adjusted, rtol=1e-10)
-        assert got.n_samples == rep.n_samples == c.sum()
+        assert got.n_items == rep.n_items == c.sum()
 
     def test_identical_models_leave_their_test_out_of_the_family(self):
         t, preds = _models()

@@ -29,7 +29,7 @@ def _vision():
 
 
 def _numbers(res):
-    return (res.statistic, res.standard_error, res.standard_error_null, res.pvalue, res.n_samples)
+    return (res.statistic, res.standard_error, res.standard_error_null, res.pvalue, res.n_items)
 
 
 class TestVisionData:
@@ -39,7 +39,7 @@ class TestVisionData:
         res = qwkit.kappa_test(right, left, counts=freq)
         expanded = qwkit.kappa_test(np.repeat(right, freq), np.repeat(left, freq))
         assert _numbers(res) == _numbers(expanded)
-        assert res.n_samples == 7477
+        assert res.n_items == 7477
         # the standard error of 7,477 items, not of 16 sampled rows
         assert res.standard_error == pytest.approx(0.0084, abs=5e-5)
         for method in ("asymptotic", "jackknife", "percentile", "bootstrap"):
@@ -51,7 +51,7 @@ class TestVisionData:
         # the trial's finding: as sample weights the 16 rows are the sampled units
         right, left, freq = _vision()
         res = qwkit.kappa_test(right, left, sample_weight=freq)
-        assert res.n_samples == 16 and res.standard_error > 0.1
+        assert res.n_items == 16 and res.standard_error > 0.1
         assert res.statistic == pytest.approx(qwkit.kappa_test(right, left, counts=freq).statistic)
 
     def test_counts_need_no_memory_per_item(self):
@@ -102,11 +102,11 @@ class TestEveryFunctionEqualsRepeatedRows:
         y1, y2, y3, c, _ = _data(seed)
         got = qwkit.compare_kappa_test(y1, y2, y3, weights=weights, counts=c)
         ref = qwkit.compare_kappa_test(*(np.repeat(v, c) for v in (y1, y2, y3)), weights=weights)
-        assert (got.statistic, got.kappa_a, got.kappa_b, got.n_samples) == (
+        assert (got.statistic, got.kappa_a, got.kappa_b, got.n_items) == (
             ref.statistic,
             ref.kappa_a,
             ref.kappa_b,
-            ref.n_samples,
+            ref.n_items,
         )
         assert got.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
         assert got.confidence_interval(method="jackknife") == pytest.approx(
@@ -122,7 +122,7 @@ class TestEveryFunctionEqualsRepeatedRows:
         acc = qwkit.KappaAccumulator(range(5), weights=weights)
         acc.update(y1[:30], y2[:30], counts=c[:30])
         acc.update(y1[30:], y2[30:], counts=c[30:])
-        assert acc.n_samples == c.sum()
+        assert acc.n_items == c.sum()
         assert acc.score() == qwkit.kappa_score(y1, y2, weights=weights, counts=c)
 
 

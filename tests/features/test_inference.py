@@ -87,7 +87,7 @@ class TestKappaTestFromConfusion:
         assert round(res.standard_error_null, 4) == 0.1484
         assert round(res.statistic / res.standard_error_null, 4) == 3.2626
         assert round(res.pvalue, 4) == 0.0011
-        assert res.n_samples == 19
+        assert res.n_items == 19
         greater = qwkit.kappa_test_from_confusion(SAS_TABLE, weights=None, alternative="greater")
         assert round(greater.pvalue, 4) == 0.0006
 
@@ -227,10 +227,10 @@ class TestKappaTestFromConfusion:
     def test_float_table_of_whole_numbers(self):
         a = qwkit.kappa_test_from_confusion(np.asarray(SAS_TABLE, dtype=float))
         b = qwkit.kappa_test_from_confusion(SAS_TABLE)
-        assert (a.statistic, a.standard_error, a.n_samples) == (
+        assert (a.statistic, a.standard_error, a.n_items) == (
             b.statistic,
             b.standard_error,
-            b.n_samples,
+            b.n_items,
         )
 
     def test_non_integral_table_rejected(self):
@@ -278,7 +278,7 @@ class TestKappaTestFromConfusion:
     def test_two_items(self):
         res = qwkit.kappa_test_from_confusion([[0, 1], [1, 0]], weights=None)
         assert res.statistic == pytest.approx(-1.0)
-        assert res.standard_error >= 0.0 and res.n_samples == 2
+        assert res.standard_error >= 0.0 and res.n_items == 2
 
     @given(
         st.integers(2, 6).flatmap(
@@ -314,7 +314,7 @@ class TestKappaTest:
         assert round(res.statistic, 3) == 0.297
         assert round(res.statistic / res.standard_error_null, 2) == 1.34
         assert round(res.pvalue, 2) == 0.18
-        assert res.n_samples == 20
+        assert res.n_items == 20
 
     def test_irr_diagnoses_unweighted(self):
         # R irr: kappa2(diagnoses[, 2:3]) prints Kappa = 0.631, z = 7.56,
@@ -335,7 +335,7 @@ class TestKappaTest:
         assert res.statistic == pytest.approx(qwkit.kappa_score(a, b, weights=kind), rel=1e-13)
         assert res.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
         assert res.standard_error_null == pytest.approx(ref.standard_error_null, rel=1e-12)
-        assert res.n_samples == 300
+        assert res.n_items == 300
 
     def test_labels_and_strings(self):
         y1 = ["lo", "mid", "hi", "mid", "lo", "hi", "mid", "lo"]
@@ -387,7 +387,7 @@ class TestKappaTest:
         keep = w > 0
         res = qwkit.kappa_test(a, b, sample_weight=w)
         ref = qwkit.kappa_test(a[keep], b[keep], sample_weight=w[keep])
-        assert res.n_samples == int(keep.sum())
+        assert res.n_items == int(keep.sum())
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-13)
         assert res.standard_error == pytest.approx(ref.standard_error, rel=1e-13)
         for method in ("jackknife", "percentile"):
@@ -428,7 +428,7 @@ class TestKappaTest:
         rep = qwkit.kappa_test(np.repeat(a, w), np.repeat(b, w))
         freq = qwkit.kappa_test_from_confusion(qwkit.confusion_matrix(a, b, sample_weight=w))
         assert freq.standard_error == pytest.approx(rep.standard_error, rel=1e-12)
-        assert freq.n_samples == rep.n_samples == int(w.sum())
+        assert freq.n_items == rep.n_items == int(w.sum())
 
     def test_bad_input(self):
         with pytest.raises(ValueError, match="same length"):
@@ -443,7 +443,7 @@ class TestKappaTest:
     def test_n_equals_one(self):
         with pytest.warns(UndefinedKappaWarning):
             res = qwkit.kappa_test([3], [3])
-        assert math.isnan(res.statistic) and res.n_samples == 1
+        assert math.isnan(res.statistic) and res.n_items == 1
 
 
 # ---------------------------------------------------------------------------- intervals

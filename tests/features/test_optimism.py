@@ -38,7 +38,7 @@ def _same(a, b):
         "optimism",
         "standard_error_apparent",
         "standard_error_optimism",
-        "n_samples",
+        "n_items",
         "n_resamples",
     ):
         assert getattr(a, name) == getattr(b, name), name
@@ -58,7 +58,7 @@ class TestOptimismCorrectedKappa:
         assert res.apparent == apparent
         assert res.optimism == pytest.approx(optimism, rel=1e-12, abs=1e-15)
         assert res.statistic == pytest.approx(apparent - optimism, rel=1e-12)
-        assert res.n_resamples == 25 and res.n_samples == 60 and res.n_splits is None
+        assert res.n_resamples == 25 and res.n_items == 60 and res.n_splits is None
 
     @pytest.mark.parametrize(
         ("seed", "n_splits", "n_resamples"), [(0, 2, 8), (1, 5, 15), (2, 10, 20)]
@@ -118,7 +118,7 @@ class TestOptimismCorrectedKappa:
         res = qwkit.optimism_corrected_kappa(
             y, s, labels=LABELS, sample_weight=w, method=method, n_resamples=20, rng=9
         )
-        assert res.n_samples == 46
+        assert res.n_items == 46
         if method == "bootstrap":
             assert res.optimism == pytest.approx(
                 naive_bootstrap(y, s, labels=LABELS, sample_weight=w, n_resamples=20, rng=9)[1],
@@ -154,7 +154,7 @@ class TestOptimismCorrectedKappa:
         res = qwkit.optimism_corrected_kappa(
             y, s, labels=LABELS, counts=counts, method=method, n_resamples=20, rng=12
         )
-        assert res.n_samples == counts.sum()
+        assert res.n_items == counts.sum()
         if method == "bootstrap":
             expected = naive_bootstrap(y, s, labels=LABELS, counts=counts, n_resamples=20, rng=12)[
                 1
@@ -175,7 +175,7 @@ class TestOptimismCorrectedKappa:
         res = qwkit.optimism_corrected_kappa(
             y, s, labels=LABELS, counts=np.full(50, 10**9), method=method, n_resamples=20, rng=0
         )
-        assert res.n_samples == 5 * 10**10 and res.n_resamples == 20
+        assert res.n_items == 5 * 10**10 and res.n_resamples == 20
         assert abs(res.optimism) < 1e-5 and 0 < res.standard_error < 1e-4
 
     # ------------------------------------------------------------ invariances
@@ -214,7 +214,7 @@ class TestOptimismCorrectedKappa:
             warnings.simplefilter("ignore", qwkit.UndefinedKappaWarning)  # tiny resamples
             a = qwkit.optimism_corrected_kappa(y, s, counts=counts, **opts)
             b = qwkit.optimism_corrected_kappa(np.repeat(y, counts), np.repeat(s, counts), **opts)
-        for name in ("statistic", "apparent", "optimism", "n_resamples", "n_samples"):
+        for name in ("statistic", "apparent", "optimism", "n_resamples", "n_items"):
             x, z = getattr(a, name), getattr(b, name)
             assert x == z or (math.isnan(x) and math.isnan(z)), name
 

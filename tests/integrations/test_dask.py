@@ -206,7 +206,7 @@ class TestKappaTest:
         for items, ref, got in zip(ITEM_KINDS, refs, dask.compute(*lazy), strict=True):
             for name in ("statistic", "standard_error", "standard_error_null", "pvalue"):
                 assert getattr(got, name) == getattr(ref, name), (items, name)
-            assert got.n_samples == ref.n_samples
+            assert got.n_items == ref.n_items
             assert got.confidence_interval(0.9) == ref.confidence_interval(0.9)
             if items == "sample_weight":
                 with pytest.raises(ValueError, match="method='asymptotic'"):

@@ -24,7 +24,7 @@ from qwkit import economics
 from qwkit._base._extras import install_command
 from qwkit.economics import RULES, _fit_ordered_probit, _probit_proba
 
-TINY = dict(noise_levels=(0.0, 1.0), n_samples=240, n_repeats=2, include_wine=False)
+TINY = dict(noise_levels=(0.0, 1.0), n_items=240, n_repeats=2, include_wine=False)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def tiny():
 @pytest.fixture(scope="module")
 def with_wine():
     return economics.simulate_economics(
-        noise_levels=(0.5,), n_samples=160, n_repeats=1, n_classes=4, include_wine=True
+        noise_levels=(0.5,), n_items=160, n_repeats=1, n_classes=4, include_wine=True
     )
 
 
@@ -52,7 +52,7 @@ class TestSimulateEconomics:
             for f in fields(row):
                 value = getattr(row, f.name)
                 assert type(value) is (str if f.name in ("dataset", "rule") else float)
-        assert (tiny.n_classes, tiny.n_samples, tiny.n_repeats, tiny.seed) == (
+        assert (tiny.n_classes, tiny.n_items, tiny.n_repeats, tiny.seed) == (
             8,
             240,
             2,
@@ -61,7 +61,7 @@ class TestSimulateEconomics:
 
     def test_reproducible_with_a_seed(self, tiny):
         again = economics.simulate_economics(**TINY)
-        other = economics.simulate_economics(**TINY, seed=7)
+        other = economics.simulate_economics(**TINY, rng=7)
         names = [f.name for f in fields(economics.EconomicsRow)]
         same = [[getattr(r, n) for n in names] for r in tiny.rows]
         assert same == [[getattr(r, n) for n in names] for r in again.rows]
@@ -119,7 +119,7 @@ class TestSimulateEconomics:
 
         monkeypatch.setattr(economics, "_metrics", spy)
         res = economics.simulate_economics(
-            noise_levels=(0.0, 1.5), n_samples=240, n_repeats=3, include_wine=True
+            noise_levels=(0.0, 1.5), n_items=240, n_repeats=3, include_wine=True
         )
         n_rep = 3
         assert len(calls) == len(res.rows) * n_rep
@@ -181,7 +181,7 @@ class TestSimulateEconomics:
     def test_insurance_parameters_pass_through(self):
         res = economics.simulate_economics(
             noise_levels=(0.0,),
-            n_samples=64,
+            n_items=64,
             n_classes=4,
             n_repeats=1,
             include_wine=False,
@@ -199,7 +199,7 @@ class TestSimulateEconomics:
     def test_unregularized_with_more_features_than_items(self):
         res = economics.simulate_economics(
             noise_levels=(0.5,),
-            n_samples=32,
+            n_items=32,
             n_classes=4,
             n_features=40,
             alpha=0.0,
@@ -310,12 +310,12 @@ class TestSimulateEconomics:
             (dict(noise_levels=(0.0, -1.0)), ValueError, "`noise_levels` must be finite and"),
             (dict(noise_levels=(1.0, 1.0)), ValueError, "must not repeat"),
             (dict(noise_levels="0.5"), TypeError, "`noise_levels` must be a sequence"),
-            (dict(n_samples=10), ValueError, "`n_samples` must be at least 64"),
+            (dict(n_items=10), ValueError, "`n_items` must be at least 64"),
             (dict(n_classes=1), ValueError, "`n_classes` must be at least 2"),
             (dict(n_repeats=0), ValueError, "`n_repeats` must be at least 1"),
             (dict(n_features=2.0), TypeError, "`n_features` must be an integer"),
-            (dict(seed=-1), ValueError, "`seed` must be at least 0"),
-            (dict(seed=None), TypeError, "`seed` must be an integer"),
+            (dict(rng=-1), ValueError, "`rng` must be at least 0"),
+            (dict(rng="7"), TypeError, "`rng` must be None, an integer seed or a numpy"),
             (dict(alpha=-1.0), ValueError, "`alpha` must be finite and non-negative"),
             (dict(alpha="1"), TypeError, "`alpha` must be a non-negative real number"),
             (dict(include_wine=1), TypeError, "`include_wine` must be True or False"),

@@ -1,7 +1,7 @@
 """Input validation for agreement among many raters: ratings, count tables, long format.
 
 One entry point per input form — :func:`prepare_ratings` (items × raters),
-:func:`prepare_counts` (the items × categories table of Fleiss 1971) and
+:func:`prepare_counts` (``table``: the items × categories counts of Fleiss 1971) and
 :func:`ratings_table` (long format) — turns what users pass into integer category
 codes on an explicit scale, or raises a ``ValueError``/``TypeError`` naming the
 parameter, what is allowed and what was received. Nothing here computes a coefficient,
@@ -302,7 +302,7 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
     )
 
 
-def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
+def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     """Validate the items × categories table of counts (Fleiss 1971)."""
     coefficient = check_coefficient(coefficient)
     if coefficient not in POOLED:
@@ -315,27 +315,27 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
     weights = check_weights(weights, many_raters=True)
     matrix = None if isinstance(weights, str) else weights
     weights = weights if isinstance(weights, str) else "custom"
-    arr = as_real_array(counts, "counts")
+    arr = as_real_array(table, "table")
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise QwkitError(
-            f"`counts` must be 2-D, one row per item and one column per category; got shape "
+            f"`table` must be 2-D, one row per item and one column per category; got shape "
             f"{arr.shape}.",
-            parameter="counts",
+            parameter="table",
         )
     if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.floor(arr)):
         bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.floor(arr))
         i, j = (int(x) for x in np.argwhere(bad)[0])
         raise QwkitError(
-            "`counts` must hold non-negative whole numbers (how many raters put each item "
+            "`table` must hold non-negative whole numbers (how many raters put each item "
             f"in each category); got {arr[i, j]} at row {i}, column {j}.",
-            parameter="counts",
+            parameter="table",
         )
     k = arr.shape[1]
     if labels is not None:
         lab = prepare_labels(labels)
         if lab.n_classes != k:
             raise QwkitError(
-                f"`labels` must name the {k} columns of `counts`; got {lab.n_classes} labels.",
+                f"`labels` must name the {k} columns of `table`; got {lab.n_classes} labels.",
                 parameter="labels",
             )
         if weights == "ratio":
@@ -350,22 +350,22 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
             scale = Scale(k, text=" (the `labels`)", values=lab.values)
     else:
         # without labels the columns are the categories 1..K (as R irrCAC's *.dist)
-        scale = Scale(k, lo=1.0, text=" (the columns of `counts`)")
+        scale = Scale(k, lo=1.0, text=" (the columns of `table`)")
     arr = arr[arr.sum(axis=1) > 0]
     if arr.shape[0] == 0:
         raise QwkitError(
-            "`counts` has no rated item: every row sums to zero.",
-            parameter="counts",
+            "`table` has no rated item: every row sums to zero.",
+            parameter="table",
         )
     if arr.sum(axis=1).max() < 2:
         raise QwkitError(
-            "`counts` has no item with two or more ratings; agreement needs items rated by "
+            "`table` has no item with two or more ratings; agreement needs items rated by "
             "at least two raters.",
-            parameter="counts",
+            parameter="table",
         )
     if not arr.sum() < 2.0**53:
         raise QwkitError(
-            "`counts` totals 2**53 or more ratings; counts are not exact.", parameter="counts"
+            "`table` totals 2**53 or more ratings; its counts are not exact.", parameter="table"
         )
     positions = np.arange(k, dtype=np.int64)
     _, index, coords = _finish(coefficient, weights, matrix, positions, scale)

@@ -26,7 +26,7 @@ from qwkit._agreement._input import RatingsTable
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
-from qwkit._base._warnings import warn_undefined
+from qwkit._base._warnings import renamed_attribute, renamed_parameter, warn_undefined
 from qwkit._table._cells import Sample
 from qwkit._table._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
 
@@ -250,7 +250,7 @@ class AgreementTestResult(Resampled):
         largest number of ratings of one item.
     coefficient : str
         Which coefficient.
-    weights_kind : str
+    weights : str
         ``"quadratic"``, ``"linear"``, ``"identity"``, ``"ordinal"``, ``"ratio"`` or
         ``"custom"``.
     standard_error_null : float
@@ -269,7 +269,9 @@ class AgreementTestResult(Resampled):
     n_items: int
     n_raters: int
     coefficient: str
-    weights_kind: str
+    weights: str
+    #: Deprecated: the old name of ``weights``.
+    weights_kind = renamed_attribute("weights_kind", "weights")
     standard_error_null: float = field(repr=False)
     alternative: str = field(repr=False)
     n_population: float | None = field(repr=False)
@@ -293,7 +295,7 @@ class AgreementTestResult(Resampled):
 
     def summary(self) -> str:
         """A text block: the coefficient, its standard error, 95% limits and the t-test."""
-        title = f"{_NAMES[self.coefficient]} ({self.weights_kind} weights)"
+        title = f"{_NAMES[self.coefficient]} ({self.weights} weights)"
         df = self.degrees_of_freedom
         se = self.standard_error
         crit = float(special.stdtrit(max(df, 1), 0.975))
@@ -331,7 +333,7 @@ class AgreementTestResult(Resampled):
                 "n_raters",
                 "n_population",
             ),
-            weights=self.weights_kind,
+            weights=self.weights,
             **labels_dict(self.labels),
         )
 
@@ -483,8 +485,9 @@ array-like of shape (K, K), default="quadratic"
     return _score(prep, check_replace_undefined_by(replace_undefined_by))
 
 
+@renamed_parameter("counts", "table")
 def agreement_from_counts(
-    counts: ArrayLike,
+    table: ArrayLike,
     *,
     coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger"],
     weights: Weights | ArrayLike | None = "quadratic",
@@ -495,9 +498,11 @@ def agreement_from_counts(
 
     Parameters
     ----------
-    counts : array-like of shape (n_items, K)
-        ``counts[i, k]``: how many raters put item i in category k. Items may have
-        different numbers of ratings.
+    table : array-like of shape (n_items, K)
+        ``table[i, k]``: how many raters put item i in category k (the counts of
+        Fleiss 1971). Items may have different numbers of ratings. (Its old name,
+        ``counts``, still works and is deprecated: ``counts`` is the multiplicity of a
+        row everywhere else.)
     coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger"}
         The coefficients that the count table determines (Conger's and Light's need
         to know which rater gave which rating).
@@ -520,16 +525,16 @@ array-like of shape (K, K), default="quadratic"
     its ``fleiss.kappa.dist`` prints 0.4139265 and ``gwet.ac1.dist`` 0.4448007:
 
     >>> import qwkit
-    >>> counts = [[0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6],
+    >>> table = [[0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6],
     ...           [0, 3, 0, 3, 0], [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0],
     ...           [2, 0, 0, 4, 0], [0, 0, 0, 0, 6], [1, 0, 0, 5, 0], [1, 1, 0, 4, 0],
     ...           [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1]]
-    >>> round(qwkit.agreement_from_counts(counts, coefficient="fleiss", weights=None), 7)
+    >>> round(qwkit.agreement_from_counts(table, coefficient="fleiss", weights=None), 7)
     0.4139265
-    >>> round(qwkit.agreement_from_counts(counts, coefficient="gwet", weights=None), 7)
+    >>> round(qwkit.agreement_from_counts(table, coefficient="gwet", weights=None), 7)
     0.4448007
     """
-    prep = _in.prepare_counts(counts, coefficient, weights, labels)
+    prep = _in.prepare_counts(table, coefficient, weights, labels)
     return _score(prep, check_replace_undefined_by(replace_undefined_by))
 
 
@@ -602,8 +607,9 @@ def agreement_test(
     return _test(prep, alternative, n_population)
 
 
+@renamed_parameter("counts", "table")
 def agreement_test_from_counts(
-    counts: ArrayLike,
+    table: ArrayLike,
     *,
     coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger"],
     weights: Weights | ArrayLike | None = "quadratic",
@@ -622,16 +628,16 @@ def agreement_test_from_counts(
     error 0.08418757, p-value 5.779637e-05 (one-sided):
 
     >>> import qwkit
-    >>> counts = [[0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6],
+    >>> table = [[0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6],
     ...           [0, 3, 0, 3, 0], [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0],
     ...           [2, 0, 0, 4, 0], [0, 0, 0, 0, 6], [1, 0, 0, 5, 0], [1, 1, 0, 4, 0],
     ...           [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1]]
-    >>> res = qwkit.agreement_test_from_counts(counts, coefficient="gwet", weights=None,
+    >>> res = qwkit.agreement_test_from_counts(table, coefficient="gwet", weights=None,
     ...                                        alternative="greater")
     >>> round(res.statistic, 7), round(res.standard_error, 8), float(f"{res.pvalue:.7g}")
     (0.4448007, 0.08418757, 5.779637e-05)
     """
-    prep = _in.prepare_counts(counts, coefficient, weights, labels)
+    prep = _in.prepare_counts(table, coefficient, weights, labels)
     return _test(prep, alternative, n_population)
 
 

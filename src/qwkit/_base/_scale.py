@@ -210,7 +210,7 @@ class Ratings:
         return self.columns[1]
 
     @property
-    def n_samples(self) -> int:
+    def n_items(self) -> int:
         return int(self.columns[0].shape[0])
 
     def pair(self, i: int, j: int) -> Ratings:

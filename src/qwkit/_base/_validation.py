@@ -387,7 +387,7 @@ def feature_matrix(X, name: str = "X") -> np.ndarray:
             else ""
         )
         raise QwkitError(
-            f"`{name}` must be 2-D (n_samples, n_features); got {what}.{hint}", parameter=name
+            f"`{name}` must be 2-D (n_items, n_features); got {what}.{hint}", parameter=name
         )
     if arr.shape[1] == 0:
         raise QwkitError(
@@ -507,16 +507,16 @@ class ItemWeights:
 
 
 def _sample_weight(
-    sample_weight, n_samples: int, allow_zero_total: bool, scan: bool = True
+    sample_weight, n_items: int, allow_zero_total: bool, scan: bool = True
 ) -> np.ndarray:
     arr = as_1d(sample_weight, "sample_weight")
     if arr.dtype.kind not in "biuf":
         raise QwkitTypeError(
             f"`sample_weight` must be numeric; got dtype {arr.dtype}.", parameter="sample_weight"
         )
-    if arr.shape[0] != n_samples:
+    if arr.shape[0] != n_items:
         raise QwkitError(
-            f"`sample_weight` must have one weight per item ({n_samples}); got {arr.shape[0]}.",
+            f"`sample_weight` must have one weight per item ({n_items}); got {arr.shape[0]}.",
             parameter="sample_weight",
         )
     arr = np.ascontiguousarray(arr, dtype=np.float64)
@@ -557,7 +557,7 @@ def no_items_error(weighted: str | None) -> QwkitError:
     return QwkitError("No items yet: call `update` first.")
 
 
-def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
+def _counts(counts, n_items: int, allow_zero_total: bool) -> np.ndarray:
     arr = as_1d(counts, "counts")
     if arr.dtype.kind not in "iuf":  # not bools either: a count is not a flag
         raise QwkitTypeError(
@@ -565,9 +565,9 @@ def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
             f"got dtype {arr.dtype}.",
             parameter="counts",
         )
-    if arr.shape[0] != n_samples:
+    if arr.shape[0] != n_items:
         raise QwkitError(
-            f"`counts` must have one count per row ({n_samples}); got {arr.shape[0]}.",
+            f"`counts` must have one count per row ({n_items}); got {arr.shape[0]}.",
             parameter="counts",
         )
     if arr.dtype.kind == "f":
@@ -597,7 +597,7 @@ def _counts(counts, n_samples: int, allow_zero_total: bool) -> np.ndarray:
 
 
 def item_weights(
-    sample_weight, counts, n_samples: int, *, allow_zero_total: bool = False, scan: bool = True
+    sample_weight, counts, n_items: int, *, allow_zero_total: bool = False, scan: bool = True
 ) -> ItemWeights:
     """``sample_weight`` / ``counts`` → :class:`ItemWeights` (at most one may be given).
 
@@ -614,9 +614,9 @@ def item_weights(
             also=("sample_weight",),
         )
     if counts is not None:
-        return ItemWeights(_counts(counts, n_samples, allow_zero_total), "counts")
+        return ItemWeights(_counts(counts, n_items, allow_zero_total), "counts")
     if sample_weight is not None:
-        arr = _sample_weight(sample_weight, n_samples, allow_zero_total, scan)
+        arr = _sample_weight(sample_weight, n_items, allow_zero_total, scan)
         return ItemWeights(arr, "sample_weight", scan)
     return ItemWeights(None, None)
 

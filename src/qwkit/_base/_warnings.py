@@ -2,19 +2,26 @@
 
 :func:`warn` attributes every warning to the first caller outside the qwkit package, so
 that ``warnings.filterwarnings`` by module and the line shown with the warning point at
-the user's code, however deep inside qwkit the condition was found.
+the user's code, however deep inside qwkit the condition was found. A public name that
+was renamed keeps working under its old name with a ``DeprecationWarning``
+(:func:`renamed_parameter`, :func:`renamed_attribute`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
+
+from qwkit._base._errors import QwkitTypeError
 
 __all__ = [
     "ConvergenceWarning",
     "DegenerateIntervalWarning",
     "UndefinedKappaWarning",
+    "renamed_attribute",
+    "renamed_parameter",
     "warn",
     "warn_undefined",
 ]
@@ -72,3 +79,39 @@ def warn_undefined(replace_undefined_by: float, reason: str) -> float:
         stacklevel=_outside_caller_level(),
     )
     return replace_undefined_by
+
+
+def _renamed(old: str, new: str) -> str:
+    return f"`{old}` is deprecated and will be removed; use `{new}` (the same thing)."
+
+
+def renamed_parameter(old: str, new: str):
+    """Decorator: the keyword argument ``old`` still works as ``new``, with a
+    DeprecationWarning; giving both is a TypeError naming ``new``."""
+
+    def wrap(func):
+        @functools.wraps(func)
+        def inner(*args, **kwargs):
+            if old in kwargs:
+                if new in kwargs:
+                    raise QwkitTypeError(
+                        f"Give `{new}` only; `{old}` is its deprecated name.", parameter=new
+                    )
+                warn(_renamed(old, new), DeprecationWarning)
+                kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return inner
+
+    return wrap
+
+
+def renamed_attribute(old: str, new: str) -> property:
+    """A read-only property ``old`` of a class that returns its attribute ``new``, with a
+    DeprecationWarning."""
+
+    def get(self):
+        warn(_renamed(old, new), DeprecationWarning)
+        return getattr(self, new)
+
+    return property(get, doc=f"Deprecated alias of ``{new}``.")

@@ -21,6 +21,7 @@ from qwkit._base._validation import (
     item_weights,
     show,
 )
+from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weights
 from qwkit._kappa._inference import KappaTestResult, stats_test_result
 from qwkit._table._state import TableStats, same_labels
@@ -61,7 +62,7 @@ default="quadratic"
     confusion : ndarray of shape (K, K)
         The table so far: int64 counts, or float64 once any update carried
         ``sample_weight`` (each cell the exact sum, rounded once). A copy.
-    n_samples : int
+    n_items : int
         Number of rows seen (weighted or not; with ``counts``, their sum).
 
     See Also
@@ -109,8 +110,11 @@ default="quadratic"
         return self._stats.table()
 
     @property
-    def n_samples(self) -> int:
+    def n_items(self) -> int:
         return self._n
+
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
 
     def update(
         self,
@@ -198,4 +202,4 @@ default="quadratic"
         self._stats.check_items()
 
     def __repr__(self) -> str:
-        return f"KappaAccumulator(labels={show(self.labels)}, n_samples={self._n})"
+        return f"KappaAccumulator(labels={show(self.labels)}, n_items={self._n})"

@@ -29,6 +29,7 @@ from qwkit._base._numerics import unit_scale
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import Ratings, measure_scale, prepare_ratings, scale_values
 from qwkit._base._validation import as_1d, check_alternative, check_choice, item_weights
+from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, weights_name
 from qwkit._table import _sufficient
 from qwkit._table._cells import CellKappa, influence_variance, tabulate
@@ -68,7 +69,7 @@ class KappaComparisonResult(Resampled):
         Paired delta-method standard error of the difference (eq. 10).
     pvalue : float
         p-value of the z-test of κ_a = κ_b, z = statistic / standard_error.
-    n_samples : int
+    n_items : int
         Number of items (with positive weight; with ``counts``, their sum).
     labels : ndarray of shape (K,)
         The rating scale shared by the three vectors (for an integer scale wider than
@@ -80,9 +81,13 @@ class KappaComparisonResult(Resampled):
     kappa_b: float
     standard_error: float
     pvalue: float
-    n_samples: int
+    n_items: int
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
     alternative: str = field(repr=False)
-    weights_kind: str = field(repr=False)
+    weights: str = field(repr=False)
+    #: Deprecated: the old name of ``weights``.
+    weights_kind = renamed_attribute("weights_kind", "weights")
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
 
@@ -90,7 +95,7 @@ class KappaComparisonResult(Resampled):
         """Text block: both kappas, the difference, its SE, 95% limits and the z-test."""
         half = float(special.ndtri(0.975)) * self.standard_error
         z = self.statistic / self.standard_error if self.standard_error > 0 else math.nan
-        title = f"Paired Comparison of Kappas ({self.weights_kind} weights)"
+        title = f"Paired Comparison of Kappas ({self.weights} weights)"
         lines = [
             title,
             "-" * len(title),
@@ -106,7 +111,7 @@ class KappaComparisonResult(Resampled):
             f"{'Z':<26}{z:>10.4f}",
             f"{'Pr (' + self.alternative + ')':<26}{self.pvalue:>10.4f}",
             "",
-            f"{'Number of items':<26}{self.n_samples:>10d}",
+            f"{'Number of items':<26}{self.n_items:>10d}",
         ]
         return "\n".join(lines) + "\n"
 
@@ -120,10 +125,10 @@ class KappaComparisonResult(Resampled):
                 "kappa_b",
                 "standard_error",
                 "pvalue",
-                "n_samples",
+                "n_items",
                 "alternative",
             ),
-            weights=self.weights_kind,
+            weights=self.weights,
             **labels_dict(self.labels),
         )
 
@@ -154,9 +159,9 @@ def compare_kappa_test(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings.
-    y_pred_a, y_pred_b : array-like of shape (n_samples,)
+    y_pred_a, y_pred_b : array-like of shape (n_items,)
         Predictions of model a and model b for the same items.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
@@ -165,10 +170,10 @@ default="quadratic"
         The ordered rating scale, shared by the three vectors. When None and the
         ratings are integers, every integer from the smallest to the largest rating of
         all three.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative survey weight of each item (the rows are the sampling units, as
         in :func:`kappa_test`).
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``); the result equals that of the repeated rows.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
@@ -178,7 +183,7 @@ default="quadratic"
     -------
     KappaComparisonResult
         ``statistic`` (κ_a − κ_b), ``kappa_a``, ``kappa_b``, ``standard_error``,
-        ``pvalue``, ``n_samples``, ``.confidence_interval(...)``, ``.summary()``.
+        ``pvalue``, ``n_items``, ``.confidence_interval(...)``, ``.summary()``.
 
     Warns
     -----
@@ -223,7 +228,7 @@ default="quadratic"
     r = prepare_ratings(
         (y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(weights)
     )
-    iw = item_weights(sample_weight, counts, r.n_samples)
+    iw = item_weights(sample_weight, counts, r.n_items)
     return _paired(r, iw, weights, alternative)
 
 
@@ -258,9 +263,9 @@ def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
     scale = scale_values(r, offset, k)
     result = functools.partial(
         KappaComparisonResult,
-        n_samples=sample.n_items,
+        n_items=sample.n_items,
         alternative=alternative,
-        weights_kind=weights_name(weights),
+        weights=weights_name(weights),
         labels=scale,
         _estimator=estimator,
     )
@@ -302,7 +307,7 @@ class PairwiseComparisonResult:
     comparisons : tuple of KappaComparisonResult
         The test of every pair, as :func:`compare_kappa_test` returns it (standard
         errors, ``confidence_interval``, ``summary``): unadjusted.
-    n_samples : int
+    n_items : int
         Number of items (with positive weight; with ``counts``, their sum).
     labels : ndarray of shape (K,)
         The rating scale shared by every column (a ``range`` beyond 10,000 categories).
@@ -315,9 +320,13 @@ class PairwiseComparisonResult:
     pvalue: np.ndarray
     pvalue_adjusted: np.ndarray
     correction: str
-    n_samples: int
+    n_items: int
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
     comparisons: tuple[KappaComparisonResult, ...] = field(repr=False)
-    weights_kind: str = field(repr=False)
+    weights: str = field(repr=False)
+    #: Deprecated: the old name of ``weights``.
+    weights_kind = renamed_attribute("weights_kind", "weights")
     labels: np.ndarray | range = field(repr=False)
 
     def __post_init__(self):
@@ -331,7 +340,7 @@ class PairwiseComparisonResult:
         standard error, z, and the p-value before and after the correction."""
         names = [*self.models, *(f"{a} - {b}" for a, b in self.pairs), "Model", "Pair"]
         width = max(26, *(len(n) + 2 for n in names))
-        title = f"Pairwise Comparison of Kappas ({self.weights_kind} weights)"
+        title = f"Pairwise Comparison of Kappas ({self.weights} weights)"
         adjusted = _CORRECTION_NAMES[self.correction]
         lines = [title, "-" * len(title), f"{'Model':<{width}}{'Kappa':>10}"]
         lines += [f"{m:<{width}}{k:>10.4f}" for m, k in zip(self.models, self.kappas, strict=True)]
@@ -347,7 +356,7 @@ class PairwiseComparisonResult:
                 f"{a + ' - ' + b:<{width}}{res.statistic:>12.4f}{se:>10.4f}{z:>10.4f}"
                 f"{res.pvalue:>16.4f}{p:>12.4f}"
             )
-        lines += ["", f"{'Number of items':<{width}}{self.n_samples:>10d}"]
+        lines += ["", f"{'Number of items':<{width}}{self.n_items:>10d}"]
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict:
@@ -366,10 +375,10 @@ class PairwiseComparisonResult:
         ]
         return result_dict(
             self,
-            ("models", "kappas", "correction", "n_samples"),
+            ("models", "kappas", "correction", "n_items"),
             alternative="two-sided",
             comparisons=comparisons,
-            weights=self.weights_kind,
+            weights=self.weights,
             **labels_dict(self.labels),
         )
 
@@ -392,9 +401,9 @@ def pairwise_compare_kappa_test(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings.
-    y_preds : mapping of str to array-like, or array-like of shape (n_samples, n_models)
+    y_preds : mapping of str to array-like, or array-like of shape (n_items, n_models)
         The predictions of at least two models for the same items: a dict (model name →
         predictions), a data frame (one column per model, named after it), or a 2-D
         array (one column per model, named ``"0"``, ``"1"``, …).
@@ -405,9 +414,9 @@ default="quadratic"
         The ordered rating scale, shared by every column. When None and the ratings
         are integers, every integer from the smallest to the largest rating of all the
         columns: one scale for every pair.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative survey weight of each item, as in :func:`compare_kappa_test`.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``).
     correction : {"holm", "bonferroni", "fdr_by"}, default="holm"
@@ -471,7 +480,7 @@ default="quadratic"
     r = prepare_ratings(
         (y_true, *vectors), labels, names=("y_true", *names), ordered=_ordered(weights)
     )
-    iw = item_weights(sample_weight, counts, r.n_samples)
+    iw = item_weights(sample_weight, counts, r.n_items)
     offset, k = measure_scale(r)  # one scale for every pair (checked once)
     shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
     pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
@@ -498,9 +507,9 @@ default="quadratic"
         pvalue=raw,
         pvalue_adjusted=adjust_pvalues(raw, correction),
         correction=correction,
-        n_samples=comparisons[0].n_samples,
+        n_items=comparisons[0].n_items,
         comparisons=comparisons,
-        weights_kind=comparisons[0].weights_kind,
+        weights=comparisons[0].weights,
         labels=comparisons[0].labels,
     )
 
@@ -510,7 +519,7 @@ def _models(y_preds, y_true) -> tuple[tuple[str, ...], tuple[str, ...], list]:
     if y_preds is None or isinstance(y_preds, (str, bytes)):
         raise QwkitTypeError(
             "`y_preds` must be a mapping of model names to predictions or a 2-D array "
-            f"(n_samples, n_models); got {y_preds!r}.",
+            f"(n_items, n_models); got {y_preds!r}.",
             parameter="y_preds",
         )
     if isinstance(y_preds, Mapping):
@@ -528,7 +537,7 @@ def _models(y_preds, y_true) -> tuple[tuple[str, ...], tuple[str, ...], list]:
         if arr.ndim != 2:
             raise QwkitError(
                 "`y_preds` must be a mapping of model names to predictions or a 2-D array "
-                f"(n_samples, n_models); got an array of shape {arr.shape}.",
+                f"(n_items, n_models); got an array of shape {arr.shape}.",
                 parameter="y_preds",
             )
         n_true = len(y_true) if hasattr(y_true, "__len__") else None

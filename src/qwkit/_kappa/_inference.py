@@ -26,6 +26,7 @@ from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, result_dict
 from qwkit._base._scale import measure_scale, scale_values
 from qwkit._base._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
+from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
 from qwkit._table import _sufficient
 from qwkit._table._cells import (
@@ -74,7 +75,7 @@ class KappaTestResult(Resampled):
     pvalue : float
         p-value of the z-test of κ = 0, z = statistic / standard_error_null, against
         the ``alternative``.
-    n_samples : int
+    n_items : int
         Number of rated items (with positive weight; with ``counts``, their sum).
     labels : ndarray of shape (K,)
         The rating scale the table was built on (for an integer scale wider than
@@ -85,18 +86,22 @@ class KappaTestResult(Resampled):
     standard_error: float
     standard_error_null: float
     pvalue: float
-    n_samples: int
+    n_items: int
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
     alternative: str = field(repr=False)
-    weights_kind: str = field(repr=False)
+    weights: str = field(repr=False)
+    #: Deprecated: the old name of ``weights``.
+    weights_kind = renamed_attribute("weights_kind", "weights")
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
     _upper_bound = 1.0  # the largest value the statistic can take
 
     def summary(self) -> str:
         """A SAS PROC FREQ-style text block: kappa, ASE, 95% limits and the z-test."""
-        simple = self.weights_kind == "identity"
+        simple = self.weights == "identity"
         which = "Simple" if simple else "Weighted"
-        title = f"{which} Kappa Coefficient" + ("" if simple else f" ({self.weights_kind} weights)")
+        title = f"{which} Kappa Coefficient" + ("" if simple else f" ({self.weights} weights)")
         half = float(special.ndtri(0.975)) * self.standard_error  # SAS: always two-sided
         # as confidence_interval(): kappa never exceeds 1, so neither does the upper limit
         low, high = self.statistic - half, min(self.statistic + half, self._upper_bound)
@@ -119,9 +124,9 @@ class KappaTestResult(Resampled):
             f"{f'One-sided Pr {sign}  Z':<26}{one:>10.4f}",
             f"{'Two-sided Pr > |Z|':<26}{2 * one:>10.4f}",
             "",
-            f"{'Number of items':<26}{self.n_samples:>10d}",
+            f"{'Number of items':<26}{self.n_items:>10d}",
         ]
-        if self.n_samples < MIN_ITEMS or self.standard_error == 0.0:
+        if self.n_items < MIN_ITEMS or self.standard_error == 0.0:
             lines += ["", "Warning: too few items or a zero standard error; the limits above"]
             lines += ["are not trustworthy (see DegenerateIntervalWarning)."]
         return "\n".join(lines) + "\n"
@@ -135,10 +140,10 @@ class KappaTestResult(Resampled):
                 "standard_error",
                 "standard_error_null",
                 "pvalue",
-                "n_samples",
+                "n_items",
                 "alternative",
             ),
-            weights=self.weights_kind,
+            weights=self.weights,
             **labels_dict(self.labels),
         )
 
@@ -213,7 +218,7 @@ def kappa_test(
 
     Parameters
     ----------
-    y1, y2 : array-like of shape (n_samples,)
+    y1, y2 : array-like of shape (n_items,)
         Ratings of the same items by two raters, as in :func:`kappa_score`.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
@@ -221,12 +226,12 @@ default="quadratic"
         may be asymmetric.
     labels : array-like of shape (K,), default=None
         The ordered rating scale (see :func:`kappa_score`).
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative survey weight of each item. The rows are the sampling units: the
         variance is the sandwich form of eq. 5 and the bootstrap resamples rows with
         their weights. For frequencies — a table in long format, one row per cell with
         how many items fall in it — use ``counts`` instead.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Non-negative whole numbers: each row stands for that many identical items.
         Exclusive with ``sample_weight``. Every number, intervals included, equals
         that of the repeated rows (n = Σ counts), computed without repeating them.
@@ -237,7 +242,7 @@ default="quadratic"
     -------
     KappaTestResult
         ``statistic``, ``standard_error``, ``standard_error_null``, ``pvalue``,
-        ``n_samples``, ``.confidence_interval(...)`` and ``.summary()``.
+        ``n_items``, ``.confidence_interval(...)`` and ``.summary()``.
 
     Warns
     -----
@@ -333,7 +338,7 @@ default="quadratic"
     Returns
     -------
     KappaTestResult
-        As :func:`kappa_test`; ``n_samples`` is the table total.
+        As :func:`kappa_test`; ``n_items`` is the table total.
 
     Warns
     -----

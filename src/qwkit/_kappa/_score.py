@@ -37,7 +37,7 @@ def kappa_score(
 
     Parameters
     ----------
-    y1, y2 : array-like of shape (n_samples,)
+    y1, y2 : array-like of shape (n_items,)
         Ratings of the same items by two raters (or truth and prediction). Integers,
         integral floats or bools; strings or any other values with ``labels``.
         Lists, numpy arrays and pandas or polars Series are accepted.
@@ -51,9 +51,9 @@ default="quadratic"
         ratings, every integer from the smallest to the largest rating of both
         raters. Text ratings have no order of their own: they need ``labels`` unless
         ``weights="identity"`` (unweighted kappa, where the order does not matter).
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative weight of each item (a survey weight: the rows are the items).
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Non-negative whole numbers: each row stands for that many identical items (a
         table in long format, one row per cell with its frequency). Exclusive with
         ``sample_weight``; the result equals that of the repeated rows, exactly.
@@ -191,14 +191,14 @@ def confusion_matrix(
 
     Parameters
     ----------
-    y1, y2 : array-like of shape (n_samples,)
+    y1, y2 : array-like of shape (n_items,)
         Ratings, as in :func:`kappa_score`.
     labels : array-like of shape (K,), default=None
         The ordered scale (rows and columns follow it). When None: every integer from
         the smallest to the largest rating (text: in sorted order).
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Weight of each item.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
 
@@ -223,7 +223,7 @@ def confusion_matrix(
            [0, 0, 2]])
     """
     r = prepare_ratings((y1, y2), labels, ordered=False)
-    iw = item_weights(sample_weight, counts, r.n_samples)
+    iw = item_weights(sample_weight, counts, r.n_items)
     if r.n_classes is not None and r.n_classes > MAX_DENSE_CLASSES:
         raise QwkitError(
             f"`labels` has {r.n_classes} categories; a dense confusion matrix is built only "

@@ -21,7 +21,7 @@ from qwkit._base._validation import (
     item_weights,
     no_items_error,
 )
-from qwkit._base._warnings import warn_undefined
+from qwkit._base._warnings import renamed_attribute, warn_undefined
 
 __all__ = ["SoftKappaAccumulator", "SoftSums", "soft_kappa_score", "soft_sums"]
 
@@ -37,13 +37,13 @@ def soft_kappa_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings (real or integer).
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_items,)
         Real-valued predictions, not rounded.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative weight of each item.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
 
@@ -101,7 +101,7 @@ class SoftKappaAccumulator:
 
     Attributes
     ----------
-    n_samples : int
+    n_items : int
         Number of rows seen (zero-weight rows included).
 
     See Also
@@ -125,8 +125,11 @@ class SoftKappaAccumulator:
         self._weighted = None  # the item weights of the rows seen, if any
 
     @property
-    def n_samples(self) -> int:
+    def n_items(self) -> int:
         return self._n
+
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
 
     def update(
         self,
@@ -168,7 +171,7 @@ class SoftKappaAccumulator:
         return _soft_kappa(self._sums)
 
     def __repr__(self) -> str:
-        return f"SoftKappaAccumulator(n_samples={self._n})"
+        return f"SoftKappaAccumulator(n_items={self._n})"
 
 
 _SOFT_NAMES = ("y_true", "y_score")

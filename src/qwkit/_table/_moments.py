@@ -70,7 +70,7 @@ def quadratic_sums(r: Ratings) -> tuple[int, int, int, int]:
     pass (values minus the minimum) or, for ranges whose squares exceed int64, the
     limb-split pass recomputes them.
     """
-    n = r.n_samples
+    n = r.n_items
     a, b = r.a, r.b
     if a.dtype.itemsize <= _NARROW_ITEMSIZE and b.dtype.itemsize <= _NARROW_ITEMSIZE:
         kernel = _pick(_kernels.five_sums_narrow, _kernels.five_sums_narrow_par, n)
@@ -124,7 +124,7 @@ def margin_kappa(r: Ratings, weights: str, replace: float) -> float | None:
     table)."""
     if r.n_classes is not None and r.checked:
         return None  # text labels: the ratings are positions already, counted in a table
-    n = r.n_samples
+    n = r.n_items
     linear = weights == "linear"
     m = _pick(_kernels.margins, _kernels.margins_par, n)(r.a, r.b, linear).tolist()
     if not 0 <= m[17] < _kernels.MARGIN_CLASSES:
@@ -182,7 +182,7 @@ def survey_quadratic_kappa(r: Ratings, item_weight: np.ndarray, replace: float) 
     e0 = _kernels.survey_window(bits, max(1, bits.shape[0] // _WINDOW_SAMPLE))
     if e0 < 0:
         return None
-    kernel = _pick(_kernels.survey_sums, _kernels.survey_sums_par, r.n_samples)
+    kernel = _pick(_kernels.survey_sums, _kernels.survey_sums_par, r.n_items)
     acc, or_v, or_d = kernel(r.a, r.b, bits, e0)
     if not (0 <= or_v < _kernels.SURVEY_RATINGS and or_d < _kernels.SURVEY_WINDOW):
         return None

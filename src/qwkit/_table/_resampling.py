@@ -304,7 +304,7 @@ class Resampled:
 
     @property
     def _n_units(self) -> int:
-        return self.n_samples
+        return self.n_items
 
     @property
     def _df(self) -> float:

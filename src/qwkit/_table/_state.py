@@ -133,7 +133,7 @@ class QuadraticSums:
             if self.sums[0]:
                 raise _declared_after_integers(r.labels)
             self.labels, self.declared = r.labels, True
-        for i, s in enumerate((r.n_samples, *quadratic_sums(r))):
+        for i, s in enumerate((r.n_items, *quadratic_sums(r))):
             self.sums[i] += int(s)
 
     def merge(self, other: QuadraticSums) -> QuadraticSums:
@@ -146,7 +146,7 @@ class QuadraticSums:
         return self
 
     @property
-    def n_samples(self) -> int:
+    def n_items(self) -> int:
         return self.sums[0]
 
     def kappa(self, replace: float) -> float:
@@ -319,7 +319,7 @@ class TableStats:
             return
         given = None if self.inferred else _values(self.labels)
         r = prepare_ratings((y1, y2), given, ordered=self.ordered)
-        iw = item_weights(sample_weight, counts, r.n_samples, allow_zero_total=True)
+        iw = item_weights(sample_weight, counts, r.n_items, allow_zero_total=True)
         if self.declared:
             _check_declared(self.labels, y1, y2)
         elif given is None and r.labels is not None:
@@ -364,7 +364,7 @@ class TableStats:
             self.n_rows += int(iw.values.sum())
             self.given.add("counts")
         else:
-            self.n_rows += r.n_samples
+            self.n_rows += r.n_items
             self.given.add("unit")
         if self.labels is not None or (lo == self.offset and k == self.k):
             self.counts = self.counts + table

@@ -136,7 +136,7 @@ def _count(r: Ratings, item_weight: np.ndarray | None, offset: int, k: int, exac
     weights as :class:`ExactRows`.
     """
     lo = np.int64(offset)
-    n = r.n_samples
+    n = r.n_items
     if item_weight is None:
         if _kernels.threaded(n):
             parts = numba.get_num_threads()
@@ -424,7 +424,7 @@ def prepare_pair(
     weights = check_weights(weights)
     ordered = not (isinstance(weights, str) and weights == "identity")
     r = prepare_ratings((y1, y2), labels, names=names, ordered=ordered)
-    return Pair(r, weights, item_weights(sample_weight, counts, r.n_samples, scan=scan))
+    return Pair(r, weights, item_weights(sample_weight, counts, r.n_items, scan=scan))
 
 
 def scale_hint(labels, offset: int, k: int) -> str:
@@ -449,7 +449,7 @@ def kappa(pair: Pair, replace: float) -> float:
     named = isinstance(weights, str)
     if named and iw.values is None:
         if weights == "quadratic":
-            return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
+            return kappa_from_sums(r.n_items, *quadratic_sums(r), replace)
         fast = margin_kappa(r, weights, replace)
         if fast is not None:
             return fast

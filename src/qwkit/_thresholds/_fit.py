@@ -451,8 +451,8 @@ def optimize_thresholds(
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
-    labels: ArrayLike | None = None,
     weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
 ) -> ThresholdResult:
@@ -460,23 +460,23 @@ def optimize_thresholds(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings, as in :func:`kappa_score`.
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_items,)
         Real-valued scores (e.g. a regressor's predictions), finite; larger means a
         higher class.
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights, indexed ``[true class, predicted class]``; any
+        non-negative matrix, asymmetric ones included.
     labels : array-like of shape (K,), default=None
         The ordered rating scale of ``y_true``. When None: a declared order (ordered
         Categorical / Enum), else, for integer ratings, every integer from the
         smallest to the largest true rating (the rule of :func:`kappa_score`). Text
         ratings need ``labels``: cut points need the order of the classes.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
-        Disagreement weights, indexed ``[true class, predicted class]``; any
-        non-negative matrix, asymmetric ones included.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative weight of each item.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``); the result equals that of the repeated rows.
 
@@ -640,7 +640,7 @@ def apply_thresholds(
 
     Parameters
     ----------
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_items,)
         Finite real-valued scores.
     thresholds : array-like of shape (K − 1,)
         Non-decreasing cut points (no NaN; ``-inf``/``+inf`` allowed). Equal cut points
@@ -650,7 +650,7 @@ def apply_thresholds(
 
     Returns
     -------
-    ndarray of shape (n_samples,)
+    ndarray of shape (n_items,)
         ``labels[j]`` for the class j of each score, where
 
             class j  ⇔  thresholds[j − 1] < s ≤ thresholds[j]

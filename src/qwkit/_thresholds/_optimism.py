@@ -41,7 +41,12 @@ from qwkit._base._validation import (
     check_progress,
     check_rng,
 )
-from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._base._warnings import (
+    DegenerateIntervalWarning,
+    UndefinedKappaWarning,
+    renamed_attribute,
+    warn,
+)
 from qwkit._base._weights import WeightsLike
 from qwkit._table._cells import CellKappa, influence_variance
 from qwkit._table._resampling import MIN_ITEMS, ConfidenceInterval
@@ -85,7 +90,7 @@ class OptimismResult:
         :func:`compare_kappa_test` between the fitted and the out-of-fold classes,
         averaged over the repetitions of cross-fitting (for ``"bootstrap"``: of one
         extra repetition of 10-fold cross-fitting).
-    n_samples : int
+    n_items : int
         Number of items (``sum(counts)`` with ``counts``; rows of positive weight
         otherwise).
     n_resamples : int
@@ -106,7 +111,9 @@ class OptimismResult:
     optimism: float
     standard_error_apparent: float
     standard_error_optimism: float
-    n_samples: int
+    n_items: int
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
     n_resamples: int
     method: str
     n_splits: int | None
@@ -167,9 +174,9 @@ class OptimismResult:
                 DegenerateIntervalWarning,
             )
             return ConfidenceInterval(math.nan, math.nan)
-        if self.n_samples < MIN_ITEMS or se == 0.0:
+        if self.n_items < MIN_ITEMS or se == 0.0:
             warn(
-                f"The interval rests on {self.n_samples} items and a standard error of "
+                f"The interval rests on {self.n_items} items and a standard error of "
                 f"{se:.3g}: too little information for it to be trusted.",
                 DegenerateIntervalWarning,
             )
@@ -199,7 +206,7 @@ class OptimismResult:
             f"{'95% Upper Conf Limit':<26}{high:>10.4f}",
             "",
             f"{'Method':<16}{what:>20}",
-            f"{'Number of items':<26}{self.n_samples:>10d}",
+            f"{'Number of items':<26}{self.n_items:>10d}",
         ]
         return "\n".join(lines) + "\n"
 
@@ -214,7 +221,7 @@ class OptimismResult:
             "standard_error_apparent": self.standard_error_apparent,
             "standard_error_optimism": self.standard_error_optimism,
             "confidence_interval_95": [low, high],
-            "n_samples": self.n_samples,
+            "n_items": self.n_items,
             "n_resamples": self.n_resamples,
             "method": self.method,
             "n_splits": self.n_splits,
@@ -553,8 +560,8 @@ def optimism_corrected_kappa(
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
-    labels: ArrayLike | None = None,
     weights: WeightsLike = "quadratic",
+    labels: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     method: Literal["cv", "bootstrap"] = "cv",
@@ -571,22 +578,22 @@ def optimism_corrected_kappa(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings, as in :func:`optimize_thresholds`.
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_items,)
         Real-valued scores, finite; larger means a higher class. The scores are fixed:
         only the cut points are refitted (when a model produced the scores, pass its
         out-of-fold predictions, so that its own fit is not in-sample either).
-    labels : array-like of shape (K,), default=None
-        The ordered rating scale (see :func:`optimize_thresholds`); every refit keeps it.
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
 default="quadratic"
         Disagreement weights, indexed ``[true class, predicted class]``.
-    sample_weight : array-like of shape (n_samples,), default=None
+    labels : array-like of shape (K,), default=None
+        The ordered rating scale (see :func:`optimize_thresholds`); every refit keeps it.
+    sample_weight : array-like of shape (n_items,), default=None
         Survey weights: the rows are the sampling units, resampled (or split into
         folds) with their weights. Equal weights are no weights. Exclusive with
         ``counts``.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Non-negative integer multiplicities: row i stands for ``counts[i]`` identical
         items. The items, not the rows, are resampled and split into folds
         (n = ``sum(counts)``), and the result — with the same ``rng`` — is exactly
@@ -615,7 +622,7 @@ default="quadratic"
     -------
     OptimismResult
         ``statistic`` (the corrected kappa), ``apparent``, ``optimism``, the standard
-        errors, ``n_samples``, ``n_resamples``, ``method``, ``threshold_result``,
+        errors, ``n_items``, ``n_resamples``, ``method``, ``threshold_result``,
         ``.confidence_interval()``, ``.summary()`` and ``.to_dict()``.
 
     Raises
@@ -765,7 +772,7 @@ default="quadratic"
         optimism=float(optimism),
         standard_error_apparent=math.sqrt(var_apparent),
         standard_error_optimism=math.sqrt(var_optimism),
-        n_samples=n_items,
+        n_items=n_items,
         n_resamples=used,
         method=method,
         n_splits=n_splits,

@@ -148,9 +148,9 @@ def economics(
         simulate = qwkit.economics.simulate_economics
         if console.is_terminal:
             with console.status("simulating..."):
-                result = simulate(seed=seed, n_repeats=n_repeats)
+                result = simulate(rng=seed, n_repeats=n_repeats)
         else:
-            result = simulate(seed=seed, n_repeats=n_repeats)
+            result = simulate(rng=seed, n_repeats=n_repeats)
         with _output.staged_outputs(folder, targets) as stage:
             result.to_csv(stage / "economics.csv")
             if plots:

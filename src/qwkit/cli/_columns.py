@@ -258,7 +258,7 @@ class Loaded:
     @property
     def n_items(self) -> int:
         """How many items the rows stand for: the sum of the counts, the rows of positive
-        weight, or the rows (as ``n_samples`` of qwkit's results)."""
+        weight, or the rows (as ``n_items`` of qwkit's results)."""
         if self.counts is not None:
             return int(np.sum(self.counts, dtype=np.float64))
         if self.sample_weight is not None:

@@ -239,7 +239,7 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
             [f"{_plots.percent(a.confidence_level)} CI low ({a.method})", low],
             [f"{_plots.percent(a.confidence_level)} CI high ({a.method})", high],
             ["p-value, H0: kappa = 0", _pvalue_text(a.test.pvalue)],
-            ["items", a.test.n_samples],
+            ["items", a.test.n_items],
             *others,
         ],
     )
@@ -468,7 +468,7 @@ def file_report(
     overview += [
         [
             "items",
-            f"{test.n_samples:,}"
+            f"{test.n_items:,}"
             + (
                 f" ({dropped:,} row{'' if dropped == 1 else 's'} with missing values dropped)"
                 if dropped
@@ -540,7 +540,7 @@ def file_report(
     )
     summary = (
         f"kappa {test.statistic:.4f}, {_plots.percent(confidence_level)} CI [{interval[0]:.4f}, "
-        f"{interval[1]:.4f}] ({method}), {test.n_samples:,} items"
+        f"{interval[1]:.4f}] ({method}), {test.n_items:,} items"
     )
     if opt is not None:
         summary += "; " + _optimism.optimism_text(opt, confidence_level)
