@@ -17,7 +17,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._agreement import _metrics as _m
@@ -293,24 +292,26 @@ class AgreementTestResult(Resampled):
         # R irrCAC's intervals: statistic ± t(1 − α/2, n − 1)·SE
         return float(max(self.degrees_of_freedom, 1))
 
-    def summary(self) -> str:
-        """A text block: the coefficient, its standard error, 95% limits and the t-test."""
+    def summary(self, confidence_level: float = 0.95) -> str:
+        """A text block: the coefficient, its standard error, its limits at
+        ``confidence_level`` (Student's t; one-sided with a one-sided ``alternative``)
+        and the t-test's p-value for the ``alternative``."""
         title = f"{_NAMES[self.coefficient]} ({self.weights} weights)"
         df = self.degrees_of_freedom
         se = self.standard_error
-        crit = float(special.stdtrit(max(df, 1), 0.975))
-        low, high = self.statistic - crit * se, min(self.statistic + crit * se, 1.0)
+        low, high = self._limits(confidence_level)
         t = self.statistic / se if se > 0 else math.nan
-        p2 = float(2.0 * special.stdtr(max(df, 1), -abs(t))) if math.isfinite(t) else math.nan
+        sided = "Two-sided p" if self.alternative == "two-sided" else f"p ({self.alternative})"
+        level = f"{100 * confidence_level:g}%"
         lines = [
             title,
             "-" * max(36, len(title)),
             f"{'Coefficient':<28}{self.statistic:>10.4f}",
             f"{'Standard error':<28}{se:>10.4f}",
-            f"{'95% lower limit':<28}{low:>10.4f}",
-            f"{'95% upper limit':<28}{high:>10.4f}",
+            f"{level + ' lower limit':<28}{low:>10.4f}",
+            f"{level + ' upper limit':<28}{high:>10.4f}",
             f"{'t (' + str(df) + ' df)':<28}{t:>10.4f}",
-            f"{'Two-sided p':<28}{p2:>10.4g}",
+            f"{sided:<28}{self.pvalue:>10.4g}",
             "",
             f"{'Items':<28}{self.n_items:>10d}",
             f"{'Raters':<28}{self.n_raters:>10d}",
@@ -354,18 +355,18 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
 
     def result(stat, se, pvalue, se0):
         return AgreementTestResult(
-            stat,
-            se,
-            pvalue,
-            prep.n_items,
-            prep.n_raters,
-            prep.coefficient,
-            weights,
-            se0,
-            alternative,
-            population,
-            prep.scale.labels,
-            estimator,
+            statistic=stat,
+            standard_error=se,
+            pvalue=pvalue,
+            n_items=prep.n_items,
+            n_raters=prep.n_raters,
+            coefficient=prep.coefficient,
+            weights=weights,
+            standard_error_null=se0,
+            alternative=alternative,
+            n_population=population,
+            labels=prep.scale.labels,
+            _estimator=estimator,
         )
 
     if math.isnan(value):

@@ -124,8 +124,9 @@ class DegradationTestResult(IntervalResult):
         low, high = self.confidence_interval()
         return verdict(low, high, -self.margin, ">=")
 
-    def summary(self) -> str:
-        """A text block: both kappas, the degradation, its interval and the test."""
+    def summary(self, confidence_level: float | None = None) -> str:
+        """A text block: both kappas, the degradation, its interval and the test. The interval at
+        ``confidence_level`` (None: the level of the call); the verdict is the call's."""
         return text_block(
             f"Degradation test ({self.weights} weights, {self.method})",
             [
@@ -133,7 +134,10 @@ class DegradationTestResult(IntervalResult):
                 ("Human-human kappa", self.human_human),
                 ("Degradation", self.statistic),
                 ("Standard error", self.standard_error),
-                (self._level(), tuple(self.confidence_interval())),
+                (
+                    self._level(confidence_level),
+                    tuple(self.confidence_interval(confidence_level)),
+                ),
                 ("Margin", -self.margin),
                 ("p (H0: degradation <= -margin)", self.pvalue),
                 ("Verdict", self.verdict),

@@ -250,4 +250,12 @@ def degradation_sample_size(
         )
     z = float(special.ndtri(1 - alpha) + special.ndtri(power))
     n = max(2, math.ceil((z * sigma / (delta + margin)) ** 2))  # (eq. 19)
-    return SampleSizeResult(n, delta, sigma, margin, power, alpha, source)
+    return SampleSizeResult(
+        n_items=n,
+        expected_degradation=delta,
+        standard_deviation=sigma,
+        margin=margin,
+        power=power,
+        alpha=alpha,
+        source=source,
+    )

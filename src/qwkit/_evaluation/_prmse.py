@@ -82,14 +82,18 @@ class PRMSEResult(IntervalResult):
         "method",
     )
 
-    def summary(self) -> str:
-        """A text block with PRMSE, its interval and its parts."""
+    def summary(self, confidence_level: float | None = None) -> str:
+        """A text block with PRMSE, its interval and its parts. The interval at
+        ``confidence_level`` (None: the level of the call); the verdict is the call's."""
         return text_block(
             f"PRMSE: machine scores against true scores ({self.method})",
             [
                 ("PRMSE", self.statistic),
                 ("Standard error", self.standard_error),
-                (self._level(), tuple(self.confidence_interval())),
+                (
+                    self._level(confidence_level),
+                    tuple(self.confidence_interval(confidence_level)),
+                ),
                 ("Variance of rater errors", self.variance_of_errors),
                 ("True-score variance", self.true_score_variance),
                 ("MSE (true score)", self.mse_true),

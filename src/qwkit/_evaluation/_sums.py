@@ -399,8 +399,9 @@ class IntervalResult:
         level = self.confidence_level if confidence_level is None else confidence_level
         return self._inference.interval(check_confidence_level(level))
 
-    def _level(self) -> str:
-        return f"{100 * self.confidence_level:g}% confidence interval"
+    def _level(self, confidence_level: float | None = None) -> str:
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return f"{100 * level:g}% confidence interval"
 
     def to_dict(self) -> dict:
         """The result as plain Python values, its interval as ``confidence_interval``."""

@@ -22,13 +22,18 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import Ratings, measure_scale, prepare_ratings, scale_values
-from qwkit._base._validation import as_1d, check_alternative, check_choice, item_weights
+from qwkit._base._validation import (
+    as_1d,
+    check_alternative,
+    check_choice,
+    check_confidence_level,
+    item_weights,
+)
 from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, weights_name
 from qwkit._table import _sufficient
@@ -38,6 +43,7 @@ from qwkit._table._resampling import (
     Estimator,
     Resampled,
     adjust_pvalues,
+    limit_lines,
     pvalue,
     zero_se_pvalue,
 )
@@ -91,9 +97,10 @@ class KappaComparisonResult(Resampled):
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
 
-    def summary(self) -> str:
-        """Text block: both kappas, the difference, its SE, 95% limits and the z-test."""
-        half = float(special.ndtri(0.975)) * self.standard_error
+    def summary(self, confidence_level: float = 0.95) -> str:
+        """Text block: both kappas, the difference, its SE, the limits at
+        ``confidence_level`` (one-sided with a one-sided ``alternative``) and the z-test."""
+        limits = self._limits(confidence_level)
         z = self.statistic / self.standard_error if self.standard_error > 0 else math.nan
         title = f"Paired Comparison of Kappas ({self.weights} weights)"
         lines = [
@@ -103,8 +110,7 @@ class KappaComparisonResult(Resampled):
             f"{'Kappa (b)':<26}{self.kappa_b:>10.4f}",
             f"{'Difference (a - b)':<26}{self.statistic:>10.4f}",
             f"{'ASE':<26}{self.standard_error:>10.4f}",
-            f"{'95% Lower Conf Limit':<26}{self.statistic - half:>10.4f}",
-            f"{'95% Upper Conf Limit':<26}{self.statistic + half:>10.4f}",
+            *limit_lines(confidence_level, limits, 26),
             "",
             "   Test of H0: Kappa (a) = Kappa (b)",
             "",
@@ -271,7 +277,7 @@ def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
     )
     if math.isnan(ka) or math.isnan(kb):  # already warned
         nan = math.nan
-        return result(nan, ka, kb, nan, nan)
+        return result(statistic=nan, kappa_a=ka, kappa_b=kb, standard_error=nan, pvalue=nan)
     g = model_a.influence(w, ka) - model_b.influence(w, kb)  # (eq. 10)
     se = math.sqrt(influence_variance(g, w, sample.counts_sq))  # (eq. 10)
     diff = ka - kb
@@ -280,7 +286,13 @@ def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
         if se > 0
         else zero_se_pvalue("standard error of the difference")
     )
-    return result(float(diff), float(ka), float(kb), se, p)
+    return result(
+        statistic=float(diff),
+        kappa_a=float(ka),
+        kappa_b=float(kb),
+        standard_error=se,
+        pvalue=p,
+    )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -335,26 +347,29 @@ class PairwiseComparisonResult:
     def __reduce__(self):
         return reduce_dataclass(self)
 
-    def summary(self) -> str:
+    def summary(self, confidence_level: float = 0.95) -> str:
         """Text block: each model's kappa, then every pair's difference, its paired
-        standard error, z, and the p-value before and after the correction."""
+        standard error, its limits at ``confidence_level`` (not adjusted for
+        multiplicity), z, and the p-value before and after the correction."""
         names = [*self.models, *(f"{a} - {b}" for a, b in self.pairs), "Model", "Pair"]
         width = max(26, *(len(n) + 2 for n in names))
         title = f"Pairwise Comparison of Kappas ({self.weights} weights)"
         adjusted = _CORRECTION_NAMES[self.correction]
+        level = f"{100 * check_confidence_level(confidence_level):g}%"
         lines = [title, "-" * len(title), f"{'Model':<{width}}{'Kappa':>10}"]
         lines += [f"{m:<{width}}{k:>10.4f}" for m, k in zip(self.models, self.kappas, strict=True)]
         lines += [
             "",
-            f"{'Pair (a - b)':<{width}}{'Difference':>12}{'ASE':>10}{'Z':>10}"
-            f"{'Pr (two-sided)':>16}{adjusted:>12}",
+            f"{'Pair (a - b)':<{width}}{'Difference':>12}{'ASE':>10}"
+            f"{level + ' limits':>20}{'Z':>10}{'Pr (two-sided)':>16}{adjusted:>12}",
         ]
         for (a, b), res, p in zip(self.pairs, self.comparisons, self.pvalue_adjusted, strict=True):
             se = res.standard_error
             z = res.statistic / se if se > 0 else math.nan
+            low, high = res._limits(confidence_level)
             lines.append(
-                f"{a + ' - ' + b:<{width}}{res.statistic:>12.4f}{se:>10.4f}{z:>10.4f}"
-                f"{res.pvalue:>16.4f}{p:>12.4f}"
+                f"{a + ' - ' + b:<{width}}{res.statistic:>12.4f}{se:>10.4f}"
+                f"{low:>10.4f}{high:>10.4f}{z:>10.4f}{res.pvalue:>16.4f}{p:>12.4f}"
             )
         lines += ["", f"{'Number of items':<{width}}{self.n_items:>10d}"]
         return "\n".join(lines) + "\n"

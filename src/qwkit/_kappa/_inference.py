@@ -42,6 +42,7 @@ from qwkit._table._resampling import (
     ConfidenceInterval,
     Estimator,
     Resampled,
+    limit_lines,
     pvalue,
     zero_se_pvalue,
 )
@@ -97,31 +98,34 @@ class KappaTestResult(Resampled):
     _estimator: Estimator = field(repr=False)
     _upper_bound = 1.0  # the largest value the statistic can take
 
-    def summary(self) -> str:
-        """A SAS PROC FREQ-style text block: kappa, ASE, 95% limits and the z-test."""
+    def summary(self, confidence_level: float = 0.95) -> str:
+        """A SAS PROC FREQ-style text block: kappa, ASE, the limits at
+        ``confidence_level`` (one-sided with a one-sided ``alternative``, as
+        :meth:`confidence_interval`) and the z-test (its p-value for the ``alternative``,
+        and the two-sided one)."""
         simple = self.weights == "identity"
         which = "Simple" if simple else "Weighted"
         title = f"{which} Kappa Coefficient" + ("" if simple else f" ({self.weights} weights)")
-        half = float(special.ndtri(0.975)) * self.standard_error  # SAS: always two-sided
-        # as confidence_interval(): kappa never exceeds 1, so neither does the upper limit
-        low, high = self.statistic - half, min(self.statistic + half, self._upper_bound)
+        limits = self._limits(confidence_level)
         se0 = self.standard_error_null
         z = self.statistic / se0 if se0 > 0 else math.nan
         one = float(special.ndtr(-abs(z))) if math.isfinite(z) else math.nan
-        sign = "<" if z < 0 else ">"
+        if self.alternative == "two-sided":  # SAS: the side the estimate falls on
+            sign, p_one = ("<" if z < 0 else ">"), one
+        else:
+            sign, p_one = (">" if self.alternative == "greater" else "<"), self.pvalue
         lines = [
             title,
             "-" * max(32, len(title)),
             f"{'Kappa':<26}{self.statistic:>10.4f}",
             f"{'ASE':<26}{self.standard_error:>10.4f}",
-            f"{'95% Lower Conf Limit':<26}{low:>10.4f}",
-            f"{'95% Upper Conf Limit':<26}{high:>10.4f}",
+            *limit_lines(confidence_level, limits, 26),
             "",
             f"   Test of H0: {which} Kappa = 0",
             "",
             f"{'ASE under H0':<26}{se0:>10.4f}",
             f"{'Z':<26}{z:>10.4f}",
-            f"{f'One-sided Pr {sign}  Z':<26}{one:>10.4f}",
+            f"{f'One-sided Pr {sign}  Z':<26}{p_one:>10.4f}",
             f"{'Two-sided Pr > |Z|':<26}{2 * one:>10.4f}",
             "",
             f"{'Number of items':<26}{self.n_items:>10d}",
@@ -159,10 +163,17 @@ def _test_result(
         batch=functools.partial(model.batch, full_s=full_s),
         leave_one_out=functools.partial(model.leave_one_out, w),
     )
-    n = sample.n_items
+    result = functools.partial(
+        KappaTestResult,
+        n_items=sample.n_items,
+        alternative=alternative,
+        weights=weights,
+        labels=labels,
+        _estimator=estimator,
+    )
     if math.isnan(statistic):  # already warned by the computation of kappa
         nan = math.nan
-        return KappaTestResult(nan, nan, nan, nan, n, alternative, weights, labels, estimator)
+        return result(statistic=nan, standard_error=nan, standard_error_null=nan, pvalue=nan)
     var = influence_variance(model.influence(w, statistic), w, sample.counts_sq)  # (eq. 5)
     var0 = model.null_variance(w, sample.n_eff)  # (eq. 4)
     se, se0 = math.sqrt(var), math.sqrt(var0)
@@ -171,7 +182,7 @@ def _test_result(
         if se0 > 0
         else zero_se_pvalue("standard error under the null")
     )
-    return KappaTestResult(float(statistic), se, se0, p, n, alternative, weights, labels, estimator)
+    return result(statistic=float(statistic), standard_error=se, standard_error_null=se0, pvalue=p)
 
 
 def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, weights: str, labels):

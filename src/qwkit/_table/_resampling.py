@@ -34,7 +34,9 @@ __all__ = [
     "Estimator",
     "Resampled",
     "adjust_pvalues",
+    "limit_lines",
     "pvalue",
+    "wald_interval",
     "zero_se_pvalue",
 ]
 
@@ -167,10 +169,9 @@ def interval(
                     "'percentile'."
                 )
             standard_error, _ = _jackknife_moments(values, mult)
-        low = estimate + _critical(lo_p, df) * standard_error if lo_p is not None else -math.inf
-        high = estimate + _critical(hi_p, df) * standard_error if hi_p is not None else upper_bound
-        # (eq. 2a) Wald interval; kappa never exceeds 1, so neither does the upper limit.
-        out = ConfidenceInterval(float(low), float(min(high, upper_bound)))
+        out = wald_interval(
+            estimate, standard_error, level, alternative, upper_bound=upper_bound, df=df
+        )
         if standard_error == 0.0:
             return _zero_width(out, f"the {method} standard error is exactly 0")
         return out
@@ -219,6 +220,35 @@ def interval(
     if theta.min() == theta.max():
         return _zero_width(out, "every bootstrap resample gives the same value")
     return out
+
+
+def wald_interval(
+    estimate: float,
+    standard_error: float,
+    confidence_level: float,
+    alternative: str,
+    *,
+    upper_bound: float = math.inf,
+    df: float = math.inf,
+) -> ConfidenceInterval:
+    """The Wald interval (eq. 2a) — two-sided, or one-sided by ``alternative`` — with
+    Student's t on ``df`` degrees of freedom when finite, its upper limit at most
+    ``upper_bound`` (kappa never exceeds 1, so neither does the limit). Warns about
+    nothing: the asymptotic interval of :func:`interval`, and what summaries print."""
+    lo_p, hi_p = _tail_levels(confidence_level, alternative)
+    low = estimate + _critical(lo_p, df) * standard_error if lo_p is not None else -math.inf
+    high = estimate + _critical(hi_p, df) * standard_error if hi_p is not None else upper_bound
+    return ConfidenceInterval(float(low), float(min(high, upper_bound)))  # (eq. 2a)
+
+
+def limit_lines(confidence_level: float, limits: ConfidenceInterval, width: int) -> list[str]:
+    """A summary's two lines of an interval's limits (SAS's words): ``95% Lower Conf
+    Limit`` and ``95% Upper Conf Limit``."""
+    level = f"{100 * confidence_level:g}%"
+    return [
+        f"{level + ' Lower Conf Limit':<{width}}{limits.low:>10.4f}",
+        f"{level + ' Upper Conf Limit':<{width}}{limits.high:>10.4f}",
+    ]
 
 
 def _critical(p: float, df: float) -> float:
@@ -310,6 +340,17 @@ class Resampled:
     def _df(self) -> float:
         """Degrees of freedom of the Wald intervals (infinite: the normal)."""
         return math.inf
+
+    def _limits(self, confidence_level) -> ConfidenceInterval:
+        """The asymptotic interval a summary prints (no warnings: it says them itself)."""
+        return wald_interval(
+            self.statistic,
+            self.standard_error,
+            check_confidence_level(confidence_level),
+            self.alternative,
+            upper_bound=self._upper_bound,
+            df=self._df,
+        )
 
     def confidence_interval(
         self,

@@ -29,7 +29,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._numerics import to_unit_max
@@ -49,7 +48,12 @@ from qwkit._base._warnings import (
 )
 from qwkit._base._weights import WeightsLike
 from qwkit._table._cells import CellKappa, influence_variance
-from qwkit._table._resampling import MIN_ITEMS, ConfidenceInterval
+from qwkit._table._resampling import (
+    MIN_ITEMS,
+    ConfidenceInterval,
+    limit_lines,
+    wald_interval,
+)
 from qwkit._table._sufficient import kappa_from_table
 from qwkit._thresholds._fit import ThresholdResult, fit, fit_sorted, prepare
 
@@ -180,15 +184,22 @@ class OptimismResult:
                 f"{se:.3g}: too little information for it to be trusted.",
                 DegenerateIntervalWarning,
             )
-        half = float(special.ndtri((1.0 + level) / 2.0)) * se  # (eq. O5)
-        # kappa never exceeds 1, so neither does the upper limit
-        return ConfidenceInterval(
-            float(self.statistic - half), float(min(self.statistic + half, 1.0))
-        )
+        return self._limits(level)
 
-    def summary(self) -> str:
-        """Text block: apparent kappa, optimism, corrected kappa and its 95% limits."""
-        low, high = self.confidence_interval(0.95)
+    def _limits(self, confidence_level) -> ConfidenceInterval:
+        """statistic ± z·standard_error (eq. O5), at most 1 (no kappa exceeds it)."""
+        return wald_interval(
+            self.statistic,
+            self.standard_error,
+            check_confidence_level(confidence_level),
+            "two-sided",
+            upper_bound=1.0,
+        )  # (eq. O5)
+
+    def summary(self, confidence_level: float = 0.95) -> str:
+        """Text block: apparent kappa, optimism, corrected kappa and its limits at
+        ``confidence_level``."""
+        limits = self._limits(confidence_level)
         if self.method == "bootstrap":
             what = f"bootstrap, {self.n_resamples} resamples"
         else:
@@ -202,8 +213,7 @@ class OptimismResult:
             f"{'Optimism':<26}{self.optimism:>10.4f}",
             f"{'Corrected kappa':<26}{self.statistic:>10.4f}",
             f"{'ASE':<26}{self.standard_error:>10.4f}",
-            f"{'95% Lower Conf Limit':<26}{low:>10.4f}",
-            f"{'95% Upper Conf Limit':<26}{high:>10.4f}",
+            *limit_lines(confidence_level, limits, 26),
             "",
             f"{'Method':<16}{what:>20}",
             f"{'Number of items':<26}{self.n_items:>10d}",
