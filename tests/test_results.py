@@ -101,9 +101,23 @@ class TestSameArguments:
         if not hasattr(cls, "confidence_interval"):
             return
         params = list(inspect.signature(cls.confidence_interval).parameters)
-        assert params[:2] == ["self", "confidence_level"], cls.__name__
+        assert params[:3] == ["self", "confidence_level", "method"], cls.__name__
         if hasattr(cls, "summary") and cls.__name__ != "EvaluationResult":
             assert "confidence_level" in inspect.signature(cls.summary).parameters, cls.__name__
+
+
+def test_a_method_a_result_cannot_use_is_refused():
+    rng = np.random.default_rng(20261121)
+    y = rng.integers(0, 3, size=40)
+    opt = qwkit.optimism_corrected_kappa(y, y + rng.normal(size=40), n_resamples=10, rng=0)
+    assert opt.confidence_interval(method="asymptotic") == opt.confidence_interval()
+    with pytest.raises(ValueError, match="`method` must be 'asymptotic' for this result"):
+        opt.confidence_interval(method="bootstrap")
+    human = rng.integers(1, 5, size=(60, 2)).astype(float)
+    smd = qwkit.standardized_mean_difference(human, human[:, 0], method="jackknife")
+    assert smd.confidence_interval(0.9, method="jackknife") == smd.confidence_interval(0.9)
+    with pytest.raises(ValueError, match="`method` must be 'jackknife'"):
+        smd.confidence_interval(method="bootstrap")
 
 
 def test_results_are_built_by_keyword():

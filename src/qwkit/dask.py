@@ -40,7 +40,10 @@ da = require("dask.array", **_DASK)
 dd = require("dask.dataframe", **_DASK)
 
 
+from dask.delayed import Delayed
+
 import qwkit
+from qwkit import KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._base._validation import (
@@ -75,6 +78,10 @@ __all__ = [
 ]
 
 Alternative = Literal["two-sided", "greater", "less"]
+#: An input column: a dask array or dask Series, or a column name of ``data``.
+Column = da.Array | dd.Series | str
+#: A table: a dask DataFrame, or a path, glob or folder of files, or a list of them.
+Data = dd.DataFrame | str | os.PathLike | list[str | os.PathLike]
 Progress = Callable[[int, int], None]
 #: Default bound on the (score, true rating) pairs of optimize_thresholds (≈ 2.4 GB).
 MAX_PAIRS = 100_000_000
@@ -438,19 +445,19 @@ def data_files(data: str | os.PathLike | list[str | os.PathLike]) -> list[str]:
 
 
 def kappa_score(
-    y1,
-    y2,
+    y1: Column,
+    y2: Column,
     *,
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
     replace_undefined_by: float = np.nan,
-    data=None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> float | Delayed:
     """Weighted kappa of two raters over dask collections: :func:`qwkit.kappa_score`.
 
     Parameters
@@ -537,17 +544,17 @@ def _kappa_of_table(stats: TableStats, weights, replace) -> float:
 
 
 def confusion_matrix(
-    y1,
-    y2,
+    y1: Column,
+    y2: Column,
     *,
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
-    data=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> np.ndarray | Delayed:
     """The K×K table of two raters over dask collections: :func:`qwkit.confusion_matrix`.
 
     Parameters
@@ -582,19 +589,19 @@ def _table_of(stats: TableStats) -> np.ndarray:
 
 
 def kappa_test(
-    y1,
-    y2,
+    y1: Column,
+    y2: Column,
     *,
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
     alternative: Alternative = "two-sided",
-    data=None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> KappaTestResult | Delayed:
     """Kappa with standard errors, test and intervals over dask collections.
 
     The merged table carries everything :func:`qwkit.kappa_test` needs: with unit
@@ -635,16 +642,16 @@ def kappa_test(
 
 
 def soft_kappa_score(
-    y_true,
-    y_score,
+    y_true: Column,
+    y_score: Column,
     *,
-    sample_weight=None,
-    counts=None,
-    data=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> float | Delayed:
     """Soft kappa of real-valued predictions over dask collections:
     :func:`qwkit.soft_kappa_score`, from its six sums, kept exactly.
 
@@ -681,19 +688,19 @@ def _update_soft(acc, y_true, y_score, sample_weight=None, counts=None):
 
 
 def optimize_thresholds(
-    y_true,
-    y_score,
+    y_true: Column,
+    y_score: Column,
     *,
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
     max_pairs: int = MAX_PAIRS,
-    data=None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> ThresholdResult | Delayed:
     """The exact kappa-optimal cut points over dask collections:
     :func:`qwkit.optimize_thresholds`.
 

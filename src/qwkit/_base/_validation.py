@@ -33,6 +33,7 @@ __all__ = [
     "check_cost",
     "check_finite",
     "check_integer",
+    "check_interval_method",
     "check_method",
     "check_n_resamples",
     "check_progress",
@@ -706,6 +707,17 @@ def check_confidence_level(confidence_level) -> float:
 
 def check_method(method, methods=_METHODS) -> str:
     return check_choice(method, "method", methods)
+
+
+def check_interval_method(method, available: str, where: str) -> None:
+    """A result whose interval has one method (``available``): any other ``method`` is
+    refused, saying where to choose it (``where``: the function that made the result)."""
+    if method != available:
+        raise QwkitError(
+            f"`method` must be {available!r} for this result, whose interval is made of "
+            f"what {where} computed; got {method!r}. Choose the method there.",
+            parameter="method",
+        )
 
 
 def check_n_resamples(n_resamples, *, bytes_per_resample: int = 8) -> int:

@@ -36,6 +36,7 @@ from qwkit._base._results import public_module, reduce_dataclass
 from qwkit._base._validation import (
     check_confidence_level,
     check_integer,
+    check_interval_method,
     check_method,
     check_progress,
     check_rng,
@@ -142,13 +143,18 @@ class OptimismResult:
         """The ordered rating scale (read-only): ``threshold_result.labels``."""
         return self.threshold_result.labels
 
-    def confidence_interval(self, confidence_level=0.95) -> ConfidenceInterval:
+    def confidence_interval(
+        self, confidence_level: float = 0.95, *, method: Literal["asymptotic"] = "asymptotic"
+    ) -> ConfidenceInterval:
         """Confidence interval for the kappa of the fitted cut points on new data.
 
         Parameters
         ----------
         confidence_level : float, default=0.95
             Confidence level, strictly between 0 and 1.
+        method : {"asymptotic"}, default="asymptotic"
+            The one interval of this result (eq. O5): its resampling is the refitting
+            that made it (``method`` of :func:`optimism_corrected_kappa`).
 
         Returns
         -------
@@ -170,6 +176,7 @@ class OptimismResult:
         :func:`kappa_test` as n grows (the second term shrinks faster).
         """
         level = check_confidence_level(confidence_level)
+        check_interval_method(method, "asymptotic", "optimism_corrected_kappa")
         se = self.standard_error
         if not (math.isfinite(self.statistic) and math.isfinite(se)):
             warn(
