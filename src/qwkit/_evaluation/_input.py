@@ -11,6 +11,7 @@ that every statistic is a vectorized pass over numbers.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,7 +78,10 @@ def _column_names(m: RatingMatrix, default: str) -> tuple[str, ...]:
 
 
 def _machine_matrix(machine, name: str) -> RatingMatrix:
-    """One score per item (1-D) or items × models (2-D, a data frame) as a matrix."""
+    """One score per item (1-D) or items × models (2-D, a data frame, a mapping of model
+    name → scores) as a matrix."""
+    if isinstance(machine, Mapping):
+        return rating_matrix(machine, name)
     if hasattr(machine, "to_frame") and not hasattr(machine, "columns"):
         machine = machine.to_frame()  # a Series keeps its name and declared order
     if not hasattr(machine, "columns") and not isinstance(machine, (str, bytes)):
