@@ -257,7 +257,7 @@ def prepare(
 
     hnames, mnames = _column_names(h, hname), _column_names(m, mname)
     _check_columns(hpos, hnames, hname, human=True)
-    _check_columns(mpos, mnames, mname, human=False)
+    _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
     return Scores(
         human=hpos,
         machine=mpos,
@@ -337,12 +337,13 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
     )
 
 
-def _check_columns(pos: np.ndarray, names, param: str, *, human: bool) -> None:
-    """Every column rates something, and not one single value throughout."""
+def _check_columns(pos: np.ndarray, names, param: str, *, human: bool, named: bool = False) -> None:
+    """Every column rates something, and not one single value throughout (a message names
+    the column of humans, of several machines, or of machines given by name)."""
     for j, name in enumerate(names):
         col = pos[:, j]
         col = col[~np.isnan(col)]
-        where = f" column {name!r}" if len(names) > 1 or human else ""
+        where = f" column {name!r}" if len(names) > 1 or human or named else ""
         if col.size == 0:
             raise QwkitError(f"`{param}`{where} rates no item; drop the column.", parameter=param)
         if col.size >= 2 and np.all(col == col[0]):

@@ -44,6 +44,7 @@ from qwkit.cli._options import (
     SepOpt,
     SheetOpt,
     check_one_stdout,
+    column_list,
     decimal_option,
     encoding_option,
     labels_option,
@@ -90,23 +91,6 @@ def _column_option(help_text: str):
     return typer.Option(help=help_text, show_default=False, metavar="COLUMN")
 
 
-def _raters(values: list[str] | None) -> list[str]:
-    """``--raters a,b --raters c`` → ``[a, b, c]`` (each name once, at least two)."""
-    names = [name.strip() for value in values or () for name in value.split(",")]
-    if any(not name for name in names):
-        raise typer.BadParameter(
-            "expected comma-separated column names such as r1,r2,r3.", param_hint="--raters"
-        )
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise typer.BadParameter(f"'{repeated[0]}' is given twice.", param_hint="--raters")
-    if len(names) < 2:
-        raise typer.BadParameter(
-            f"give at least two rater columns; got {len(names)}.", param_hint="--raters"
-        )
-    return names
-
-
 def _layout(raters, long, item, rater, rating) -> list[str] | None:
     """The rater columns (wide format), or None for the long format; usage errors for a
     mix of the two."""
@@ -136,7 +120,7 @@ def _layout(raters, long, item, rater, rating) -> list[str] | None:
             "name the rater columns (e.g. --raters r1,r2,r3), or use --long.",
             param_hint="--raters",
         )
-    return _raters(raters)
+    return column_list(raters, "--raters", at_least=2, example="r1,r2,r3")
 
 
 def _pair_kappa(a: np.ndarray, b: np.ndarray, weights: str, labels) -> float:
