@@ -3,8 +3,9 @@
 For each report (``qwkit report`` on scores, ``qwkit evaluate``'s on HANNA, and ``qwkit
 demo``'s) a copy of the page with a small script appended is loaded with ``--dump-dom``;
 on the load event the script writes, for every ``<img>``, whether it decoded and its
-natural size into the DOM, which Chromium then prints. The original page is also rendered to a PNG with ``--screenshot``.
-Never skipped: without Chromium the test fails and says how to install it.
+natural size into the DOM, which Chromium then prints. The original page is also
+rendered to a PNG with ``--screenshot``. Never skipped: without Chromium the test fails
+and says how to install it.
 """
 
 from __future__ import annotations

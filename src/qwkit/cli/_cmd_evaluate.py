@@ -242,12 +242,12 @@ def evaluate(
 ) -> None:
     """May a machine stand in for a human rater?
 
-    Williamson et al.'s (2012) criteria as tests. For each machine: kappa and Pearson's r with the reference human, the degradation
-    from human-human kappa on the same items (a paired non-inferiority test), the
-    standardized mean difference, each with its interval, threshold, p-value and a
-    verdict (pass: the whole interval on the passing side; fail: wholly on the other;
-    inconclusive otherwise); beside them the human-human ceiling, the kappa of every
-    pair of raters, PRMSE and the subgroups."""
+    Williamson et al.'s (2012) criteria as tests. For each machine: kappa and Pearson's
+    r with the reference human, the degradation from human-human kappa on the same items
+    (a paired non-inferiority test), the standardized mean difference, each with its
+    interval, threshold, p-value and a verdict (pass: the whole interval on the passing
+    side; fail: wholly on the other; inconclusive otherwise); beside them the human-human
+    ceiling, the kappa of every pair of raters, PRMSE and the subgroups."""
     humans = column_list(human, "--human", at_least=2, example="h1,h2,h3")
     machines = column_list(machine, "--machine", at_least=1, example="model,llm")
     _distinct(humans, machines, group)
