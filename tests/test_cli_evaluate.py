@@ -7,6 +7,7 @@ and an integer machine, groups), and HANNA as bundled (``src/qwkit/data/hanna_wi
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -90,6 +91,13 @@ class TestAgainstTheApi:
         assert out["human"] == ["h1", "h2", "h3"] and out["machine"] == ["model", "rounded"]
         assert out["group"] == "prompt" and out["n_rows"] == 240
         assert [c["model"] for c in out["criteria"]] == ["model"] * 5 + ["rounded"] * 5
+        text = ok(
+            "evaluate", path, "--human", "h1,h2,h3", "--machine", "model,rounded",
+            "--group", "prompt",
+        ).stdout  # fmt: skip
+        for m in res.models:  # one decision table per machine
+            assert f"may '{m.name}' stand in for a human rater?" in text
+            assert f"Verdict for '{m.name}': {m.verdict}" in text
         assert [g["group"] for g in out["models"][0]["groups"]] == ["east", "north", "south"]
 
     @pytest.mark.parametrize(
@@ -180,15 +188,19 @@ class TestPrinted:
         res = _api(human, {"model": real}, groups=groups)
         lines = text.splitlines()
         assert "may 'model' stand in for a human rater?" in lines[0]
-        assert lines[2].split() == [
-            "┃", "machine", "┃", "criterion", "┃", "estimate", "┃", "95%", "CI", "┃",
-            "threshold", "┃", "p-value", "┃", "verdict", "┃",
+        assert lines[1].split() == [
+            "criterion", "┃", "estimate", "┃", "95%", "CI", "┃", "threshold", "┃", "p-value",
+            "┃", "verdict",
         ]  # fmt: skip
-        rows = [line for line in lines if line.startswith("│ model ")]
-        for c, row in zip(res.criteria, rows, strict=False):
+        rows = lines[3 : 3 + len(res.criteria)]
+        for c, row in zip(res.criteria, rows, strict=True):
+            assert row.split("│")[0].strip() == c.name
             assert f"{c.estimate:.4f}" in row and f"[{c.low:.3f}, {c.high:.3f}]" in row
-            assert row.rstrip("│ ").endswith(c.verdict)
-        assert f"Verdict: {res.verdict}" in text
+            assert row.split("│")[-1].strip() == c.verdict
+        passed = sum(c.verdict == "pass" for c in res.criteria)
+        assert lines[3 + len(res.criteria)] == (
+            f"Verdict for 'model': {res.verdict} ({passed} of {len(res.criteria)} criteria pass)."
+        )
         ceiling = text.index("the human-human ceiling")
         assert text.index("h2 (human)") > ceiling
         assert f"{res.human_human.kappa.statistic:.4f}" in text[ceiling:]
@@ -245,7 +257,8 @@ class TestReport:
         for c in res.criteria:
             assert f"{c.estimate:.4f}" in decision
         assert page.index("<table>") < page.index("<img ")  # the table leads
-        assert "Overall verdict: " + res.verdict in page
+        for m in res.models:
+            assert html.escape(f"'{m.name}': {m.verdict} (") in page
 
     def test_report_on_stdout_and_json_exclude_each_other(self, panel_file):
         path = panel_file[0]

@@ -560,11 +560,16 @@ class Scored:
     n_rows: int
 
 
-def _gaps_rows(column: np.ndarray) -> np.ndarray:
-    """Positions of the cells present in a column with gaps (NaN or None)."""
+def _empty(column: np.ndarray) -> np.ndarray:
+    """Where a column with gaps (NaN, or None for text) has an empty cell."""
     if column.dtype.kind == "f":
-        return np.flatnonzero(~np.isnan(column))
-    return np.flatnonzero(np.frompyfunc(lambda v: v is not None, 1, 1)(column).astype(bool))
+        return np.isnan(column)
+    return np.frompyfunc(lambda v: v is None, 1, 1)(column).astype(bool)
+
+
+def _gaps_rows(column: np.ndarray) -> np.ndarray:
+    """Positions of the cells present in a column with gaps."""
+    return np.flatnonzero(~_empty(column))
 
 
 def _integer_ratings(column: np.ndarray, name: str) -> None:
@@ -647,7 +652,7 @@ def load_scored(
     scores = {}
     for name in machine:
         column = _machine_column(arrays[name], name, labels, origin, decimal, text=text)
-        missing = np.setdiff1d(np.arange(len(column)), _gaps_rows(column))
+        missing = np.flatnonzero(_empty(column))
         if missing.size and not omit_unscored:
             raise CliError(
                 f"column '{name}' has no score in data row {int(missing[0]) + 1}; every item "

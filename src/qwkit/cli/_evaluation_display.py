@@ -31,16 +31,16 @@ def threshold_text(c) -> str:
     return f"{RELATION[c.relation]} {c.threshold:g}"
 
 
-def decision_table(res, title: str) -> Table:
-    """The criteria as tests, one row each: the first thing ``evaluate`` prints."""
+def decision_table(res, model, title: str) -> Table:
+    """The criteria of one machine as tests, one row each: what ``evaluate`` prints
+    first."""
     level = _plots.percent(res.settings["confidence_level"])
-    table = Table(title=title)
-    for name in ("machine", "criterion", "estimate", f"{level} CI", "threshold", "p-value"):
-        table.add_column(name, justify="left" if name in ("machine", "criterion") else "right")
+    table = Table(title=title, show_edge=False)
+    for name in ("criterion", "estimate", f"{level} CI", "threshold", "p-value"):
+        table.add_column(name, justify="left" if name == "criterion" else "right")
     table.add_column("verdict")
-    for c in res.criteria:
+    for c in model.criteria:
         table.add_row(
-            str(c.model),
             c.name,
             _display.number(c.estimate),
             _interval(c.low, c.high),
@@ -49,6 +49,10 @@ def decision_table(res, title: str) -> Table:
             c.verdict,
         )
     return table
+
+
+def _passed(criteria) -> str:
+    return f"{sum(c.verdict == 'pass' for c in criteria)} of {len(criteria)} criteria pass"
 
 
 def ceiling_rows(res) -> list[list]:
@@ -95,34 +99,33 @@ def pair_rows(res) -> list[tuple[str, str, object]]:
 def print_evaluation(res, console, *, label: str) -> None:
     number = _display.number
     level = _plots.percent(res.settings["confidence_level"])
-    names = ", ".join(f"'{m.name}'" for m in res.models)
-    console.print(decision_table(res, f"{label}: may {names} stand in for a human rater?"))
-    passed = sum(c.verdict == "pass" for c in res.criteria)
+    for m in res.models:
+        title = f"{label}: may '{m.name}' stand in for a human rater?"
+        console.print(decision_table(res, m, title))
+        console.print(f"Verdict for '{m.name}': {m.verdict} ({_passed(m.criteria)}).")
     console.print(
-        f"Verdict: {res.verdict} ({passed} of {len(res.criteria)} criteria pass). pass: the "
-        f"whole {level} interval on the passing side of the threshold; fail: wholly on the "
-        "other; inconclusive: the data cannot tell. p-values: the one-sided tests the "
-        "intervals invert (two for |SMD|)."
+        f"pass: the whole {level} interval on the passing side of the threshold; fail: "
+        "wholly on the other; inconclusive: the data cannot tell. p-values: the one-sided "
+        "tests the intervals invert (two for |SMD|)."
     )
     ref = res.human_names[0]
     ceiling = Table(
         title=f"Agreement with the reference human '{ref}': the human-human ceiling, then "
-        "each machine"
+        "each machine",
+        show_edge=False,
     )
-    for name in ("rater", "items", "kappa", f"{level} CI", "r", "SMD", "exact", "adjacent"):
+    for name in ("rater", "items", "kappa", "r", "SMD", "exact", "adjacent", "PRMSE"):
         ceiling.add_column(name, justify="left" if name == "rater" else "right")
-    ceiling.add_column("PRMSE", justify="right")
     for who, n, kappa, r, smd, exact, adjacent, prm in ceiling_rows(res):
         ceiling.add_row(
             who,
             f"{n:,}",
-            number(kappa.statistic),
-            _interval(kappa.low, kappa.high),
-            number(r),
-            number(smd),
+            number(kappa.statistic, 3),
+            number(r, 3),
+            number(smd, 3),
             number(exact, 3),
             number(adjacent, 3),
-            "" if prm is None else number(prm),
+            "" if prm is None else number(prm, 3),
         )
     console.print(ceiling)
     for m in res.models:
@@ -135,7 +138,7 @@ def print_evaluation(res, console, *, label: str) -> None:
             f"{'s' if d.n_pairs != 1 else ''})"
             + (f"; {m.n_omitted:,} items not scored, omitted" if m.n_omitted else "")
         )
-    pairs = Table(title=f"Kappa of each pair of raters ({res.weights} weights)")
+    pairs = Table(title=f"Kappa of each pair of raters ({res.weights} weights)", show_edge=False)
     for name in ("rater", "rater", "items", "kappa", f"{level} CI"):
         pairs.add_column(name, justify="left" if name == "rater" else "right")
     for a, b, e in pair_rows(res):
@@ -145,19 +148,20 @@ def print_evaluation(res, console, *, label: str) -> None:
         if not m.groups:
             continue
         groups = Table(
-            title=f"'{m.name}' by group: {level} intervals, Bonferroni-adjusted over "
-            f"{len(m.groups)} groups (|SMD| <= {res.settings['max_group_smd']:g})"
+            title=f"'{m.name}' by group: SMD within each, |SMD| <= "
+            f"{res.settings['max_group_smd']:g}; intervals Bonferroni-adjusted over "
+            f"{len(m.groups)} groups",
+            show_edge=False,
         )
-        for name in ("group", "items", "kappa", "CI", "SMD", "CI "):
+        for name in ("group", "items", "kappa", "SMD", f"{level} CI"):
             groups.add_column(name, justify="left" if name == "group" else "right")
         groups.add_column("verdict")
         for g in m.groups:
             groups.add_row(
                 _display.label_text(g.group),
                 f"{g.n_items:,}",
-                number(g.kappa.statistic),
-                _interval(g.kappa.low, g.kappa.high),
-                number(g.smd.statistic),
+                number(g.kappa.statistic, 3),
+                number(g.smd.statistic, 3),
                 _interval(g.smd.low, g.smd.high),
                 g.verdict,
             )
@@ -428,9 +432,9 @@ def report(
     names = ", ".join(f"'{m.name}'" for m in res.models)
     report = HtmlReport(
         title or f"Scorer evaluation: {Path(file).name if file != '-' else source_name}",
-        subtitle=f"May {names} stand in for a human rater? Overall verdict: {res.verdict} "
-        f"({sum(c.verdict == 'pass' for c in res.criteria)} of {len(res.criteria)} "
-        "criteria pass).",
+        subtitle=f"May {names} stand in for a human rater? "
+        + "; ".join(f"'{m.name}': {m.verdict} ({_passed(m.criteria)})" for m in res.models)
+        + ".",
     )
     _decision(report, res, level)
     _ceiling(report, res, level)
