@@ -138,18 +138,11 @@ def _pair_kappa(a: np.ndarray, b: np.ndarray, weights: str, labels) -> float:
     return qwkit.agreement_score(pair, coefficient="conger", weights=weights, labels=labels)
 
 
-def _present(ratings: np.ndarray) -> np.ndarray:
-    """Where a rating was given (not NaN, not None)."""
-    if ratings.dtype.kind == "f":
-        return ~np.isnan(ratings)
-    return np.frompyfunc(lambda v: v is not None, 1, 1)(ratings).astype(bool)
-
-
 def pairwise_kappas(ratings: np.ndarray, weights: str, labels) -> tuple[np.ndarray, np.ndarray]:
     """``(kappa, common)``: r × r matrices of each pair's weighted kappa on the items
     both rated (nan on the diagonal and for pairs with fewer than two such items) and
     of the number of those items."""
-    present = _present(ratings)
+    present = ~_columns.empty_cells(ratings)
     r = ratings.shape[1]
     kappa = np.full((r, r), math.nan)
     common = np.zeros((r, r), dtype=np.int64)
@@ -176,7 +169,7 @@ def _write_report(target, data, results, *, file, source_name, weights, ci, meth
     )
     report.add_warnings(warning_texts(caught))
     report.section("Overview")
-    missing = int(np.count_nonzero(~_present(data.ratings)))
+    missing = int(np.count_nonzero(_columns.empty_cells(data.ratings)))
     report.table(
         None,
         [

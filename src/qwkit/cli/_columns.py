@@ -29,6 +29,7 @@ __all__ = [
     "Loaded",
     "Ratings",
     "Scored",
+    "empty_cells",
     "fractional_rating",
     "load",
     "load_long",
@@ -560,16 +561,16 @@ class Scored:
     n_rows: int
 
 
-def _empty(column: np.ndarray) -> np.ndarray:
-    """Where a column with gaps (NaN, or None for text) has an empty cell."""
-    if column.dtype.kind == "f":
-        return np.isnan(column)
-    return np.frompyfunc(lambda v: v is None, 1, 1)(column).astype(bool)
+def empty_cells(ratings: np.ndarray) -> np.ndarray:
+    """Where ratings read with their gaps (NaN, or None for text) have an empty cell."""
+    if ratings.dtype.kind == "f":
+        return np.isnan(ratings)
+    return np.frompyfunc(lambda v: v is None, 1, 1)(ratings).astype(bool)
 
 
 def _gaps_rows(column: np.ndarray) -> np.ndarray:
     """Positions of the cells present in a column with gaps."""
-    return np.flatnonzero(~_empty(column))
+    return np.flatnonzero(~empty_cells(column))
 
 
 def _integer_ratings(column: np.ndarray, name: str) -> None:
@@ -652,7 +653,7 @@ def load_scored(
     scores = {}
     for name in machine:
         column = _machine_column(arrays[name], name, labels, origin, decimal, text=text)
-        missing = np.flatnonzero(_empty(column))
+        missing = np.flatnonzero(empty_cells(column))
         if missing.size and not omit_unscored:
             raise CliError(
                 f"column '{name}' has no score in data row {int(missing[0]) + 1}; every item "
