@@ -383,7 +383,8 @@ def evaluate_scorer(
         (RSMTool's ``sc1``). At least some items must be rated by two humans.
     machine : array-like of shape (n_items,) or (n_items, n_models)
         Machine scores (ratings on the human scale, or real-valued scores), one column
-        per model to evaluate several at once; a data frame names them.
+        per model to evaluate several at once; a data frame or a dict of name → scores
+        names them (as a data frame or a dict of columns names the human raters).
     groups : array-like of shape (n_items,), default=None
         A subgroup label per item (e.g. a demographic group or a prompt).
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \

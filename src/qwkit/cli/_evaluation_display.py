@@ -23,15 +23,15 @@ def _interval(low: float, high: float) -> str:
     return f"[{_display.number(low, 3)}, {_display.number(high, 3)}]"
 
 
-RELATION = {">=": ">=", "<=": "<=", "within": "|x| <="}
+_RELATION = {">=": ">=", "<=": "<=", "within": "|x| <="}
 
 
-def threshold_text(c) -> str:
+def _threshold_text(c) -> str:
     """A criterion's threshold as a user reads it: ``>= 0.7``, ``|x| <= 0.15``."""
-    return f"{RELATION[c.relation]} {c.threshold:g}"
+    return f"{_RELATION[c.relation]} {c.threshold:g}"
 
 
-def decision_table(res, model, title: str) -> Table:
+def _decision_table(res, model, title: str) -> Table:
     """The criteria of one machine as tests, one row each: what ``evaluate`` prints
     first."""
     level = _plots.percent(res.settings["confidence_level"])
@@ -44,7 +44,7 @@ def decision_table(res, model, title: str) -> Table:
             c.name,
             _display.number(c.estimate),
             _interval(c.low, c.high),
-            threshold_text(c),
+            _threshold_text(c),
             _display.pvalue(c.pvalue),
             c.verdict,
         )
@@ -55,9 +55,9 @@ def _passed(criteria) -> str:
     return f"{sum(c.verdict == 'pass' for c in criteria)} of {len(criteria)} criteria pass"
 
 
-def ceiling_rows(res) -> list[list]:
+def _ceiling_rows(res) -> list[list]:
     """The human-human pair and each machine with the reference human, side by side:
-    (who, items, kappa, CI low, CI high, r, SMD, exact, adjacent, PRMSE)."""
+    (who, items, kappa (an Estimate), r, SMD, exact, adjacent, PRMSE or None)."""
     hh = res.human_human
     rows = [
         [
@@ -87,7 +87,7 @@ def ceiling_rows(res) -> list[list]:
     return rows
 
 
-def pair_rows(res) -> list[tuple[str, str, object]]:
+def _pair_rows(res) -> list[tuple[str, str, object]]:
     """(rater, rater, Estimate) of every pair of human columns, then of every machine
     with every human column."""
     rows = [(str(a), str(b), e) for a, b, e in res.human_human.pairs]
@@ -101,7 +101,7 @@ def print_evaluation(res, console, *, label: str) -> None:
     level = _plots.percent(res.settings["confidence_level"])
     for m in res.models:
         title = f"{label}: may '{m.name}' stand in for a human rater?"
-        console.print(decision_table(res, m, title))
+        console.print(_decision_table(res, m, title))
         console.print(f"Verdict for '{m.name}': {m.verdict} ({_passed(m.criteria)}).")
     console.print(
         f"pass: the whole {level} interval on the passing side of the threshold; fail: "
@@ -116,7 +116,7 @@ def print_evaluation(res, console, *, label: str) -> None:
     )
     for name in ("rater", "items", "kappa", "r", "SMD", "exact", "adjacent", "PRMSE"):
         ceiling.add_column(name, justify="left" if name == "rater" else "right")
-    for who, n, kappa, r, smd, exact, adjacent, prm in ceiling_rows(res):
+    for who, n, kappa, r, smd, exact, adjacent, prm in _ceiling_rows(res):
         ceiling.add_row(
             who,
             f"{n:,}",
@@ -141,7 +141,7 @@ def print_evaluation(res, console, *, label: str) -> None:
     pairs = Table(title=f"Kappa of each pair of raters ({res.weights} weights)", show_edge=False)
     for name in ("rater", "rater", "items", "kappa", f"{level} CI"):
         pairs.add_column(name, justify="left" if name == "rater" else "right")
-    for a, b, e in pair_rows(res):
+    for a, b, e in _pair_rows(res):
         pairs.add_row(a, b, f"{e.n_items:,}", number(e.statistic), _interval(e.low, e.high))
     console.print(pairs)
     for m in res.models:
@@ -207,7 +207,7 @@ def _decision(report: HtmlReport, res, level: str) -> None:
                 c.estimate,
                 c.low,
                 c.high,
-                threshold_text(c),
+                _threshold_text(c),
                 _display.pvalue(c.pvalue),
                 c.verdict,
             ]
@@ -245,7 +245,7 @@ def _ceiling(report: HtmlReport, res, level: str) -> None:
         ],
         [
             [who, n, k.statistic, k.low, k.high, r, smd, exact, adjacent, "" if p is None else p]
-            for who, n, k, r, smd, exact, adjacent, p in ceiling_rows(res)
+            for who, n, k, r, smd, exact, adjacent, p in _ceiling_rows(res)
         ],
         caption=f"{level} intervals. SMD: (mean − mean of '{ref}') / sd of '{ref}' "
         "(between the humans: over their pooled sd). Exact and adjacent agreement round "
@@ -303,7 +303,7 @@ def _ceiling(report: HtmlReport, res, level: str) -> None:
         ["rater", "rater", "items", "kappa", "SE", "CI low", "CI high"],
         [
             [a, b, e.n_items, e.statistic, e.standard_error, e.low, e.high]
-            for a, b, e in pair_rows(res)
+            for a, b, e in _pair_rows(res)
         ],
     )
 
