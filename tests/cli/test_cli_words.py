@@ -25,7 +25,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 import qwkit
-from qwkit.cli import _plots
 from qwkit.cli._app import app
 
 CLI_SOURCES = Path(qwkit.__file__).parent / "cli"
@@ -255,26 +254,6 @@ class TestReportWords:
         assert not re.search(r"\btrue\b|predict", text, re.IGNORECASE), text
         assert "'rater1'" in text and "'rater2'" in text
 
-    def test_figures_use_the_roles(self):
-        confusion = np.array([[3, 1, 0], [1, 4, 1], [0, 2, 5]])
-        labels = [1, 2, 3]
-        figures = [
-            _plots.heatmap_figure(
-                confusion, labels, title="Confusion matrix", truth_name="A", pred_name="B"
-            ),
-            _plots.per_class_figure(confusion, labels, truth_name="A", pred_name="B"),
-            _plots.threshold_figure(
-                np.array([0.1, 1.2, 1.9, 2.2, 2.8]),
-                np.array([1, 1, 2, 2, 3]),
-                labels,
-                np.array([1.0, 2.5]),
-                truth_name="A",
-            ),
-        ]
-        for fig in figures:
-            words = " ".join(_texts(fig))
-            assert not re.search(r"\btrue\b|predict", words, re.IGNORECASE), words
-
     def test_roles_given(self, tmp_path):
         out = tmp_path / "r.html"
         ok(
@@ -327,55 +306,6 @@ class TestReportWords:
 
 
 class TestReportFigures:
-    def test_cut_point_labels_are_short_and_apart(self):
-        rng = np.random.default_rng(20261121)
-        labels = np.array([0.1 * i for i in range(8)]) + 0.2  # 0.30000000000000004 ...
-        truth = rng.integers(0, 8, 400)
-        scores = truth + rng.normal(0, 1, 400)
-        cuts = np.array([0.5, 0.52, 0.55, 2.5, 3.5, 3.5000001, 5.5])  # some very close
-        fig = _plots.threshold_figure(scores, labels[truth], labels, cuts, truth_name="A")
-        marks = [t for t in fig.axes[0].texts if "|" in t.get_text()]
-        assert len(marks) == len(cuts)
-        assert _overlapping(fig, marks) == []
-        for text in _texts(fig):
-            assert not re.search(r"\d{7,}", text), text
-
-    def test_many_cut_points_are_left_unmarked(self):
-        k = 60
-        labels = np.arange(k)
-        truth = np.repeat(labels, 5)
-        fig = _plots.threshold_figure(
-            truth + 0.3, truth, labels, np.arange(k - 1) + 0.5, truth_name="A"
-        )
-        assert not [t for t in fig.axes[0].texts if "|" in t.get_text()]
-
-    def test_count_axes_are_whole_numbers(self):
-        fig = _plots.kappa_figure(0.5, (0.4, 0.6), 0.95, "bootstrap", np.linspace(0.3, 0.7, 7))
-        ticks = fig.axes[0].get_yticks()
-        assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks)
-        fig = _plots.threshold_figure(
-            np.array([0.1, 1.2, 1.9]), np.array([1, 2, 2]), [1, 2], np.array([1.5]), truth_name="A"
-        )
-        ticks = fig.axes[0].get_yticks()
-        assert all(float(t).is_integer() for t in ticks)
-
-    @pytest.mark.parametrize("k", [40, 100])
-    def test_many_classes_stay_readable(self, k):
-        rng = np.random.default_rng(20261121)
-        confusion = rng.integers(0, 5, (k, k)) + np.diag(rng.integers(5, 30, k))
-        labels = np.arange(1, k + 1)
-        fig = _plots.heatmap_figure(
-            confusion, labels, title="Confusion matrix", truth_name="A", pred_name="B"
-        )
-        ax = fig.axes[0]
-        for ticks in (ax.get_xticklabels(), ax.get_yticklabels()):
-            assert _overlapping(fig, ticks) == []
-            assert 10 <= sum(bool(t.get_text()) for t in ticks) <= _plots.MAX_TICK_LABELS
-        assert not ax.texts  # no counts in cells this small
-        fig = _plots.per_class_figure(confusion, labels, truth_name="A", pred_name="B")
-        assert _overlapping(fig, fig.axes[1].get_xticklabels()) == []
-        assert _overlapping(fig, fig.axes[0].texts) == []
-
     def test_report_on_a_wide_scale_says_how_it_is_drawn(self, tmp_path):
         rng = np.random.default_rng(20261121)
         t = rng.integers(1, 61, 600)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -25,9 +26,16 @@ from scipy import special
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, result_dict
 from qwkit._base._scale import measure_scale, scale_values
-from qwkit._base._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
+from qwkit._base._validation import (
+    MAX_TOTAL_COUNT,
+    check_alternative,
+    check_choice,
+    check_confusion,
+    check_rng,
+)
 from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
+from qwkit._kappa import _plots
 from qwkit._table import _sufficient
 from qwkit._table._cells import (
     CellKappa,
@@ -41,12 +49,32 @@ from qwkit._table._resampling import (
     MIN_ITEMS,
     ConfidenceInterval,
     Estimator,
+    Method,
     Resampled,
+    interval,
     limit_lines,
     pvalue,
     zero_se_pvalue,
 )
 from qwkit._table._state import TableStats
+
+#: The most categories a figure of the table draws.
+MAX_PLOT_CLASSES = 1000
+
+
+class _Drawn:
+    """An estimator whose bootstrap resamples are made already (a figure's): the interval
+    of :func:`interval` from the same draws the figure shows."""
+
+    def __init__(self, estimator: Estimator, draws: np.ndarray):
+        self._estimator, self._draws = estimator, draws
+
+    def bootstrap(self, n_resamples, rng, progress=None):
+        return self._draws
+
+    def jackknife(self):
+        return self._estimator.jackknife()
+
 
 __all__ = [
     "ConfidenceInterval",
@@ -96,6 +124,9 @@ class KappaTestResult(Resampled):
     weights_kind = renamed_attribute("weights_kind", "weights")
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
+    #: The table the test was computed on: the scale positions (rows, columns) and the
+    #: Σw (or count) of each present cell.
+    _table: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False)
     _upper_bound = 1.0  # the largest value the statistic can take
 
     def summary(self, confidence_level: float = 0.95) -> str:
@@ -151,9 +182,93 @@ class KappaTestResult(Resampled):
             **labels_dict(self.labels),
         )
 
+    def plot(
+        self,
+        kind: Literal["confusion", "classes", "bootstrap"] = "confusion",
+        *,
+        names: tuple[str, str] = ("y1", "y2"),
+        confidence_level: float = 0.95,
+        method: Method = "bootstrap",
+        n_resamples: int = 9999,
+        rng: int | np.random.Generator | None = None,
+        progress: Callable[[int, int], object] | None = None,
+    ):
+        """Draw the result with matplotlib (the ``plot`` extra).
+
+        Parameters
+        ----------
+        kind : {"confusion", "classes", "bootstrap"}, default="confusion"
+            ``"confusion"``: the table the test was computed on as a heatmap, colour
+            the share of each row (the counts written in the cells up to 20 classes).
+            ``"classes"``: for each class of the first rater, the share of its items
+            the second puts in the same class and within one class, and both raters'
+            margins. ``"bootstrap"``: the bootstrap distribution of kappa
+            (:meth:`bootstrap_distribution`) with the estimate and the interval of
+            :meth:`confidence_interval` at ``confidence_level`` by ``method`` — drawn
+            from the same resamples.
+        names : (str, str), default=("y1", "y2")
+            How the figure calls the two raters (rows, columns).
+        confidence_level, method, n_resamples, rng, progress
+            As in :meth:`confidence_interval` (``"bootstrap"`` only).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import qwkit
+        >>> res = qwkit.kappa_test([1, 2, 3, 3, 2, 1, 2], [1, 2, 3, 2, 2, 1, 3])
+        >>> fig = res.plot("confusion", names=("rater A", "rater B"))
+        >>> fig.axes[0].get_ylabel(), fig.axes[0].get_xlabel()
+        ('rater A', 'rater B')
+        """
+        kind = check_choice(kind, "kind", ("confusion", "classes", "bootstrap"))
+        first, second = (str(n) for n in names)
+        if kind == "bootstrap":
+            gen = check_rng(rng)
+            draws = self.bootstrap_distribution(n_resamples, rng=gen, progress=progress)
+            low, high = interval(
+                self.statistic,
+                self.standard_error,
+                _Drawn(self._estimator, draws),  # the same resamples as the figure's
+                n_items=self._n_units,
+                confidence_level=confidence_level,
+                method=method,
+                n_resamples=n_resamples,
+                rng=gen,
+                alternative=self.alternative,
+                upper_bound=self._upper_bound,
+                df=self._df,
+            )
+            return _plots.bootstrap_figure(
+                self.statistic, (low, high), confidence_level, method, draws
+            )
+        k = len(self.labels)
+        if k > MAX_PLOT_CLASSES:
+            raise QwkitError(
+                f"The scale has {k:,} categories; a figure of the table draws at most "
+                f"{MAX_PLOT_CLASSES:,}.",
+                parameter="kind",
+            )
+        rows, cols, sums = self._table
+        table = np.zeros((k, k))
+        np.add.at(table, (rows, cols), sums)
+        if kind == "confusion":
+            return _plots.confusion_figure(
+                table, self.labels, title="Confusion matrix", truth_name=first, pred_name=second
+            )
+        return _plots.classes_figure(table, self.labels, truth_name=first, pred_name=second)
+
 
 def _test_result(
-    model: CellKappa, sample: Sample, statistic: float, alternative: str, weights: str, labels
+    model: CellKappa,
+    sample: Sample,
+    statistic: float,
+    alternative: str,
+    weights: str,
+    labels,
+    table: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> KappaTestResult:
     """Wrap: standard errors (eqs. 4–5) and the z-test around the exact kappa."""
     w = sample.counts
@@ -170,6 +285,7 @@ def _test_result(
         weights=weights,
         labels=labels,
         _estimator=estimator,
+        _table=table,
     )
     if math.isnan(statistic):  # already warned by the computation of kappa
         nan = math.nan
@@ -185,13 +301,16 @@ def _test_result(
     return result(statistic=float(statistic), standard_error=se, standard_error_null=se0, pvalue=p)
 
 
-def _from_table(table: np.ndarray, wmat: np.ndarray, alternative: str, weights: str, labels):
-    """Test result from a K×K table of whole-number counts."""
+def _from_table(
+    table: np.ndarray, wmat: np.ndarray, alternative: str, weights: str, labels, unit=1.0
+):
+    """Test result from a K×K table of whole-number counts (of items of equal weight
+    ``unit``: the result's table holds Σw, as the user counts it)."""
     rows, cols, sample = table_cells(table)
     statistic = _sufficient.kappa_from_table(table, wmat, math.nan)
-    return _test_result(
-        CellKappa(rows, cols, wmat), sample, statistic, alternative, weights, labels
-    )
+    model = CellKappa(rows, cols, wmat)
+    cells = (rows, cols, sample.counts * unit)
+    return _test_result(model, sample, statistic, alternative, weights, labels, cells)
 
 
 def stats_test_result(stats: TableStats, weights, alternative: str) -> KappaTestResult:
@@ -206,13 +325,15 @@ def stats_test_result(stats: TableStats, weights, alternative: str) -> KappaTest
     uniform = stats.survey is None or (survey_only and stats.wmin == stats.wmax)
     if uniform and k <= _sufficient.TABLE_CLASSES:
         table = stats.counts if stats.survey is None else stats.positive.reshape(k, k)
-        return _from_table(
-            table, resolve(weights, k, hint=hint), alternative, weights_name(weights), scale
-        )
+        unit = 1.0 if stats.survey is None else stats.wmin  # equal weights: each is wmin
+        wmat = resolve(weights, k, hint=hint)
+        return _from_table(table, wmat, alternative, weights_name(weights), scale, unit)
     cells = stats_cells(stats, weights, hint=hint)
     model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
     statistic = stats.kappa(weights, math.nan, hint=hint)
-    return _test_result(model, cells.sample, statistic, alternative, weights_name(weights), scale)
+    return _test_result(
+        model, cells.sample, statistic, alternative, weights_name(weights), scale, cells.table()
+    )
 
 
 def kappa_test(
@@ -317,13 +438,15 @@ default="quadratic"
         # One counting pass (numba) into the K×K table; equal weights change nothing.
         table = _sufficient.count_table(r, iw.as_float() if iw.counts else None, offset, k)
         table = table.astype(np.int64)  # counts: whole numbers (their total is < 2**53)
-        return _from_table(
-            table, resolve(weights, k, hint=hint), alternative, weights_name(weights), scale
-        )
+        unit = float(iw.values[0]) if iw.survey and iw.values.size else 1.0
+        wmat = resolve(weights, k, hint=hint)
+        return _from_table(table, wmat, alternative, weights_name(weights), scale, unit)
     cells = tabulate(r, iw, weights, hint=hint)
     model = CellKappa(cells.digits[0], cells.digits[1], cells.wmat)
     statistic = _sufficient.kappa(pair, math.nan)  # the value kappa_score returns
-    return _test_result(model, cells.sample, statistic, alternative, weights_name(weights), scale)
+    return _test_result(
+        model, cells.sample, statistic, alternative, weights_name(weights), scale, cells.table()
+    )
 
 
 def kappa_test_from_confusion(

@@ -219,12 +219,20 @@ class Cells:
 
     ``digits[c][i]`` is the category (0 … Ku − 1, over the Ku categories that occur) of
     column c in present cell i; ``wmat`` the (Ku, Ku) disagreement weights among those
-    categories; ``sample`` the cell weights and how to resample them.
+    categories; ``sample`` the cell weights and how to resample them; ``used`` the
+    positions on the scale of the Ku categories, and ``sums`` the Σw of each present cell
+    in the item weights' own units (the table the user would count).
     """
 
     digits: tuple[np.ndarray, ...]
     wmat: np.ndarray
     sample: Sample
+    used: np.ndarray
+    sums: np.ndarray
+
+    def table(self) -> tuple[np.ndarray, ...]:
+        """The table as (scale position of each column's category, ..., Σw) per cell."""
+        return (*(self.used[d] for d in self.digits), self.sums)
 
 
 def tabulate(r: Ratings, iw: ItemWeights, weights, *, hint: str) -> Cells:
@@ -255,7 +263,9 @@ def tabulate(r: Ratings, iw: ItemWeights, weights, *, hint: str) -> Cells:
     for c in codes[1:]:
         cell_code = cell_code * ku + c
     present, w, w2, item_cell = _cell_sums(cell_code, ku ** len(codes), item_weight, survey)
+    sums = w
     if survey:  # the items' own weights, for resampling: scaled as the sums
+        sums = np.ldexp(w, int(np.frexp(item_weight.max())[1]))  # Σw as given
         item_weight = unit_scale(item_weight.copy())
     digits = []
     rest = present
@@ -264,7 +274,7 @@ def tabulate(r: Ratings, iw: ItemWeights, weights, *, hint: str) -> Cells:
         rest = rest // ku
     n_items = round(float(w.sum())) if iw.counts else n_rows
     sample = _sample_of(w, w2, item_cell, iw, item_weight, n_items)
-    return Cells(tuple(reversed(digits)), wmat, sample)
+    return Cells(tuple(reversed(digits)), wmat, sample, used, sums)
 
 
 #: Why a merged state with unequal survey weights has no bootstrap or jackknife.
@@ -286,21 +296,23 @@ def stats_cells(stats: TableStats, weights, *, hint: str) -> Cells:
         w = flat[present].astype(np.float64)
         n_items = stats.n_rows
         sample = Sample(counts=w, counts_sq=w, n_items=n_items)
+        sums = w
     else:
-        sums, squares, positive = stats.survey, stats.squares, stats.positive
+        stats_sums, squares, positive = stats.survey, stats.squares, stats.positive
         wmax = stats.wpos_max
         if np.any(stats.counts):  # unweighted items count with weight 1
             ints = stats.counts.ravel()
-            sums = sums + ExactRows.from_integers(ints)
+            stats_sums = stats_sums + ExactRows.from_integers(ints)
             squares = squares + ExactRows.from_integers(ints)
             positive = positive + ints
             wmax = max(wmax, 1.0)
         present = np.flatnonzero(positive)
+        sums = stats_sums.take(present).finite_float()
         if stats.wpos_min == wmax and not np.any(stats.counts):
             unit = positive[present].astype(np.float64)  # equal weights: unit items
             sample = Sample(counts=unit, counts_sq=unit, n_items=stats.n_rows)
         else:
-            w, w2 = survey_sums(sums.take(present), squares.take(present), wmax)
+            w, w2 = survey_sums(stats_sums.take(present), squares.take(present), wmax)
             sample = Sample(w, w2, stats.n_rows, no_items=NO_ITEMS)
     rows, cols = present // k, present % k
     used = np.unique(np.concatenate([rows, cols]))
@@ -310,7 +322,7 @@ def stats_cells(stats: TableStats, weights, *, hint: str) -> Cells:
         idx = used.astype(np.intp)
         wmat = np.ascontiguousarray(resolve(weights, k, hint=hint)[np.ix_(idx, idx)])
     digits = tuple(np.searchsorted(used, x).astype(np.intp) for x in (rows, cols))
-    return Cells(digits, wmat, sample)
+    return Cells(digits, wmat, sample, used, sums)
 
 
 def table_cells(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, Sample]:

@@ -43,6 +43,7 @@ from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weigh
 from qwkit._kernels import assignment_table, monotone_dp
 from qwkit._table._state import same_labels
 from qwkit._table._sufficient import kappa_from_table
+from qwkit._thresholds import _plots
 from qwkit._thresholds._groups import PairGroups
 
 __all__ = [
@@ -123,6 +124,61 @@ class ThresholdResult:
     def predict(self, y_score: ArrayLike) -> np.ndarray:
         """Classes (values of ``labels``) of new scores; see :func:`apply_thresholds`."""
         return apply_thresholds(y_score, self.thresholds, labels=self.labels)
+
+    def plot(
+        self,
+        y_true: ArrayLike,
+        y_score: ArrayLike,
+        *,
+        classes: ArrayLike | None = None,
+        title: str = "Scores by class, with the cut points",
+        name: str = "y_true",
+        legend_title: str | None = None,
+    ):
+        """Draw scores with these cut points, with matplotlib (the ``plot`` extra): the
+        histogram of the scores of each class of ``y_true``, the cut points as dashed
+        lines, each marked with the two classes it separates (up to 15 cut points).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_items,)
+            The classes of the items (values of ``classes``).
+        y_score : array-like of shape (n_items,)
+            Their real-valued scores, finite.
+        classes : array-like, default=None
+            The classes of ``y_true`` to draw, in order; None: ``labels``.
+        title : str, default="Scores by class, with the cut points"
+        name : str, default="y_true"
+            How the figure calls the rater of ``y_true``.
+        legend_title : str, default=None
+            The legend's title; None: "class of" ``name``.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import qwkit
+        >>> y, score = [0, 0, 1, 1, 2, 2], [0.1, 0.4, 0.9, 1.3, 1.8, 2.6]
+        >>> fig = qwkit.optimize_thresholds(y, score).plot(y, score)
+        >>> fig.axes[0].get_xlabel()
+        'score'
+        """
+        scores = real_vector(y_score, "y_score")
+        truth = as_1d(y_true, "y_true")
+        check_same_length(truth, scores, ("y_true", "y_score"))
+        drawn = self.labels if classes is None else as_1d(classes, "classes")
+        return _plots.threshold_figure(
+            scores,
+            truth,
+            drawn,
+            self.thresholds,
+            cut_labels=self.labels,
+            title=title,
+            truth_name=name,
+            legend_title=legend_title,
+        )
 
     def summary(self) -> str:
         """Text block: the scores of every class, the in-sample kappa, and the classes

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from qwkit._base._plots import label_text
 from qwkit.cli._errors import StdoutConsole, stderr_console
 
 __all__ = [
@@ -61,15 +62,6 @@ def stdout_console(*, to_stderr: bool = False) -> Console:
     if to_stderr:
         return stderr_console()
     return StdoutConsole(markup=False)
-
-
-def label_text(label) -> str:
-    """A rating label as text: integers as they are, other numbers with at most six
-    significant digits (no ``0.30000000000000004``)."""
-    value = label.item() if isinstance(label, np.generic) else label
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def cut_texts(cuts: Sequence[float]) -> list[str]:
