@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 
 import numpy as np
@@ -40,16 +41,19 @@ def reduce_dataclass(obj):
     return (type(obj), tuple(getattr(obj, f.name) for f in fields(obj)))
 
 
-def plain(value):
-    """numpy scalars and arrays → Python scalars and lists (recursively); nan stays nan."""
+def plain(value, *, json: bool = False):
+    """numpy scalars and arrays → Python scalars and lists (recursively); nan stays nan,
+    or (``json``: JSON has neither) nan and ±inf become None."""
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, json=json) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return [plain(v, json=json) for v in value]
     if isinstance(value, np.ndarray):
-        return plain(value.tolist())
+        return plain(value.tolist(), json=json)
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
+    if json and isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 

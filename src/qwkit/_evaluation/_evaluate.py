@@ -131,21 +131,12 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
                 )[0]
             pairs.append((names[a], names[b], est))
     rows = ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
-    if np.count_nonzero(rows) < 2:
-        return HumanAgreement(
-            raters=names[:2],
-            n_items=int(rows.sum()),
-            kappa=NAN,
-            pearson_r=NAN,
-            smd=NAN,
-            exact_agreement=NAN,
-            adjacent_agreement=NAN,
-            pairs=tuple(pairs),
-            confusion=None,
+    kappa = r = smd = exact = adjacent = NAN  # fewer than two items rated by both
+    table = None
+    if np.count_nonzero(rows) >= 2:
+        kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
+            h[rows, 0], h[rows, 1], scores, opt, human_pair=True
         )
-    kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
-        h[rows, 0], h[rows, 1], scores, opt, human_pair=True
-    )
     return HumanAgreement(
         raters=names[:2],
         n_items=int(rows.sum()),

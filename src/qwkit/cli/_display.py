@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from qwkit._base import _results as results
 from qwkit._base._plots import label_text
 from qwkit.cli._errors import StdoutConsole, stderr_console
 
@@ -39,17 +40,7 @@ __all__ = [
 
 def plain(value: Any) -> Any:
     """numpy scalars and arrays → Python; nan and ±inf → None (JSON has neither)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    return results.plain(value, json=True)
 
 
 def print_json(obj: dict) -> None:
