@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import numba
@@ -179,6 +180,12 @@ class _FullDisk:
     def __getattr__(self, name):
         return getattr(self._raw, name)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._raw.close()
+
 
 class TestFullDisk:
     @pytest.mark.parametrize("name", ["out.csv", "out.parquet", "out.csv.gz", "fit.json"])
@@ -209,6 +216,48 @@ class TestFullDisk:
             f"cannot write '{tmp_path / 'out' / 'economics.csv'}': No space left on device."
         )
         assert not (tmp_path / "out").exists()
+
+    @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full is Linux's")
+    @pytest.mark.parametrize(
+        "args",
+        [
+            ("score", ANXIETY, "-t", "rater1", "-p", "rater2"),  # a table (rich)
+            ("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--json"),
+            ("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2", "-o", "-"),
+            ("--version",),
+            ("score", "--help"),
+        ],
+        ids=["table", "json", "output-dash", "version", "help"],
+    )
+    def test_standard_output_on_a_full_disk_is_named(self, args):
+        # `qwkit ... > out.txt` on a full disk; before: "[Errno 28] No space left on
+        # device" (or a traceback for --version and --help)
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "qwkit", *map(str, args)],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        assert done.returncode == 1
+        lines = [line for line in done.stderr.splitlines() if "warning" not in line]
+        assert lines == ["qwkit: error: cannot write standard output: No space left on device."]
+
+    def test_copy_of_standard_input_on_a_full_disk(self, tmp_path, monkeypatch):
+        fdopen = os.fdopen
+
+        def full(fd, mode="r", *args, **kwargs):
+            raw = fdopen(fd, mode, *args, **kwargs)
+            return _FullDisk(raw, 10) if "w" in mode else raw
+
+        monkeypatch.setattr(os, "fdopen", full)
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        line = fails("score", "-", "-t", "a", "-p", "b", input="a,b\n1,2\n2,2\n3,3\n")
+        assert line == (
+            f"qwkit: error: could not copy standard input into the temporary folder "
+            f"'{tmp_path}': No space left on device (TMPDIR chooses another)."
+        )
+        assert _no_temporaries(tmp_path)
 
 
 _WRITER = textwrap.dedent(
