@@ -268,6 +268,20 @@ class TestSemicolons:
         path = write_file(tmp_path / "x.csv", _ratings_text(";"))
         assert as_json("score", path, "-t", "a", "-p", "b")["statistic"] == KAPPA
 
+    @pytest.mark.parametrize(
+        ("name", "text"),
+        [("x.tsv", "a\ts\n1\t1,5\n2\t2,5\n"), ("x.csv", 'a,s\n1,"1,5"\n2,"2,5"\n')],
+    )
+    def test_decimal_commas_elsewhere_get_the_decimal_hint(self, tmp_path, name, text):
+        path = write_file(tmp_path / name, text)
+        fit = ("thresholds", "fit", path, "-t", "a", "-s", "s", "--optimism", "none")
+        assert fails(*fit) == (
+            "qwkit: error: column 's' must hold numbers; data row 1 has '1,5' (a decimal "
+            "comma? --decimal ',' reads them where ',' does not separate)."
+        )
+        if name == "x.tsv":
+            assert as_json(*fit, "--decimal", ",")["thresholds"] == [2.0]
+
     def test_otherwise_the_hint(self, tmp_path):
         # a header split by ';' but rows that are not: read with commas, and said so
         path = write_file(tmp_path / "x.csv", "a;s\n1;1,5\n2;2,5;x\n")
