@@ -321,6 +321,39 @@ class TestNonAsciiBytes:
         )
 
 
+class TestRatioScaleFromCounts:
+    """Issue 18: ``agreement_from_counts`` with ratio weights and labels −2..2 blamed
+    `ratings` (which the call has none of) for a value that is in `labels`."""
+
+    COUNTS = np.array([[1, 2, 0, 1, 0], [0, 3, 1, 0, 0], [2, 0, 0, 1, 1], [0, 0, 4, 0, 0]])
+
+    @pytest.mark.parametrize(
+        "call", [qwkit.agreement_from_counts, qwkit.agreement_test_from_counts]
+    )
+    def test_the_negative_label_is_named(self, call):
+        with pytest.raises(qwkit.QwkitError) as info:
+            call(self.COUNTS, coefficient="krippendorff", weights="ratio", labels=[-2, -1, 0, 1, 2])
+        assert str(info.value) == (
+            "`weights`='ratio' (Krippendorff's ratio metric) needs non-negative values (a ratio "
+            "scale has a true zero); `labels` contain -2 (column 0 of `counts`)."
+        )
+        assert info.value.parameters == ("weights", "labels")
+
+    def test_a_ratio_scale_from_zero_is_taken(self):
+        shifted = qwkit.agreement_from_counts(
+            self.COUNTS, coefficient="krippendorff", weights="ratio", labels=[0, 1, 2, 3, 4]
+        )
+        ratings = [  # the same table as items × raters (NaN: not rated)
+            [0, 1, 1, 3, np.nan],
+            [1, 1, 1, 2, np.nan],
+            [0, 0, 3, 4, np.nan],
+            [2, 2, 2, 2, np.nan],
+        ]
+        assert shifted == qwkit.agreement_score(
+            ratings, coefficient="krippendorff", weights="ratio"
+        )
+
+
 class TestProgress:
     """Issue 18: ``progress=5`` was "'int' object is not callable" from deep inside."""
 
