@@ -50,6 +50,39 @@ class Scores:
     def n_items(self) -> int:
         return int(self.human.shape[0])
 
+    def units(self) -> tuple[float, float] | None:
+        """``(rating at position 0, step)`` when the scale is numeric and evenly spaced
+        (integers; ``labels`` at equal steps), so that position p is the rating
+        ``origin + step·p``; None for text or unevenly spaced ``labels``."""
+        scale = self.scale
+        if isinstance(scale, range):
+            return float(scale.start), float(scale.step)
+        values = np.asarray(scale)
+        if values.dtype.kind not in "biuf" or values.size == 0:
+            return None
+        if values.size == 1:
+            return float(values[0]), 1.0
+        steps = np.diff(values.astype(np.float64))
+        if not np.allclose(steps, steps[0], rtol=1e-12, atol=0.0):
+            return None
+        return float(values[0]), float(steps[0])
+
+
+def check_criterion(value, name: str) -> float:
+    """The threshold of a criterion on kappa or a correlation (``estimate ≥ value``): in
+    [0, 1), since no estimate can be shown to reach 1 or more."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`{name}` must be a real number in [0, 1); got {value!r}.", parameter=name
+        )
+    if not 0.0 <= float(value) < 1.0:
+        raise QwkitError(
+            f"`{name}` must be in [0, 1) (a kappa or a correlation the estimate must reach); "
+            f"got {value!r}.",
+            parameter=name,
+        )
+    return float(value)
+
 
 def check_margin(margin) -> float:
     """A non-inferiority margin strictly between 0 and 1 (kappa's scale)."""
@@ -87,6 +120,12 @@ def _machine_matrix(machine, name: str) -> RatingMatrix:
             arr = np.asarray(machine)
         except ValueError:  # ragged: rating_matrix says so
             arr = None
+        if arr is not None and arr.ndim == 0:
+            raise QwkitTypeError(
+                f"`{name}` must hold one score per item, array-like of shape (n_items,); "
+                f"got {machine!r}.",
+                parameter=name,
+            )
         if arr is not None and arr.ndim == 1:
             if arr.dtype.kind in "US" and not isinstance(machine, np.ndarray):
                 arr = np.asarray(machine, dtype=object)
