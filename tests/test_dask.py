@@ -423,6 +423,37 @@ class TestFiles:
             f"File {str(tmp_path / 'e.csv')!r} is not UTF-8 text (data row 2): CSV files are"
         )
 
+    def test_inputs_that_are_not_there_or_not_paths(self, tmp_path):
+        (tmp_path / "dup.csv").write_text("a,a,b\n1,2,2\n2,1,2\n3,3,3\n")
+        cases = [  # (call, parameter, message); before: a number, or a TypeError
+            (
+                lambda: qd.kappa_score("a", "b", data=str(tmp_path / "dup.csv")),
+                "data",
+                f"`data` has 2 columns named 'a' in file {str(tmp_path / 'dup.csv')!r}; "
+                "rename the copies.",
+            ),
+            (
+                lambda: qd.kappa_score("a", "b", data=5),
+                "data",
+                "`data` must be a dask DataFrame or a path, glob or list of paths to Parquet "
+                "or CSV files; got int.",
+            ),
+            (
+                lambda: qd.kappa_score(None, "b", data=str(tmp_path)),
+                "y1",
+                "`y1` must be a dask array or Series, or a column name with `data`; got None.",
+            ),
+            (
+                lambda: qd.optimize_thresholds(da.from_array(np.arange(3)), None),
+                "y_score",
+                "`y_score` must be a dask array or Series, or a column name with `data`; got None.",
+            ),
+        ]
+        for call, parameter, message in cases:
+            with pytest.raises(qwkit.QwkitError) as caught:
+                call()
+            assert (str(caught.value), caught.value.parameter) == (message, parameter)
+
     def test_paths_that_fsspec_opens(self):
         # not a local path: listed and read through fsspec (its in-memory filesystem here)
         import io

@@ -288,7 +288,10 @@ def data_files(data) -> tuple[list[str], str]:
     """The files ``data`` (a path, glob or folder, or a list of them) names, and their
     format: ``"parquet"``, or ``"csv"`` when every name ends in .csv or .tsv (possibly
     compressed: .gz, .bz2, .zst, .lz4)."""
-    paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
+    if isinstance(data, (str, os.PathLike)):
+        paths = [data]
+    else:
+        paths = list(data) if isinstance(data, (list, tuple)) else []
     if not paths or not all(isinstance(p, (str, os.PathLike)) for p in paths):
         raise QwkitTypeError(
             "`data` must be a dask DataFrame or a path, glob or list of paths to Parquet or "
@@ -362,6 +365,12 @@ _HEADER_HINTS = (
 
 def _check_columns(name: str, found: list[str], spec: Spec) -> None:
     for column in dict.fromkeys(spec.columns.values()):
+        if found.count(column) > 1:
+            raise QwkitError(
+                f"`data` has {found.count(column)} columns named {column!r} in file {name!r}; "
+                "rename the copies.",
+                parameter="data",
+            )
         if column not in found:
             hint = ""
             if spec.kind == "csv":
