@@ -5,6 +5,7 @@ parts a result reports are in the units of the ratings, never shifted positions.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import qwkit
@@ -136,3 +137,21 @@ class TestOptions:
         assert qwkit.evaluate_scorer(human, machine, min_kappa=0.0, min_correlation=0.99)
         assert qwkit.alt_test(human, machine, epsilon=0.0, min_items_per_rater=10)
         assert qwkit.degradation_sample_size(0.8, 0.78, alpha=0.49).n_items >= 2
+
+
+class TestDeclaredOrders:
+    def test_human_and_machine_declaring_other_orders_are_refused(self):
+        # before: the humans' order was taken and the machine's reversed one ignored
+        human, machine = _panel()
+        up = pd.CategoricalDtype([1.0, 2.0, 3.0, 4.0, 5.0], ordered=True)
+        down = pd.CategoricalDtype([5.0, 4.0, 3.0, 2.0, 1.0], ordered=True)
+        frame = pd.DataFrame(human, columns=["r1", "r2"]).astype(up)
+        with pytest.raises(qwkit.QwkitError) as info:
+            qwkit.degradation_test(frame, pd.Series(machine.astype(float)).astype(down))
+        assert str(info.value) == (
+            "`human` and `machine` declare different category orders [1.0, 2.0, 3.0, 4.0, "
+            "5.0] and [5.0, 4.0, 3.0, 2.0, 1.0]; pass `labels`."
+        )
+        assert info.value.parameters == ("machine", "human", "labels")
+        same = qwkit.degradation_test(frame, pd.Series(machine.astype(float)).astype(up))
+        assert same.statistic == qwkit.degradation_test(human, machine).statistic

@@ -24,7 +24,7 @@ from qwkit._scale import (
     rating_matrix,
     scale_values,
 )
-from qwkit._validation import check_choice
+from qwkit._validation import check_choice, show
 from qwkit._weights import check_weights, kind_name, resolve
 
 __all__ = ["Scores", "check_margin", "prepare"]
@@ -207,6 +207,16 @@ def prepare(
             row=row,
         )
     if labels is None:
+        orders = [x.declared for x in (h, m)]
+        if all(o is not None for o in orders) and not (
+            orders[0].shape == orders[1].shape and bool(np.all(orders[0] == orders[1]))
+        ):
+            raise QwkitError(
+                f"`{hname}` and `{mname}` declare different category orders "
+                f"{show(orders[0])} and {show(orders[1])}; pass `labels`.",
+                parameter=mname,
+                also=(hname, "labels"),
+            )
         labels = h.declared if h.declared is not None else m.declared
     if not h.is_text and labels is None and not _integral(h.values):
         k = int(np.flatnonzero(h.values != np.floor(h.values))[0])
