@@ -155,3 +155,26 @@ class TestDeclaredOrders:
         assert info.value.parameters == ("machine", "human", "labels")
         same = qwkit.degradation_test(frame, pd.Series(machine.astype(float)).astype(up))
         assert same.statistic == qwkit.degradation_test(human, machine).statistic
+
+
+class TestDegenerateData:
+    """Before: a perfect correlation divided by zero on Fisher's scale, and a bootstrap
+    whose jackknife was undefined (two items in a subgroup) asked for draws it did not
+    have — a ZeroDivisionError and a TypeError from ``evaluate_scorer``."""
+
+    def test_a_machine_on_one_line_with_the_humans(self):
+        human = np.column_stack([np.arange(20) % 4, np.arange(20) % 4]).astype(float)
+        res = qwkit.evaluate_scorer(human, np.arange(20) % 4)
+        r = next(c for c in res.criteria if c.name == "Pearson r")
+        assert (r.estimate, r.low, r.high, r.pvalue) == (1.0, 1.0, 1.0, 0.0)
+
+    @pytest.mark.filterwarnings("ignore::qwkit.UndefinedKappaWarning")
+    @pytest.mark.filterwarnings("ignore::qwkit.DegenerateIntervalWarning")
+    def test_a_bootstrap_without_draws_has_no_interval(self):
+        human = np.array([[1, 1, 1], [3, 3, 3], [3, 3, 3], [1, 2, 1]], dtype=float)
+        res = qwkit.evaluate_scorer(
+            human, [1, 3, 3, 1], groups=[0, 1, 0, 1], method="bootstrap", n_resamples=200, rng=1
+        )
+        kappas = [g.kappa for g in res.models[0].groups]
+        assert all(np.isnan(k.low) and np.isnan(k.high) for k in kappas)
+        assert all(k.statistic == 1.0 for k in kappas)
