@@ -11,6 +11,7 @@ that every statistic is a vectorized pass over numbers.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,7 +111,10 @@ def _column_names(m: RatingMatrix, default: str) -> tuple[str, ...]:
 
 
 def _machine_matrix(machine, name: str) -> RatingMatrix:
-    """One score per item (1-D) or items × models (2-D, a data frame) as a matrix."""
+    """One score per item (1-D) or items × models (2-D, a data frame, a mapping of model
+    name → scores) as a matrix."""
+    if isinstance(machine, Mapping):
+        return rating_matrix(machine, name)
     if hasattr(machine, "to_frame") and not hasattr(machine, "columns"):
         machine = machine.to_frame()  # a Series keeps its name and declared order
     if not hasattr(machine, "columns") and not isinstance(machine, (str, bytes)):
@@ -302,7 +306,7 @@ def prepare(
 
     hnames, mnames = _column_names(h, hname), _column_names(m, mname)
     _check_columns(hpos, hnames, hname, human=True)
-    _check_columns(mpos, mnames, mname, human=False)
+    _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
     return Scores(
         human=hpos,
         machine=mpos,
@@ -382,12 +386,13 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
     )
 
 
-def _check_columns(pos: np.ndarray, names, param: str, *, human: bool) -> None:
-    """Every column rates something, and not one single value throughout."""
+def _check_columns(pos: np.ndarray, names, param: str, *, human: bool, named: bool = False) -> None:
+    """Every column rates something, and not one single value throughout (a message names
+    the column of humans, of several machines, or of machines given by name)."""
     for j, name in enumerate(names):
         col = pos[:, j]
         col = col[~np.isnan(col)]
-        where = f" column {name!r}" if len(names) > 1 or human else ""
+        where = f" column {name!r}" if len(names) > 1 or human or named else ""
         if col.size == 0:
             raise QwkitError(f"`{param}`{where} rates no item; drop the column.", parameter=param)
         if col.size >= 2 and np.all(col == col[0]):

@@ -163,8 +163,10 @@ def prmse_result(
     ve, vt, mse = (float(x) for x in _parts(s))  # in squared positions
     step = (scores.units() or (0.0, 1.0))[1]  # reported in the ratings' units
     if not vt > 0:
+        name = scores.machine_names[column]
+        whose = f" (items scored by {name!r})" if scores.machine.shape[1] > 1 else ""
         warn(
-            f"The estimated true-score variance is not positive ({vt:.4g}): the human "
+            f"The estimated true-score variance{whose} is not positive ({vt:.4g}): the human "
             "ratings vary no more between items than rater error explains, so PRMSE is "
             "undefined (nan).",
             DegenerateIntervalWarning,

@@ -286,6 +286,13 @@ OPTION_WORDS = {
     "method": "--method",
     "rng": "--seed",
     "coefficient": "--coefficient",
+    "margin": "--margin",
+    "pairs": "--pairs",
+    "nan_policy": "--nan-policy",
+    "min_kappa": "--min-kappa",
+    "min_correlation": "--min-correlation",
+    "max_smd": "--max-smd",
+    "max_group_smd": "--max-group-smd",
 }
 
 
