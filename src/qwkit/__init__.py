@@ -5,6 +5,11 @@ Integrations with heavy dependencies live in their own modules and are never
 imported here.
 """
 
+# ruff: noqa: E402 - Ctrl-C while the command line loads the package is the command's
+from qwkit._base import _startup
+
+_startup.loading()
+
 from qwkit._agreement import (
     AgreementTestResult,
     RatingsTable,

@@ -25,6 +25,7 @@ from qwkit._base._errors import QwkitError, QwkitTypeError, at_index
 from qwkit._base._validation import (
     _is_missing,
     as_1d,
+    bytes_as_text,
     check_finite,
     check_same_length,
     exact_number,
@@ -607,7 +608,8 @@ def _split(arr: np.ndarray, name: str, columns):
     if kind in "biu":
         return np.ones(arr.shape, dtype=bool), arr.ravel(), False
     if kind in "US":
-        return np.ones(arr.shape, dtype=bool), arr.ravel().astype(str), True
+        where = lambda i: (_where(i, arr.shape, columns), i // arr.shape[1])  # noqa: E731
+        return np.ones(arr.shape, dtype=bool), bytes_as_text(arr.ravel(), name, where), True
     if kind != "O":
         raise QwkitTypeError(
             f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.", parameter=name

@@ -26,7 +26,7 @@ from qwkit._base._validation import (
 )
 from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._degradation import PAIRS, degradation_result, verdict
-from qwkit._evaluation._input import Scores, check_margin, prepare
+from qwkit._evaluation._input import Scores, check_criterion, check_margin, prepare
 from qwkit._evaluation._observed import (
     agreement_sums,
     equivalence_pvalue,
@@ -427,7 +427,8 @@ default="quadratic"
     margin : float, default=0.10
         Non-inferiority margin of the degradation test, strictly between 0 and 1.
     min_kappa, min_correlation, max_smd, max_group_smd : float
-        The thresholds (0.70, 0.70, 0.15 and 0.10: Williamson, Xi & Breyer 2012).
+        The thresholds (0.70, 0.70, 0.15 and 0.10: Williamson, Xi & Breyer 2012);
+        ``min_kappa`` and ``min_correlation`` in [0, 1), the others positive.
     confidence_level : float, default=0.95
         Level of every interval; a verdict's one-sided test has level
         (1 − confidence_level)/2.
@@ -496,8 +497,8 @@ default="quadratic"
     """
     margin = check_margin(margin)
     thresholds = {
-        "min_kappa": check_real(min_kappa, "min_kappa"),
-        "min_correlation": check_real(min_correlation, "min_correlation"),
+        "min_kappa": check_criterion(min_kappa, "min_kappa"),
+        "min_correlation": check_criterion(min_correlation, "min_correlation"),
         "max_smd": check_real(max_smd, "max_smd", positive=True),
         "max_group_smd": check_real(max_group_smd, "max_group_smd", positive=True),
     }

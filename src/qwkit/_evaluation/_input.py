@@ -25,7 +25,7 @@ from qwkit._base._scale import (
     rating_matrix,
     scale_values,
 )
-from qwkit._base._validation import check_choice
+from qwkit._base._validation import check_choice, show
 from qwkit._base._weights import check_weights, resolve, weights_name
 
 __all__ = ["Scores", "check_margin", "prepare"]
@@ -50,6 +50,39 @@ class Scores:
     @property
     def n_items(self) -> int:
         return int(self.human.shape[0])
+
+    def units(self) -> tuple[float, float] | None:
+        """``(rating at position 0, step)`` when the scale is numeric and evenly spaced
+        (integers; ``labels`` at equal steps), so that position p is the rating
+        ``origin + step·p``; None for text or unevenly spaced ``labels``."""
+        scale = self.scale
+        if isinstance(scale, range):
+            return float(scale.start), float(scale.step)
+        values = np.asarray(scale)
+        if values.dtype.kind not in "biuf" or values.size == 0:
+            return None
+        if values.size == 1:
+            return float(values[0]), 1.0
+        steps = np.diff(values.astype(np.float64))
+        if not np.allclose(steps, steps[0], rtol=1e-12, atol=0.0):
+            return None
+        return float(values[0]), float(steps[0])
+
+
+def check_criterion(value, name: str) -> float:
+    """The threshold of a criterion on kappa or a correlation (``estimate ≥ value``): in
+    [0, 1), since no estimate can be shown to reach 1 or more."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`{name}` must be a real number in [0, 1); got {value!r}.", parameter=name
+        )
+    if not 0.0 <= float(value) < 1.0:
+        raise QwkitError(
+            f"`{name}` must be in [0, 1) (a kappa or a correlation the estimate must reach); "
+            f"got {value!r}.",
+            parameter=name,
+        )
+    return float(value)
 
 
 def check_margin(margin) -> float:
@@ -91,6 +124,12 @@ def _machine_matrix(machine, name: str) -> RatingMatrix:
             arr = np.asarray(machine)
         except ValueError:  # ragged: rating_matrix says so
             arr = None
+        if arr is not None and arr.ndim == 0:
+            raise QwkitTypeError(
+                f"`{name}` must hold one score per item, array-like of shape (n_items,); "
+                f"got {machine!r}.",
+                parameter=name,
+            )
         if arr is not None and arr.ndim == 1:
             if arr.dtype.kind in "US" and not isinstance(machine, np.ndarray):
                 arr = np.asarray(machine, dtype=object)
@@ -172,6 +211,16 @@ def prepare(
             row=row,
         )
     if labels is None:
+        orders = [x.declared for x in (h, m)]
+        if all(o is not None for o in orders) and not (
+            orders[0].shape == orders[1].shape and bool(np.all(orders[0] == orders[1]))
+        ):
+            raise QwkitError(
+                f"`{hname}` and `{mname}` declare different category orders "
+                f"{show(orders[0])} and {show(orders[1])}; pass `labels`.",
+                parameter=mname,
+                also=(hname, "labels"),
+            )
         labels = h.declared if h.declared is not None else m.declared
     if not h.is_text and labels is None and not _integral(h.values):
         k = int(np.flatnonzero(h.values != np.floor(h.values))[0])

@@ -89,9 +89,13 @@ def _first_bad_number(column: str, array, rows: np.ndarray | None, decimal: str 
     mark = f" (read with '{decimal}' as the decimal mark)" if decimal != "." else ""
     if bad.size:
         i = int(bad[0])
+        value = array[i].as_py()
+        comma = decimal == "." and re.match(_number_pattern(","), value) is not None
+        hint = " (a decimal comma? --decimal ',' reads them where ',' does not separate)"
+        hint = hint if comma else ""
         return CliError(
             f"column '{column}' must hold numbers{mark}; data row {file_row(i, rows)} has "
-            f"{_row_text(array[i].as_py())}."
+            f"{_row_text(value)}{hint}."
         )
     return CliError(f"column '{column}' has values that are not numbers pyarrow can read.")
 

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from qwkit._base import _results as results
 from qwkit._base._plots import label_text
-from qwkit.cli._errors import StdoutConsole, stderr_console
+from qwkit.cli._errors import StdoutConsole, stderr_console, writing_stdout
 
 __all__ = [
     "class_ranges",
@@ -44,7 +44,8 @@ def plain(value: Any) -> Any:
 
 
 def print_json(obj: dict) -> None:
-    typer.echo(json.dumps(plain(obj)))
+    with writing_stdout():
+        typer.echo(json.dumps(plain(obj)))
 
 
 def stdout_console(*, to_stderr: bool = False) -> Console:
