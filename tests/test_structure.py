@@ -6,7 +6,7 @@ The floor of a module is read from where it lies (CONTRIBUTING.md draws the same
 2. ``_base/`` — what every feature shares;
 3. ``_table/`` — the two-rater table and inference on it;
 4. features — every other private module or folder at the top (``_kappa/``,
-   ``_thresholds.py``...): a new feature is one by being there;
+   ``_costs.py``...): a new feature is one by being there;
 5. ``__init__`` — the flat public API;
 6. integrations — every public module at the top (``qwkit.sklearn``, ...) and
    ``_integrations/``, what they keep to themselves;

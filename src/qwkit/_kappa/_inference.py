@@ -58,6 +58,16 @@ from qwkit._table._resampling import (
 )
 from qwkit._table._state import TableStats
 
+__all__ = [
+    "ConfidenceInterval",
+    "KappaTestResult",
+    "kappa_test",
+    "kappa_test_from_confusion",
+    "stats_test_result",
+]
+
+Alternative = Literal["two-sided", "greater", "less"]
+
 #: The most categories a figure of the table draws.
 MAX_PLOT_CLASSES = 1000
 
@@ -74,17 +84,6 @@ class _Drawn:
 
     def jackknife(self):
         return self._estimator.jackknife()
-
-
-__all__ = [
-    "ConfidenceInterval",
-    "KappaTestResult",
-    "kappa_test",
-    "kappa_test_from_confusion",
-    "stats_test_result",
-]
-
-Alternative = Literal["two-sided", "greater", "less"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -19,8 +19,6 @@ from qwkit._base._extras import install_command
 from qwkit._base._plots import (
     MAX_BAR_CLASSES,
     MAX_CELL_NUMBERS,
-    MAX_CUT_LABELS,
-    MAX_TICK_LABELS,
     percent,
     tick_step,
 )
@@ -29,8 +27,6 @@ from qwkit.cli._errors import CliError
 __all__ = [
     "MAX_BAR_CLASSES",
     "MAX_CELL_NUMBERS",
-    "MAX_CUT_LABELS",
-    "MAX_TICK_LABELS",
     "cost_bars",
     "drawn",
     "model_intervals",
