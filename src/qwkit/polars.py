@@ -25,14 +25,15 @@
 The column before ``.qwk`` is the first rater (``y1`` / ``y_true`` in qwkit's messages),
 ``other`` the second (``y2`` / ``y_score``). Strings name columns, as in Polars.
 
-How the work is done: Polars builds each group's sufficient statistic — for ``kappa`` and
-``kappa_test`` without ``sample_weight``, the distinct pairs of ratings and their counts
-(the K×K table, found by Polars' own hashing, in parallel over groups) — and qwkit finishes
-it with ``counts=``, which gives the same value as the group's rows. With ``sample_weight``
-or ``counts``, and for soft kappa and agreement, each group's columns are handed to qwkit's
-compiled kernels as arrays. Either way there is one Python call per group, never a loop over
-rows. Lazy frames and the streaming engine take these expressions like any other (Polars runs
-a Python function's aggregation on its in-memory engine when its streaming engine cannot).
+How the work is done: each group's columns reach qwkit's compiled kernels as numpy arrays
+(without a copy where Polars allows), one Python call per group and never a loop over
+rows, so every value is the core function's on the group's rows, bit for bit. (Building
+each group's K×K table in Polars first, with ``value_counts``, and finishing it in qwkit
+with ``counts=`` gives the same values but measured 3–4× slower: qwkit reads the ratings
+in one pass faster than Polars hashes the pairs; ``benchmarks/bench_polars.py``.) Lazy
+frames and the streaming engine take these expressions like any other; Polars runs the
+aggregation of a Python function on its in-memory engine when its streaming engine
+cannot.
 """
 
 from __future__ import annotations
@@ -122,8 +123,15 @@ def _fields(values: pl.Series) -> list[pl.Series]:
     return [frame.to_series(i) for i in range(frame.width)]
 
 
+def _array(column: pl.Series) -> ArrayLike:
+    """Numbers as a numpy array (qwkit reads it fastest); other columns as they are (an
+    Enum or Categorical carries its order)."""
+    return column.to_numpy() if column.dtype.is_numeric() else column
+
+
 def _ratings(*columns: pl.Series) -> None:
-    """Refuse a null rating: kappa needs both raters' ratings of every row."""
+    """Refuse a null rating: kappa needs both raters' ratings of every row (a null would
+    otherwise reach qwkit as nan, reported at a position in the group, not in the frame)."""
     for column in columns:
         if column.null_count():
             raise QwkitError(
@@ -132,18 +140,6 @@ def _ratings(*columns: pl.Series) -> None:
                 "(DataFrame.drop_nulls).",
                 parameter=column.name,
             )
-
-
-def _table(y1: pl.Expr, y2: pl.Expr) -> pl.Expr:
-    """The distinct (y1, y2) pairs of a group with their counts: the K×K table."""
-    return _struct(y1, y2).value_counts(name="_qwk_n")
-
-
-def _cells(values: pl.Series) -> tuple[pl.Series, pl.Series, ArrayLike]:
-    pairs, n = _fields(values)
-    a, b = _fields(pairs)
-    _ratings(a, b)
-    return a, b, n.to_numpy()
 
 
 def _rows(
@@ -157,7 +153,8 @@ def _rows(
     def read(values: pl.Series) -> tuple[pl.Series, pl.Series, dict]:
         a, b, *weights = _fields(values)
         _ratings(a, b)
-        return a, b, {name: w.to_numpy() for name, w in zip(names, weights, strict=True)}
+        item_weights = {name: w.to_numpy() for name, w in zip(names, weights, strict=True)}
+        return _array(a), _array(b), item_weights
 
     return _struct(y1, y2, *(_expr(given[name]) for name in names)), read
 
@@ -250,13 +247,6 @@ default="quadratic"
             "labels": labels,
             "replace_undefined_by": replace_undefined_by,
         }
-        if sample_weight is None and counts is None:
-
-            def from_table(values: pl.Series) -> float:
-                a, b, n = _cells(values)
-                return kappa_score(a, b, counts=n, **options)
-
-            return _per_group(_table(y1, y2), from_table, pl.Float64)
         struct, read = _rows(y1, y2, sample_weight, counts)
 
         def from_rows(values: pl.Series) -> float:
@@ -317,13 +307,6 @@ default="asymptotic"
         y1, y2 = self._expr, _expr(other)
         options = {"weights": weights, "labels": labels, "alternative": alternative}
         interval = (confidence_level, method, n_resamples, rng)
-        if sample_weight is None and counts is None:
-
-            def from_table(values: pl.Series) -> dict:
-                a, b, n = _cells(values)
-                return _kappa_test_row(kappa_test(a, b, counts=n, **options), *interval)
-
-            return _per_group(_table(y1, y2), from_table, KAPPA_TEST)
         struct, read = _rows(y1, y2, sample_weight, counts)
 
         def from_rows(values: pl.Series) -> dict:
