@@ -29,8 +29,8 @@ How the work is done: each group's columns reach qwkit's compiled kernels as num
 (without a copy where Polars allows), one Python call per group and never a loop over
 rows, so every value is the core function's on the group's rows, bit for bit. (Building
 each group's K×K table in Polars first, with ``value_counts``, and finishing it in qwkit
-with ``counts=`` gives the same values but measured 3–4× slower: qwkit reads the ratings
-in one pass faster than Polars hashes the pairs; ``benchmarks/bench_polars.py``.) Lazy
+with ``counts=`` gives the same values but measured up to 3.4× slower: qwkit reads the
+ratings in one pass faster than Polars hashes the pairs; ``benchmarks/bench_polars.py``.) Lazy
 frames and the streaming engine take these expressions like any other; Polars runs the
 aggregation of a Python function on its in-memory engine when its streaming engine
 cannot.

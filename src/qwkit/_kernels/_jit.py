@@ -22,7 +22,6 @@ from __future__ import annotations
 import numba
 
 
-
 def _probe() -> int:  # pragma: no cover - never called, only defined with cache=True
     return 0
 
