@@ -159,6 +159,8 @@ INTEGRATIONS: list[tuple[str, str, str]] = [
 ]
 
 NOT_DOCUMENTED = {"__version__"}
+#: The user-guide pages whose equation numbers are link targets.
+GUIDE_PAGES = {page for _, page, _ in SECTIONS if page} | {p for _, _, p in INTEGRATIONS}
 
 
 def public_names() -> dict[str, list[str]]:
@@ -279,9 +281,6 @@ def define_equations(app: Sphinx, doctree: nodes.document) -> None:
     # then the labels only named in running text: the paragraph that names one first
     for node in doctree.findall(nodes.paragraph):
         _register(app, docname, node, NAMED_IN_TEXT.findall(node.astext()))
-
-
-GUIDE_PAGES = {page for _, page, _ in SECTIONS if page} | {p for _, _, p in INTEGRATIONS}
 
 
 def _page_of(signature: addnodes.desc_signature) -> str | None:
