@@ -24,7 +24,7 @@ demo: $(PY)
 
 test: $(PY)
 	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
-	$(PIP) install --quiet -e ".[all]" --group test --group docs
+	$(PIP) install --quiet -e ".[all]" --group test
 	$(PY) -m pytest -q
 
 docs: $(PY)
