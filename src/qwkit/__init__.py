@@ -89,7 +89,7 @@ from qwkit._thresholds import (
     optimize_thresholds,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AgreementTestResult",

@@ -81,8 +81,16 @@ def warn_undefined(replace_undefined_by: float, reason: str) -> float:
     return replace_undefined_by
 
 
+#: The release that removes the names deprecated now (two minor releases later: the
+#: deprecation policy of CONTRIBUTING.md).
+REMOVED_IN = "0.4"
+
+
 def _renamed(old: str, new: str) -> str:
-    return f"`{old}` is deprecated and will be removed; use `{new}` (the same thing)."
+    return (
+        f"`{old}` is deprecated and will be removed in qwkit {REMOVED_IN}; use `{new}` "
+        "(the same thing)."
+    )
 
 
 def renamed_parameter(old: str, new: str):
