@@ -159,7 +159,8 @@ def _rows(
     return _struct(y1, y2, *(_expr(given[name]) for name in names)), read
 
 
-def _kappa_test_row(result, confidence_level, method, n_resamples, rng) -> dict:
+def _test_row(result, confidence_level, method, n_resamples, rng) -> dict:
+    """A test result and its interval as one row of a struct column."""
     low, high = result.confidence_interval(
         confidence_level, method=method, n_resamples=n_resamples, rng=rng
     )
@@ -312,7 +313,7 @@ default="asymptotic"
         def from_rows(values: pl.Series) -> dict:
             a, b, item_weights = read(values)
             result = kappa_test(a, b, **item_weights, **options)
-            return _kappa_test_row(result, *interval)
+            return _test_row(result, *interval)
 
         return _per_group(struct, from_rows, KAPPA_TEST)
 
@@ -478,19 +479,8 @@ default="asymptotic"
 
         def finish(values: pl.Series) -> dict:
             result = agreement_test(values.struct.unnest(), **options)
-            low, high = result.confidence_interval(
-                confidence_level, method=method, n_resamples=n_resamples, rng=rng
-            )
-            return {
-                "statistic": result.statistic,
-                "standard_error": result.standard_error,
-                "standard_error_null": result.standard_error_null,
-                "ci_low": low,
-                "ci_high": high,
-                "pvalue": result.pvalue,
-                "n_items": result.n_items,
-                "n_raters": result.n_raters,
-            }
+            row = _test_row(result, confidence_level, method, n_resamples, rng)
+            return {**row, "n_raters": result.n_raters}
 
         return _per_group(self._raters(others), finish, AGREEMENT_TEST)
 

@@ -25,7 +25,7 @@ from qwkit._agreement._input import RatingsTable
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
-from qwkit._base._warnings import renamed_attribute, renamed_parameter, warn_undefined
+from qwkit._base._warnings import renamed_parameter, warn_undefined
 from qwkit._table._cells import Sample
 from qwkit._table._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
 
@@ -269,8 +269,6 @@ class AgreementTestResult(Resampled):
     n_raters: int
     coefficient: str
     weights: str
-    #: Deprecated: the old name of ``weights``.
-    weights_kind = renamed_attribute("weights_kind", "weights")
     standard_error_null: float = field(repr=False)
     alternative: str = field(repr=False)
     n_population: float | None = field(repr=False)

@@ -88,12 +88,8 @@ class KappaComparisonResult(Resampled):
     standard_error: float
     pvalue: float
     n_items: int
-    #: Deprecated: the old name of ``n_items``.
-    n_samples = renamed_attribute("n_samples", "n_items")
     alternative: str = field(repr=False)
     weights: str = field(repr=False)
-    #: Deprecated: the old name of ``weights``.
-    weights_kind = renamed_attribute("weights_kind", "weights")
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
 

@@ -33,7 +33,6 @@ from qwkit._base._validation import (
     check_confusion,
     check_rng,
 )
-from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
 from qwkit._kappa import _plots
 from qwkit._table import _sufficient
@@ -115,12 +114,8 @@ class KappaTestResult(Resampled):
     standard_error_null: float
     pvalue: float
     n_items: int
-    #: Deprecated: the old name of ``n_items``.
-    n_samples = renamed_attribute("n_samples", "n_items")
     alternative: str = field(repr=False)
     weights: str = field(repr=False)
-    #: Deprecated: the old name of ``weights``.
-    weights_kind = renamed_attribute("weights_kind", "weights")
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
     #: The table the test was computed on: the scale positions (rows, columns) and the

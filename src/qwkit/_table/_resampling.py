@@ -24,7 +24,12 @@ from qwkit._base._validation import (
     check_progress,
     check_rng,
 )
-from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._base._warnings import (
+    DegenerateIntervalWarning,
+    UndefinedKappaWarning,
+    renamed_attribute,
+    warn,
+)
 from qwkit._table._cells import Sample
 
 __all__ = [
@@ -333,6 +338,9 @@ class Resampled:
 
     __slots__ = ()
     _upper_bound = math.inf
+    #: Deprecated: the old names of ``n_items`` and ``weights``.
+    n_samples = renamed_attribute("n_samples", "n_items")
+    weights_kind = renamed_attribute("weights_kind", "weights")
 
     @property
     def _n_units(self) -> int:
