@@ -20,6 +20,7 @@ from qwkit._scale import (
     MAX_DENSE_CLASSES,
     RatingMatrix,
     measure_scale,
+    offsets_from,
     prepare_ratings,
     rating_matrix,
     scale_values,
@@ -243,7 +244,7 @@ def prepare(
     def positions(r) -> np.ndarray:
         if r.checked:
             return np.asarray(r.a, dtype=np.float64)
-        return (np.asarray(r.a, dtype=np.int64) - np.int64(offset)).astype(np.float64)
+        return offsets_from(r.a, offset).astype(np.float64)  # exact, then relative floats
 
     hpos = np.full((n, n_raters), np.nan)
     hpos[h.present] = positions(rh)
