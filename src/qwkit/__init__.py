@@ -76,7 +76,12 @@ from qwkit._thresholds import (
     apply_thresholds,
     optimize_thresholds,
 )
-from qwkit._warnings import ConvergenceWarning, DegenerateIntervalWarning, UndefinedKappaWarning
+from qwkit._warnings import (
+    ConvergenceWarning,
+    DegenerateIntervalWarning,
+    ScaleWarning,
+    UndefinedKappaWarning,
+)
 from qwkit._weights import weight_matrix
 
 __version__ = "0.1.0"
@@ -102,14 +107,15 @@ __all__ = [
     "KappaTestResult",
     "ModelEvaluation",
     "OptimismResult",
-    "PairwiseComparisonResult",
     "PRMSEResult",
+    "PairwiseComparisonResult",
     "QwkitError",
     "QwkitTypeError",
     "RatingsTable",
     "RiskClassModel",
     "SMDResult",
     "SampleSizeResult",
+    "ScaleWarning",
     "SoftKappaAccumulator",
     "ThresholdAccumulator",
     "ThresholdResult",
@@ -179,6 +185,7 @@ public_module(
     QwkitError,
     QwkitTypeError,
     RiskClassModel,
+    ScaleWarning,
     SoftKappaAccumulator,
     ThresholdAccumulator,
     ThresholdResult,

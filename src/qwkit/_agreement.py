@@ -434,6 +434,15 @@ array-like of shape (K, K), default="quadratic"
     -------
     float
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1), or
+        — for Gwet's and Brennan–Prediger's coefficients, which count the categories —
+        when at most half of a wide inferred scale occurs: drop the codes, or pass
+        ``labels`` (docs/agreement.md, "Missing-value codes").
+
     Raises
     ------
     ValueError, TypeError
@@ -570,6 +579,12 @@ def agreement_test(
         When the coefficient is undefined: every number is nan.
     RuntimeWarning
         When the standard error is zero (perfect agreement): the p-value is nan.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1), or
+        — for Gwet's and Brennan–Prediger's coefficients, which count the categories —
+        when at most half of a wide inferred scale occurs: drop the codes, or pass
+        ``labels`` (docs/agreement.md, "Missing-value codes").
 
     Notes
     -----

@@ -25,6 +25,7 @@ from qwkit._scale import (
     rating_matrix,
     with_gaps,
 )
+from qwkit._scale_check import SKETCH, check_sparse, may_fire, sketch_values, warn_codes
 from qwkit._validation import (
     as_1d,
     as_real_array,
@@ -303,6 +304,23 @@ def _finish(coefficient, kind, matrix, positions, scale, **layout):
     return codes.astype(np.intp), index, coords
 
 
+#: Coefficients whose chance term counts the categories of the scale (eqs. 7, 9).
+_COUNT_CATEGORIES = {"gwet": "Gwet's AC", "brennan-prediger": "the Brennan-Prediger coefficient"}
+
+
+def _check_codes(coefficient: str, scale: Scale, index: np.ndarray, n_ratings: int) -> None:
+    """ScaleWarning for an inferred integer scale that holds missing-value codes, or —
+    for Gwet's and Brennan–Prediger's coefficients — of which at most half occurs.
+    ``index``: the positions that occur (sorted), which the codes already hold."""
+    ends = index if index.size <= 2 * SKETCH else np.r_[index[:SKETCH], index[-SKETCH:]]
+    lo, hi = scale.lo + int(index[0]), scale.lo + int(index[-1])
+    if may_fire(lo, hi) and warn_codes(sketch_values([scale.lo + int(i) for i in ends])):
+        return
+    if coefficient in _COUNT_CATEGORIES:
+        name = _COUNT_CATEGORIES[coefficient]
+        check_sparse(int(index.size), n_ratings, scale.lo, scale.q, name)
+
+
 def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
     """Validate an items × raters array of ratings (NaN/None for missing).
 
@@ -332,6 +350,8 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
     distinct = not (value_only and kind == "quadratic" and coefficient in MOMENT_ONLY)
     positions, scale = _scale_and_codes(m, labels, kind, distinct)
     codes_flat, index, coords = _finish(coefficient, kind, matrix, positions, scale)
+    if scale.points is None and scale.values is None:  # the integer range of the ratings
+        _check_codes(coefficient, scale, index, int(positions.size))
     codes, per_item, per_rater = _kernels.scatter_codes(
         np.ascontiguousarray(present), np.ascontiguousarray(codes_flat, dtype=np.intp)
     )

@@ -16,12 +16,13 @@ from __future__ import annotations
 import numbers
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from qwkit import _kernels
 from qwkit._errors import QwkitError, QwkitTypeError, at_index
+from qwkit._scale_check import check_occurring, may_fire, sketch_columns, warn_codes
 from qwkit._validation import (
     _is_missing,
     as_1d,
@@ -40,6 +41,7 @@ __all__ = [
     "Labels",
     "RatingMatrix",
     "Ratings",
+    "check_codes",
     "declared_order",
     "match_labels",
     "measure_scale",
@@ -224,6 +226,9 @@ class Ratings:
     n_classes: int | None
     labels: Labels | None
     checked: bool
+    #: What is learned about an inferred scale, once per call: its "sketch" (the
+    #: extreme distinct ratings), "bounds" a kernel saw, whether it was "inspected".
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def a(self) -> np.ndarray:
@@ -246,6 +251,7 @@ class Ratings:
             self.n_classes,
             self.labels,
             self.checked,
+            {"inspected": True} if self.memo.get("inspected") else {},  # warned once
         )
 
 
@@ -431,9 +437,35 @@ def measure_scale(ratings: Ratings) -> tuple[int, int]:
     if ratings.n_classes is not None:
         check_whole_scale(ratings)
         return ratings.offset, ratings.n_classes
-    extremes = _column_extremes(ratings)
-    lo = min(e[0] for e in extremes)
-    return lo, max(e[1] for e in extremes) - lo + 1
+    sketch = ratings.memo.get("sketch")
+    if sketch is None:  # the extremes and, in the same pass, what check_codes reads
+        sketch = ratings.memo["sketch"] = sketch_columns(ratings.columns)
+    lo = sketch.low[0]
+    return lo, sketch.high[-1] - lo + 1
+
+
+def check_codes(ratings: Ratings, *, table=None, offset: int = 0) -> None:
+    """Warn (ScaleWarning, once per call) when an inferred integer scale holds values
+    that look like missing-value codes (``qwkit._scale_check``).
+
+    What the computation already found is read, never an extra pass when it can be
+    helped: the sketch of :func:`measure_scale`, a K×K ``table`` (an ndarray) of the
+    positions from ``offset``, or the "bounds" a kernel saw (ratings within 22
+    non-negative integers need nothing). Only ratings that may hold codes (negative, or
+    spanning 23 integers or more) and were summed without a table get a pass of their
+    own.
+    """
+    memo = ratings.memo
+    if ratings.n_classes is not None or memo.get("inspected"):
+        return
+    memo["inspected"] = True
+    sketch = memo.get("sketch")
+    if sketch is not None:
+        warn_codes(sketch)
+    elif table is not None:
+        check_occurring(offset, np.asarray(table.sum(axis=0) + table.sum(axis=1)) != 0)
+    elif memo.get("bounds") is None or may_fire(*memo["bounds"]):
+        warn_codes(sketch_columns(ratings.columns))
 
 
 def scale_values(ratings: Ratings, offset: int, k: int):
@@ -490,6 +522,7 @@ def positions_on_scale(
             "that occur.",
             parameter=name,
         )
+    check_codes(r)
     codes = r.a.astype(np.int64) - np.int64(offset)
     return codes, scale_values(r, offset, k)
 
