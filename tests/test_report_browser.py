@@ -1,10 +1,11 @@
 """The HTML reports in a real browser: headless Chromium (Debian's ``chromium`` package).
 
-For each report (``qwkit report`` on scores, and ``qwkit demo``'s) a copy of the page
-with a small script appended is loaded with ``--dump-dom``; on the load event the script
-writes, for every ``<img>``, whether it decoded and its natural size into the DOM, which
-Chromium then prints. The original page is also rendered to a PNG with ``--screenshot``.
-Never skipped: without Chromium the test fails and says how to install it.
+For each report (``qwkit report`` on scores, ``qwkit evaluate``'s on HANNA, and ``qwkit
+demo``'s) a copy of the page with a small script appended is loaded with ``--dump-dom``;
+on the load event the script writes, for every ``<img>``, whether it decoded and its
+natural size into the DOM, which Chromium then prints. The original page is also
+rendered to a PNG with ``--screenshot``. Never skipped: without Chromium the test fails
+and says how to install it.
 """
 
 from __future__ import annotations
@@ -121,6 +122,32 @@ class TestReportInBrowser:
         )
         assert result.exit_code == 0, result.stderr
         _check(tmp_path, report, n_images=4, height=5000)
+
+    def test_evaluation_report(self, tmp_path):
+        hanna = Path(qwkit.__file__).parent / "data" / "hanna_wide.csv"
+        report = tmp_path / "evaluation.html"
+        result = CliRunner().invoke(
+            app,
+            [
+                "evaluate",
+                str(hanna),
+                "--human",
+                "CH_h1,CH_h2,CH_h3",
+                "--machine",
+                "CH_chatgpt,CH_mistral",
+                "--group",
+                "system",
+                "--pairs",
+                "all",
+                "--nan-policy",
+                "omit",
+                "--report",
+                str(report),
+            ],
+        )
+        assert result.exit_code == 0, result.stderr
+        # the criteria, every pair of raters, and per machine its groups and confusion tables
+        _check(tmp_path, report, n_images=2 + 2 * 2, height=7000)
 
     def test_demo_report(self, tmp_path):
         out = tmp_path / "demo"

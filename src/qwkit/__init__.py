@@ -5,6 +5,11 @@ Integrations with heavy dependencies live in their own modules and are never
 imported here.
 """
 
+# ruff: noqa: E402 - Ctrl-C while the command line loads the package is the command's
+from qwkit import _startup
+
+_startup.loading()
+
 from qwkit._accumulator import KappaAccumulator
 from qwkit._agreement import (
     AgreementTestResult,
