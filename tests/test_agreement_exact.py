@@ -231,6 +231,22 @@ class TestNumbersAreNotRounded:
             y, coefficient="fleiss"
         )
 
+    def test_mappings_of_columns(self):
+        # int64 beside uint64 columns stack to float64 in numpy: kept as integers here
+        x, y = np.array([1, 2, 3, 2, 1, 3]), np.array([1, 2, 3, 3, 1, 3])
+        want = qwkit.agreement_score(np.c_[x, y], coefficient="fleiss")
+        mixed = {"a": x + np.int64(2**53), "b": y.astype(np.uint64) + np.uint64(2**53)}
+        lists = {"a": [2**63 + int(v) for v in x], "b": [2**63 + int(v) for v in y]}
+        for columns in (mixed, lists):
+            assert qwkit.agreement_score(columns, coefficient="fleiss") == pytest.approx(
+                want, rel=1e-12
+            )
+        gaps = {"a": [None, *(x[1:] + 2**53).tolist()], "b": (y + 2**53).tolist()}
+        assert qwkit.agreement_score(gaps, coefficient="fleiss") == pytest.approx(
+            qwkit.agreement_score([[np.nan, 1], *np.c_[x, y][1:].tolist()], coefficient="fleiss"),
+            rel=1e-12,
+        )
+
     def test_labels_list_beyond_int64(self):
         labels = [2**63 - 1, 2**63, 2**63 + 1]
         y1 = np.array(labels, dtype=np.uint64)[[0, 1, 2, 2, 1]]
