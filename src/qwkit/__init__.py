@@ -89,7 +89,7 @@ from qwkit._warnings import (
 )
 from qwkit._weights import weight_matrix
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AgreementTestResult",
