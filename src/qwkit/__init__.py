@@ -81,7 +81,12 @@ from qwkit._thresholds import (
     apply_thresholds,
     optimize_thresholds,
 )
-from qwkit._warnings import ConvergenceWarning, DegenerateIntervalWarning, UndefinedKappaWarning
+from qwkit._warnings import (
+    ConvergenceWarning,
+    DegenerateIntervalWarning,
+    ScaleWarning,
+    UndefinedKappaWarning,
+)
 from qwkit._weights import weight_matrix
 
 __version__ = "0.2.0"
@@ -115,6 +120,7 @@ __all__ = [
     "RiskClassModel",
     "SMDResult",
     "SampleSizeResult",
+    "ScaleWarning",
     "SoftKappaAccumulator",
     "ThresholdAccumulator",
     "ThresholdResult",
@@ -184,6 +190,7 @@ public_module(
     QwkitError,
     QwkitTypeError,
     RiskClassModel,
+    ScaleWarning,
     SoftKappaAccumulator,
     ThresholdAccumulator,
     ThresholdResult,

@@ -37,7 +37,7 @@ from qwkit._resampling import (
     zero_se_pvalue,
 )
 from qwkit._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
-from qwkit._scale import Ratings, measure_scale, prepare_ratings, scale_values
+from qwkit._scale import Ratings, check_codes, measure_scale, prepare_ratings, scale_values
 from qwkit._validation import as_1d, check_alternative, check_choice, item_weights
 from qwkit._weights import WeightsLike, check_weights, kind_name
 
@@ -186,6 +186,10 @@ default="quadratic"
         When either kappa is 0/0: every number is nan.
     DegenerateIntervalWarning
         When the standard error is zero (e.g. identical predictions): p-value nan.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -233,6 +237,7 @@ def _ordered(kind) -> bool:
 def _paired(r: Ratings, iw, kind, alternative: str) -> KappaComparisonResult:
     """The paired test of validated ratings (truth, a, b) on one scale (eq. 10)."""
     offset, k = measure_scale(r)
+    check_codes(r)
     cells = tabulate(r, iw, kind, hint=_sufficient.scale_hint(r.labels, offset, k))
     truth, pred_a, pred_b = cells.digits
     model_a = CellKappa(rows=truth, cols=pred_a, wmat=cells.wmat)
@@ -425,6 +430,10 @@ default="quadratic"
     -----
     UndefinedKappaWarning, DegenerateIntervalWarning
         As :func:`compare_kappa_test`, for the pairs concerned.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -471,6 +480,7 @@ default="quadratic"
     )
     iw = item_weights(sample_weight, counts, r.n_samples)
     offset, k = measure_scale(r)  # one scale for every pair (checked once)
+    check_codes(r)
     shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
     pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
     comparisons = tuple(

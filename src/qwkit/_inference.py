@@ -34,7 +34,7 @@ from qwkit._resampling import (
     zero_se_pvalue,
 )
 from qwkit._results import labels_dict, result_dict
-from qwkit._scale import measure_scale, scale_values
+from qwkit._scale import check_codes, measure_scale, scale_values
 from qwkit._state import TableStats
 from qwkit._validation import MAX_TOTAL_COUNT, check_alternative, check_confusion
 from qwkit._weights import WeightsLike, check_weights, kind_name, resolve
@@ -237,6 +237,10 @@ default="quadratic"
         When kappa is 0/0 (both raters constant on one category): every number is nan.
     DegenerateIntervalWarning
         When the null standard error is zero (one rater constant): the p-value is nan.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -287,6 +291,7 @@ default="quadratic"
     )
     r, kind, iw = pair.ratings, pair.kind, pair.item_weights
     offset, k = measure_scale(r)
+    check_codes(r)
     scale = scale_values(r, offset, k)
     hint = _sufficient.scale_hint(r.labels, offset, k)
     if (iw.counts or iw.uniform) and k <= _sufficient.TABLE_CLASSES:

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from qwkit import _sufficient
 from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._scale import MAX_DENSE_CLASSES, measure_scale, prepare_ratings
+from qwkit._scale import MAX_DENSE_CLASSES, check_codes, measure_scale, prepare_ratings
 from qwkit._state import SoftSums, soft_sums
 from qwkit._validation import (
     as_1d,
@@ -82,6 +82,10 @@ default="quadratic"
     UndefinedKappaWarning
         When the chance-expected disagreement is zero (both raters constant and equal,
         or weights that give no disagreement to any pair chance could produce).
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -220,6 +224,13 @@ def confusion_matrix(
         int64 counts (also with ``counts``), or float64 sums of weights when
         ``sample_weight`` is given.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
+
     Raises
     ------
     ValueError
@@ -251,6 +262,7 @@ def confusion_matrix(
             "ratings that occur.",
             parameter="labels",
         )
+    check_codes(r, table=counted[0], offset=counted[1])
     return counted[0]
 
 

@@ -37,6 +37,7 @@ from qwkit._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._scale import (
     MAX_DENSE_CLASSES,
     Ratings,
+    check_codes,
     check_whole_scale,
     measure_scale,
     out_of_scale_error,
@@ -443,13 +444,16 @@ def kappa(pair: Pair, replace: float) -> float:
     named = isinstance(kind, str)
     if named and iw.values is None:
         if kind == "quadratic":
-            return kappa_from_sums(r.n_samples, *quadratic_sums(r), replace)
+            sums = quadratic_sums(r)
+            check_codes(r)  # from the bounds the sums' pass saw
+            return kappa_from_sums(r.n_samples, *sums, replace)
         fast = margin_kappa(r, kind, replace)
         if fast is not None:
-            return fast
+            return fast  # ratings in 0..7: no code can be told apart there
     if named and kind == "quadratic" and iw.kind == "survey":
         fast = survey_quadratic_kappa(r, iw.values, replace)
         if fast is not None:
+            check_codes(r)
             return fast
     iw = iw.scanned()  # sample weights not yet checked: check them now
     w = iw.as_float()
@@ -466,9 +470,12 @@ def kappa(pair: Pair, replace: float) -> float:
         offset, k = measure_scale(r)
         if not named:
             resolve(kind, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
+        check_codes(r)
         return kappa_tablefree(r, kind, w, offset, replace, counts=iw.counts)
     table, offset, k = counted
     wmat = resolve(kind, k, hint=scale_hint(r.labels, offset, k))
+    r.memo.setdefault("bounds", (offset, offset + k - 1))
+    check_codes(r, table=table if isinstance(table, np.ndarray) else None, offset=offset)
     if survey:
         return exact_table_kappa(table, wmat, replace)
     return kappa_from_table(table, wmat, replace)

@@ -30,6 +30,7 @@ from qwkit._scale import (
     prepare_labels,
     prepare_ratings,
 )
+from qwkit._scale_check import check_occurring
 from qwkit._state import PairGroups, same_labels
 from qwkit._sufficient import kappa_from_table
 from qwkit._validation import (
@@ -431,13 +432,16 @@ default="quadratic"
 
     def optimize(self) -> ThresholdResult:
         """The kappa-optimal cut points of everything seen so far (the result of
-        :func:`optimize_thresholds` on all the data at once)."""
+        :func:`optimize_thresholds` on all the data at once, with its warnings)."""
         g = self._groups
         if g.n_pairs == 0:
             raise no_items_error(self._weighted)
         scale = g.labels.values
         wmat = _weight_matrix(self._kind, g.k)
-        cuts, table, certificate = fit_sorted(*_problem(g, wmat), wmat, scale)
+        problem = _problem(g, wmat)
+        if self._ranged:  # the integer range of y_true: codes among its classes?
+            check_occurring(self._offset, problem[4] > 0)
+        cuts, table, certificate = fit_sorted(*problem, wmat, scale)
         return ThresholdResult(
             thresholds=cuts,
             statistic=float(kappa_from_table(table, wmat, np.nan)),
@@ -512,6 +516,10 @@ default="quadratic"
     ConvergenceWarning
         If Dinkelbach's method has not converged after 200 exact steps (not expected:
         it converges in a handful).
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     See Also
     --------
