@@ -24,6 +24,7 @@ from qwkit._base._results import public_module
 from qwkit._base._warnings import (
     ConvergenceWarning,
     DegenerateIntervalWarning,
+    ScaleWarning,
     UndefinedKappaWarning,
 )
 from qwkit._base._weights import weight_matrix
@@ -120,6 +121,7 @@ __all__ = [
     "RiskClassModel",
     "SMDResult",
     "SampleSizeResult",
+    "ScaleWarning",
     "SoftKappaAccumulator",
     "ThresholdAccumulator",
     "ThresholdResult",
@@ -189,6 +191,7 @@ public_module(
     QwkitError,
     QwkitTypeError,
     RiskClassModel,
+    ScaleWarning,
     SoftKappaAccumulator,
     ThresholdAccumulator,
     ThresholdResult,

@@ -859,7 +859,10 @@ class TestValidation:
             qwkit.agreement_score(x, coefficient="fleiss", replace_undefined_by="x")
 
     def test_gwet_ratio_on_a_huge_scale_is_refused(self):
-        with pytest.raises(ValueError, match=r"`weights`='ratio' .* pass `labels`"):
+        with (
+            pytest.raises(ValueError, match=r"`weights`='ratio' .* pass `labels`"),
+            pytest.warns(qwkit.ScaleWarning, match="because of 1000000000"),
+        ):
             qwkit.agreement_score([[0, 10**9], [1, 1]], coefficient="gwet", weights="ratio")
 
 

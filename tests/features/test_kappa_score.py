@@ -40,6 +40,9 @@ from qwkit import (
     soft_kappa_score,
 )
 
+#: Hypothesis draws arbitrary integers (a lone −1 beside 0..5, say), which may look like
+#: missing-value codes; the ScaleWarning has its own tests (test_scale_warning.py).
+ANY_INTEGERS = pytest.mark.filterwarnings("ignore::qwkit.ScaleWarning")
 SEED = 20261121
 NAMED = ["quadratic", "linear", "identity", None]
 
@@ -160,6 +163,7 @@ class TestKappaScore:
             got = kappa_score(y1, y2, weights=weights, labels=labels, sample_weight=sw)
             assert close(got, float(expected)), (got, float(expected))
 
+    @ANY_INTEGERS
     @settings(max_examples=150)
     @given(data=integer_ratings(), weights=st.sampled_from(NAMED), weighted=st.booleans())
     def test_matches_naive_integer_range(self, data, weights, weighted):
@@ -333,7 +337,8 @@ class TestKappaScore:
             for weights in ("identity", "linear", "quadratic"):
                 for w in (None, sw):
                     expected = naive_kappa_on_values(a, b, weights=weights, sample_weight=w)
-                    got = kappa_score(a, b, weights=weights, sample_weight=w)
+                    with pytest.warns(qwkit.ScaleWarning, match="because of 0,"):  # 0 apart
+                        got = kappa_score(a, b, weights=weights, sample_weight=w)
                     assert close(got, as_float(expected), rtol=1e-9), (weights, a, b, got)
 
     def test_negative_small_ints(self):
@@ -387,7 +392,8 @@ class TestKappaScore:
             # With labels: positions 0..3; without: the integer range 1..40.
             got = kappa_score(y1, y2, labels=labels, weights=weights)
             assert close(got, as_float(naive_kappa(y1, y2, labels=labels, weights=weights)))
-            got_range = kappa_score(y1, y2, weights=weights)
+            with pytest.warns(qwkit.ScaleWarning, match="because of 40,"):  # 40 stands apart
+                got_range = kappa_score(y1, y2, weights=weights)
             assert close(got_range, as_float(naive_kappa(y1, y2, weights=weights)))
 
     def test_float_labels(self):
@@ -427,6 +433,7 @@ class TestKappaScore:
 
     # ------------------------------------------------------------------ invariances
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(data=integer_ratings(), weights=st.sampled_from(NAMED))
     def test_symmetry(self, data, weights):
@@ -453,6 +460,7 @@ class TestKappaScore:
         assert got == pytest.approx(float(naive_kappa(y1, y2, weights=w, labels=[0, 1, 2])))
         assert got != pytest.approx(kappa_score(y2, y1, weights=w, labels=[0, 1, 2]))
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(data=labelled_ratings(), weights=st.sampled_from(NAMED), seed=st.integers(0, 99))
     def test_order_invariance(self, data, weights, seed):
@@ -468,6 +476,7 @@ class TestKappaScore:
             kappa_score(y1, y2, weights=weights, sample_weight=sw),
         )
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(data=integer_ratings(), weights=st.sampled_from(NAMED))
     def test_unit_weights_equal_no_weights(self, data, weights):
@@ -483,6 +492,7 @@ class TestKappaScore:
             kappa_score(y1, y2, weights=weights),
         )
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(
         data=integer_ratings(),
@@ -506,6 +516,7 @@ class TestKappaScore:
             expected,
         )
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(
         data=integer_ratings(),
@@ -522,6 +533,7 @@ class TestKappaScore:
         got = kappa_score(y1, y2, weights=weights, labels=labels, sample_weight=keep.astype(float))
         assert close(got, kappa_score(a, b, weights=weights, labels=labels))
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(
         data=integer_ratings(),
@@ -535,6 +547,7 @@ class TestKappaScore:
         b = np.asarray(y2, dtype=np.int64) + shift
         assert close(kappa_score(a, b, weights=weights), kappa_score(y1, y2, weights=weights))
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(data=integer_ratings(), seed=st.integers(0, 2**32 - 1))
     def test_shift_invariance_custom_weights(self, data, seed):
@@ -545,6 +558,7 @@ class TestKappaScore:
         got = kappa_score(np.add(y1, 37), np.add(y2, 37), weights=w)
         assert close(got, kappa_score(y1, y2, weights=w))
 
+    @ANY_INTEGERS
     @settings(max_examples=100)
     @given(data=integer_ratings(), weighted=st.booleans())
     def test_quadratic_equals_soft_kappa_on_integers(self, data, weighted):
@@ -660,13 +674,14 @@ class TestKappaScore:
         b = np.where(rng.random(2000) < 0.6, a, rng.choice(values, 2000))
         sw = rng.uniform(0.0, 2.0, 2000) if weighted else None
         expected = as_float(naive_kappa_on_values(a, b, weights=weights, sample_weight=sw))
-        kappa_score(a, b, weights=weights, sample_weight=sw)  # warm up (numba compile)
-        tracemalloc.start()
-        try:
-            got = kappa_score(a, b, weights=weights, sample_weight=sw)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        with pytest.warns(qwkit.ScaleWarning, match="because of 1000000000000"):  # apart
+            kappa_score(a, b, weights=weights, sample_weight=sw)  # warm up (numba compile)
+            tracemalloc.start()
+            try:
+                got = kappa_score(a, b, weights=weights, sample_weight=sw)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
         assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"
         assert close(got, expected, rtol=1e-9), (got, expected)
 
@@ -764,7 +779,9 @@ class TestLargeExplicitScales:
         got = kappa_score([0, 1, 7999], [0, 2, 7998], labels=np.arange(8000), weights="linear")
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        assert got == pytest.approx(kappa_score([0, 1, 7999], [0, 2, 7998], weights="linear"))
+        with pytest.warns(qwkit.ScaleWarning, match="because of 7998 and 7999"):
+            inferred = kappa_score([0, 1, 7999], [0, 2, 7998], weights="linear")
+        assert got == pytest.approx(inferred)
         assert peak < 8 * 2**20
 
     def test_ratings_outside_large_labels(self):
@@ -790,8 +807,10 @@ class TestWeightScaleInvariance:
     def test_sample_weight_scale_wide_scale(self, factor):
         # ratings 0..5000: the table-free path
         y1, y2, w = [0, 5000, 2, 1], [0, 1, 5000, 2], np.array([1.0, 1, 1, 2])
-        expected = kappa_score(y1, y2, weights="linear", sample_weight=w)
-        got = kappa_score(y1, y2, weights="linear", sample_weight=w * factor)
+        with pytest.warns(qwkit.ScaleWarning, match="because of 5000"):
+            expected = kappa_score(y1, y2, weights="linear", sample_weight=w)
+        with pytest.warns(qwkit.ScaleWarning, match="because of 5000"):
+            got = kappa_score(y1, y2, weights="linear", sample_weight=w * factor)
         assert got == pytest.approx(expected, rel=1e-12)
 
     def test_subnormal_and_huge_tables(self):

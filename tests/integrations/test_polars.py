@@ -21,6 +21,11 @@ import qwkit.polars
 SEED = 20261121
 
 
+#: Random groups on random scales (pred −1 beside y in 0..4, say) may look like ratings
+#: with missing-value codes; the ScaleWarning has its own tests (test_scale_warning.py).
+ARBITRARY_SCALES = pytest.mark.filterwarnings("ignore::qwkit.ScaleWarning")
+
+
 def _groups(rng: np.random.Generator, n_groups: int = 12) -> pl.DataFrame:
     """Random groups of different sizes and scales (negative, wide, narrow ones)."""
     frames = []
@@ -59,6 +64,7 @@ def _undefined_allowed():
 
 
 class TestKappa:
+    @ARBITRARY_SCALES
     @pytest.mark.parametrize(
         "weights", ["quadratic", "linear", "identity", np.abs(np.subtract.outer(*[range(3)] * 2))]
     )
@@ -79,6 +85,7 @@ class TestKappa:
         for key in want:
             assert got[key] == want[key] or (math.isnan(got[key]) and math.isnan(want[key]))
 
+    @ARBITRARY_SCALES
     @settings(max_examples=25, deadline=None)
     @given(
         groups=st.lists(
@@ -97,6 +104,7 @@ class TestKappa:
             )
         assert got == want
 
+    @ARBITRARY_SCALES
     def test_sample_weight_and_counts(self):
         df = _groups(np.random.default_rng(SEED + 1))
         for option in ("sample_weight", "counts"):
@@ -125,12 +133,14 @@ class TestKappa:
         enum = df.with_columns(pl.col("y", "pred").cast(pl.Enum(scale)))
         assert _agg(enum, pl.col("y").qwk.kappa("pred")) == want
 
+    @ARBITRARY_SCALES
     def test_select_without_group_by_and_the_name(self):
         df = _groups(np.random.default_rng(SEED + 3))
         out = df.select(pl.col("y").qwk.kappa("pred"))
         assert out.columns == ["y"]  # the column's name, as Polars aggregations keep it
         assert out.item() == qwkit.kappa_score(df["y"], df["pred"])
 
+    @ARBITRARY_SCALES
     def test_window(self):
         df = _groups(np.random.default_rng(SEED + 4))
         with _undefined_allowed():
@@ -141,6 +151,7 @@ class TestKappa:
             k, w = part["k"][0], want[key[0]]
             assert k == w or (math.isnan(k) and math.isnan(w))
 
+    @ARBITRARY_SCALES
     def test_lazy_and_streaming(self):
         df = _groups(np.random.default_rng(SEED + 5))
         exprs = [
@@ -197,6 +208,7 @@ class TestKappa:
 
 
 class TestKappaTest:
+    @ARBITRARY_SCALES
     @pytest.mark.parametrize(
         ("method", "extra"),
         [("asymptotic", {}), ("bootstrap", {"n_resamples": 300, "rng": SEED}), ("jackknife", {})],
@@ -228,6 +240,7 @@ class TestKappaTest:
         assert len(want) >= 3
         assert got == want
 
+    @ARBITRARY_SCALES
     def test_with_sample_weight(self):
         df = _groups(np.random.default_rng(SEED + 8), n_groups=3).filter(
             pl.len().over("prompt") >= 10
@@ -238,6 +251,7 @@ class TestKappaTest:
             assert got[key[0]]["standard_error"] == res.standard_error
             assert got[key[0]]["ci_low"] == res.confidence_interval().low
 
+    @ARBITRARY_SCALES
     def test_struct_unnests(self):
         df = _groups(np.random.default_rng(SEED + 9), n_groups=2)
         out = df.group_by("prompt").agg(pl.col("y").qwk.kappa_test("pred").alias("t"))

@@ -18,7 +18,14 @@ import numpy as np
 
 from qwkit import _kernels
 from qwkit._base._errors import QwkitError, QwkitTypeError
-from qwkit._base._scale import prepare_labels, rating_matrix
+from qwkit._base._scale import (
+    match_labels,
+    offsets_from,
+    prepare_labels,
+    rating_matrix,
+    with_gaps,
+)
+from qwkit._base._scale_check import SKETCH, check_sparse, may_fire, sketch_values, warn_codes
 from qwkit._base._validation import (
     as_1d,
     as_real_array,
@@ -39,19 +46,25 @@ _INT64_MIN_F = -(2.0**63)
 
 @dataclass(frozen=True)
 class Scale:
-    """The rating scale: q categories with coordinates ``lo, lo+1, ...`` (a range) or
-    the explicit ``points`` (in scale order)."""
+    """The rating scale: q categories at ``lo, lo+1, ...`` (a range) or at the explicit
+    ``lo + points`` (in scale order).
+
+    ``lo`` is exact (a Python int for integer scales, however large) and every
+    coordinate the metrics read is relative to it: quadratic and linear metrics are
+    translation-invariant, and the ratio metric adds ``2·lo`` to a sum only, so that a
+    float64 copy of a rating such as 2**53 + 1 is never made."""
 
     q: int
-    lo: float = 0.0
-    points: np.ndarray | None = None
+    lo: int | float = 0
+    points: np.ndarray | None = None  # relative to lo
     text: str = ""  # how the scale was chosen, for messages
     values: np.ndarray | None = None  # the categories as given (labels, text ratings)
 
     def coordinates(self) -> np.ndarray:
+        """The coordinate of every category relative to ``lo`` (float64)."""
         if self.points is not None:
             return self.points
-        return self.lo + np.arange(self.q, dtype=np.float64)
+        return np.arange(self.q, dtype=np.float64)
 
     @property
     def labels(self):
@@ -60,9 +73,22 @@ class Scale:
         if self.values is not None:
             return self.values
         if self.points is not None:
-            return self.points
+            return self.lo + self.points
         lo = int(self.lo)
-        return np.arange(lo, lo + self.q) if self.q <= 10_000 else range(lo, lo + self.q)
+        if self.q > 10_000:
+            return range(lo, lo + self.q)
+        dtype = np.int64 if lo + self.q - 1 <= _INT64.max else np.uint64
+        return np.arange(self.q, dtype=dtype) + dtype(lo)
+
+
+def _label_points(lab) -> tuple[int | float, np.ndarray]:
+    """(lo, coordinates relative to lo) of numeric labels, exact for integers."""
+    ints = lab.values if lab.values.dtype.kind == "u" else integral_or_none(lab.values)
+    if ints is not None:
+        lo = int(ints.min())
+        return lo, offsets_from(ints, lo).astype(np.float64)
+    values = lab.values.astype(np.float64)
+    return 0.0, values
 
 
 @dataclass(frozen=True)
@@ -118,34 +144,24 @@ def check_n_population(n_population, n_items: int) -> float:
 
 
 def _on_labels(m, labels):
-    """Positions of the ratings in ``labels`` (the ordered scale)."""
-    values, is_text = m.values, m.is_text
+    """Positions of the ratings in ``labels`` (the ordered scale), compared exactly."""
     lab = prepare_labels(labels)
-    if lab.is_text != is_text:
-        what = "text" if is_text else "numbers"
+    if lab.is_text != m.is_text:
+        what = "text" if m.is_text else "numbers"
         other = "text" if lab.is_text else "numbers"
         raise QwkitTypeError(
             f"`ratings` hold {what} but `labels` hold {other}.", parameter="ratings"
         )
-    ref_order = np.argsort(lab.values, kind="stable")
-    ref = lab.values[ref_order]
-    vals = values
-    if not is_text:
-        ref = ref.astype(np.float64)
-        vals = values.astype(np.float64)
-    idx = np.searchsorted(ref, vals)
-    clipped = np.minimum(idx, ref.size - 1)
-    bad = (idx >= ref.size) | (ref[clipped] != vals)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
+    pos, k = match_labels(m.values, lab)
+    if k is not None:
         raise QwkitError(
-            f"`ratings` contains {scalar(values[k])!r} at {m.where(k)}, which "
+            f"`ratings` contains {scalar(m.values[k])!r} at {m.where(k)}, which "
             f"is not in `labels` {show(lab.values)}.",
             parameter="ratings",
             row=m.row(k),
             also=("labels",),
         )
-    return ref_order[clipped].astype(np.int64), lab
+    return pos.astype(np.int64, copy=False), lab
 
 
 #: Coefficients whose value under squared differences needs only each item's moments
@@ -171,8 +187,8 @@ def _scale_and_codes(m, labels, weights, distinct=True):
                     "`labels` hold text.",
                     parameter="weights",
                 )
-            pts = lab.values.astype(np.float64)
-            return pos, Scale(k, points=pts, text=" (the `labels`)", values=lab.values)
+            lo, pts = _label_points(lab)
+            return pos, Scale(k, lo, pts, text=" (the `labels`)", values=lab.values)
         return pos, Scale(k, text=" (the `labels`)", values=lab.values)
     if is_text:
         if weights != "identity":
@@ -192,19 +208,19 @@ def _scale_and_codes(m, labels, weights, distinct=True):
             lo, hi = int(lo_f), int(hi_f)
             # wrapping int64 subtraction read as unsigned is exact for any int64 range
             pos = _kernels.integer_offsets(values, np.int64(lo)).view(np.uint64)
-            pos = pos.astype(np.int64, copy=False)
             text = f" (the integers from {lo} to {hi})"
-            return pos, Scale(hi - lo + 1, lo=float(lo), text=text)
+            return pos, Scale(hi - lo + 1, lo, text=text)
         ints = None
+    elif values.dtype.kind == "u":
+        ints = values  # any size: uint64 beyond int64 too, subtracted as uint64
     else:
         ints = integral_or_none(values)
     if ints is not None:
         lo, hi = int(ints.min()), int(ints.max())
-        q = hi - lo + 1
-        # wrapping int64 subtraction read as unsigned is exact for any int64 range
-        pos = (ints - np.int64(lo)).view(np.uint64).astype(np.int64, copy=False)
+        # positions on the scale, exact: never a float64 copy of the ratings
+        pos = offsets_from(ints, lo)
         text = f" (the integers from {lo} to {hi})"
-        return pos, Scale(q, lo=float(lo), text=text)
+        return pos, Scale(hi - lo + 1, lo, text=text)
     values = values.astype(np.float64, copy=False)
     if not distinct and values.min() < values.max():
         pos = np.arange(values.size, dtype=np.int64)
@@ -228,7 +244,7 @@ def _finish(coefficient, weights, matrix, positions, scale, **layout):
     elif positions.size and int(positions.max()) < 4 * positions.size + 1024:
         size = int(positions.max()) + 1  # O(N + q), no sort
         index, codes = _kernels.dense_codes(positions.astype(np.int64, copy=False), size)
-    else:
+    else:  # uint64 positions sort as they should for any span below 2**64
         index, codes = np.unique(positions, return_inverse=True)
     if matrix is not None and matrix.shape[0] != scale.q:
         raise QwkitError(
@@ -236,14 +252,34 @@ def _finish(coefficient, weights, matrix, positions, scale, **layout):
             f"categories{scale.text}; pass `labels` to fix the scale.",
             parameter="weights",
         )
-    coords = scale.lo + index.astype(np.float64) if scale.points is None else scale.points[index]
-    if weights == "ratio" and coords.min() < 0:
-        raise QwkitError(
-            "`weights`='ratio' (Krippendorff's ratio metric) needs non-negative values (a "
-            f"ratio scale has a true zero); `ratings` contain {coords.min()}.",
-            parameter="weights",
-        )
+    # coordinates relative to the scale's start (scale.lo): exact positions, then float
+    coords = index.astype(np.float64) if scale.points is None else scale.points[index]
+    if weights == "ratio":
+        first = scale.lo + (int(index[0]) if scale.points is None else float(coords.min()))
+        if first < 0:
+            raise QwkitError(
+                "`weights`='ratio' (Krippendorff's ratio metric) needs non-negative values "
+                f"(a ratio scale has a true zero); `ratings` contain {first}.",
+                parameter="weights",
+            )
     return codes.astype(np.intp), index, coords
+
+
+#: Coefficients whose chance term counts the categories of the scale (eqs. 7, 9).
+_COUNT_CATEGORIES = {"gwet": "Gwet's AC", "brennan-prediger": "the Brennan-Prediger coefficient"}
+
+
+def _check_codes(coefficient: str, scale: Scale, index: np.ndarray, n_ratings: int) -> None:
+    """ScaleWarning for an inferred integer scale that holds missing-value codes, or —
+    for Gwet's and Brennan–Prediger's coefficients — of which at most half occurs.
+    ``index``: the positions that occur (sorted), which the codes already hold."""
+    ends = index if index.size <= 2 * SKETCH else np.r_[index[:SKETCH], index[-SKETCH:]]
+    lo, hi = scale.lo + int(index[0]), scale.lo + int(index[-1])
+    if may_fire(lo, hi) and warn_codes(sketch_values([scale.lo + int(i) for i in ends])):
+        return
+    if coefficient in _COUNT_CATEGORIES:
+        name = _COUNT_CATEGORIES[coefficient]
+        check_sparse(int(index.size), n_ratings, scale.lo, scale.q, name)
 
 
 def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
@@ -275,6 +311,8 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
     distinct = not (value_only and weights == "quadratic" and coefficient in MOMENT_ONLY)
     positions, scale = _scale_and_codes(m, labels, weights, distinct)
     codes_flat, index, coords = _finish(coefficient, weights, matrix, positions, scale)
+    if scale.points is None and scale.values is None:  # the integer range of the ratings
+        _check_codes(coefficient, scale, index, int(positions.size))
     codes, per_item, per_rater = _kernels.scatter_codes(
         np.ascontiguousarray(present), np.ascontiguousarray(codes_flat, dtype=np.intp)
     )
@@ -353,13 +391,13 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
                     parameter="weights",
                     also=("labels",),
                 )
-            points = lab.values.astype(np.float64)
-            scale = Scale(k, points=points, text=" (the `labels`)", values=lab.values)
+            lo, points = _label_points(lab)
+            scale = Scale(k, lo, points, text=" (the `labels`)", values=lab.values)
         else:
             scale = Scale(k, text=" (the `labels`)", values=lab.values)
     else:
         # without labels the columns are the categories 1..K (as R irrCAC's *.dist)
-        scale = Scale(k, lo=1.0, text=" (the columns of `table`)")
+        scale = Scale(k, lo=1, text=" (the columns of `table`)")
     arr = arr[arr.sum(axis=1) > 0]
     if arr.shape[0] == 0:
         raise QwkitError(
@@ -406,8 +444,8 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
 
 class RatingsTable(NamedTuple):
     """Ratings in wide form: ``ratings`` (n_items, n_raters) with NaN (numbers) or None
-    (text) where a rater did not rate an item, and the ``items`` and ``raters`` that
-    label its rows and columns."""
+    (text, integers beyond ±2**53) where a rater did not rate an item, and the
+    ``items`` and ``raters`` that label its rows and columns."""
 
     ratings: np.ndarray
     items: np.ndarray
@@ -441,7 +479,7 @@ def ratings_table(items, raters, values) -> RatingsTable:
         )
     check_same_length(it, val, ("items", "values"))
     m = rating_matrix(val.reshape(-1, 1), "values")
-    present, kept, is_text = m.present, m.values, m.is_text
+    present, kept = m.present, m.values
     present = present.ravel()
     item_ids, row = np.unique(it, return_inverse=True)
     rater_ids, col = np.unique(ra, return_inverse=True)
@@ -456,10 +494,9 @@ def ratings_table(items, raters, values) -> RatingsTable:
             "`raters`, `values`); give one rating per item and rater.",
             parameter="items",
         )
-    shape = (item_ids.size, rater_ids.size)
-    if is_text:
-        out = np.full(shape, None, dtype=object)
-    else:
-        out = np.full(shape, np.nan)
-    out[row[present], col[present]] = kept
-    return RatingsTable(out, item_ids, rater_ids)
+    given = np.zeros((item_ids.size, rater_ids.size), dtype=bool)
+    given[row[present], col[present]] = True
+    # the present values in the wide array's C order: the order of their keys
+    in_order = order[present[order]]
+    kept = kept[(np.cumsum(present) - 1)[in_order]]
+    return RatingsTable(with_gaps(given, kept), item_ids, rater_ids)

@@ -119,31 +119,36 @@ class Linear(_Vector):
 
 class Ratio(_Vector):
     """Krippendorff's ratio metric ((yₖ − yₗ)/(yₖ + yₗ))² over many categories: the
-    V×V matrix is formed a block of rows at a time, never whole (O(V²) time)."""
+    V×V matrix is formed a block of rows at a time, never whole (O(V²) time).
 
-    def __init__(self, y: np.ndarray):
-        self.y = y  # non-negative
+    ``y`` are coordinates relative to the scale's start and ``base`` twice its value,
+    so that yₖ − yₗ is a difference of exact positions and only the sum yₖ + yₗ =
+    base + y[k] + y[l] is rounded (the ratings 2**53 + 1 and 2**53 + 2 differ by 1)."""
+
+    def __init__(self, y: np.ndarray, base: float = 0.0):
+        self.y = y  # base / 2 + y ≥ 0
+        self.base = float(base)
         self.v = y.shape[0]
 
     @staticmethod
-    def _d(ya, yb):
-        total = ya + yb
+    def _d(ya, yb, base=0.0):
+        total = base + ya + yb
         diff = ya - yb
         out = np.zeros(np.broadcast(ya, yb).shape)
         np.divide(diff * diff, total * total, out=out, where=total > 0)
         return out
 
     def pair(self, a, b):
-        return self._d(self.y[a], self.y[b])
+        return self._d(self.y[a], self.y[b], self.base)
 
     def apply(self, s):
         y, v = self.y, self.v
         if np.ndim(s) == 1:
-            return _kernels.ratio_apply(y, np.ascontiguousarray(s, dtype=np.float64))
+            return _kernels.ratio_apply(y, np.ascontiguousarray(s, dtype=np.float64), self.base)
         out = np.empty(np.shape(s))
         step = max(1, _CHUNK // v)
         for k0 in range(0, v, step):
-            block = self._d(y[k0 : k0 + step, None], y[None, :])  # (c, V)
+            block = self._d(y[k0 : k0 + step, None], y[None, :], self.base)  # (c, V)
             out[..., k0 : k0 + step] = s @ block.T
         return out
 

@@ -109,9 +109,12 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
         return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
     if weights == "ordinal":
         return _ordinal_metric(prep, freq)
+    # coordinates relative to the scale's start scale.lo (exact positions, never float64
+    # copies of ratings such as 2**53 + 1): quadratic and linear metrics are
+    # translation-invariant, and the ratio metric adds 2·lo to its sums only
     full = scale.coordinates() if scale.points is not None else None
-    lo_full = float(full.min()) if full is not None else scale.lo
-    hi_full = float(full.max()) if full is not None else scale.lo + (q - 1)
+    lo_full = float(full.min()) if full is not None else 0.0
+    hi_full = float(full.max()) if full is not None else float(q - 1)
     span = hi_full - lo_full
     center = (coords.min() + coords.max()) / 2.0
     if weights == "quadratic":
@@ -140,12 +143,13 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
 
         return metric, span, total
     # ratio: Krippendorff's ((yₖ − yₗ)/(yₖ + yₗ))², largest at the ends of the scale
+    base = 2.0 * float(scale.lo)  # yₖ + yₗ = 2·lo + (relative coordinates)
     metric = (
-        _m.Matrix(_m.Ratio._d(coords[:, None], coords[None, :]))
+        _m.Matrix(_m.Ratio._d(coords[:, None], coords[None, :], base))
         if v <= _m.TABLE_MAX
-        else _m.Ratio(coords)
+        else _m.Ratio(coords, base)
     )
-    top = ((hi_full - lo_full) / (hi_full + lo_full)) ** 2
+    top = ((hi_full - lo_full) / (base + hi_full + lo_full)) ** 2
 
     def total():
         if q > _RATIO_SCALE_MAX:
@@ -155,8 +159,7 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
                 f"{_RATIO_SCALE_MAX} categories.",
                 parameter="weights",
             )
-        pts = scale.coordinates()
-        ratio = _m.Ratio(pts)
+        ratio = _m.Ratio(scale.coordinates(), base)
         return float(ratio.apply(np.ones(q)).sum()) / top
 
     return metric, top, total
@@ -432,6 +435,15 @@ array-like of shape (K, K), default="quadratic"
     -------
     float
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1), or
+        — for Gwet's and Brennan–Prediger's coefficients, which count the categories —
+        when at most half of a wide inferred scale occurs: drop the codes, or pass
+        ``labels`` (docs/agreement.md, "Missing-value codes").
+
     Raises
     ------
     ValueError, TypeError
@@ -571,6 +583,12 @@ def agreement_test(
         When the coefficient is undefined: every number is nan.
     RuntimeWarning
         When the standard error is zero (perfect agreement): the p-value is nan.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1), or
+        — for Gwet's and Brennan–Prediger's coefficients, which count the categories —
+        when at most half of a wide inferred scale occurs: drop the codes, or pass
+        ``labels`` (docs/agreement.md, "Missing-value codes").
 
     Notes
     -----
@@ -655,8 +673,9 @@ def ratings_from_long(items: ArrayLike, raters: ArrayLike, values: ArrayLike) ->
     -------
     RatingsTable
         ``(ratings, items, raters)``: ``ratings`` of shape (n_items, n_raters), float
-        with NaN for numbers, object with None for text; ``items`` and ``raters`` in
-        sorted order label its rows and columns.
+        with NaN for numbers, object with None for text and for integers beyond
+        ±2**53 (which float64 would round: they stay Python integers); ``items`` and
+        ``raters`` in sorted order label its rows and columns.
 
     Raises
     ------

@@ -16,20 +16,23 @@ from __future__ import annotations
 import numbers
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from qwkit import _kernels
 from qwkit._base._errors import QwkitError, QwkitTypeError, at_index
+from qwkit._base._scale_check import check_occurring, may_fire, sketch_columns, warn_codes
 from qwkit._base._validation import (
     _is_missing,
     as_1d,
+    beyond_exact_floats,
     bytes_as_text,
     check_finite,
     check_same_length,
     exact_number,
     integral_or_none,
+    numbers_array,
     scalar,
     show,
 )
@@ -39,14 +42,18 @@ __all__ = [
     "Labels",
     "RatingMatrix",
     "Ratings",
+    "check_codes",
     "declared_order",
+    "match_labels",
     "measure_scale",
+    "offsets_from",
     "out_of_scale_error",
     "positions_on_scale",
     "prepare_labels",
     "prepare_ratings",
     "rating_matrix",
     "scale_values",
+    "with_gaps",
 ]
 
 #: The largest scale for which a dense K×K table is allocated. Larger scales are
@@ -153,22 +160,41 @@ def _common_dtype(ref: np.ndarray, arr: np.ndarray) -> np.dtype:
     return np.dtype(object)
 
 
-def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
-    """Position of every rating in ``labels``; error on the first unknown rating."""
+def _comparable(ref: np.ndarray, arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Numeric labels and ratings in one dtype where equal means equal.
+
+    Whole-numbered floats meet integers as integers (float64 would merge 2**62 and
+    2**62 + 1); only a side with a fractional value makes the comparison float64 (a
+    fractional rating matches no integer label either way)."""
+    if (ref.dtype.kind == "f") != (arr.dtype.kind == "f"):
+        ints = [x if x.dtype.kind != "f" else integral_or_none(x) for x in (ref, arr)]
+        if ints[0] is not None and ints[1] is not None:
+            ref, arr = ints
+    common = _common_dtype(ref, arr)
+    return ref.astype(common), arr.astype(common, copy=False)
+
+
+def match_labels(arr: np.ndarray, labels: Labels) -> tuple[np.ndarray, int | None]:
+    """Position of every rating in ``labels`` (intp), and the index of the first rating
+    that is not a label (None when all are): exact for integers of any size."""
     scale = labels.values
     order = np.argsort(scale, kind="stable")
     ref = scale[order]
     if not labels.is_text:
-        common = _common_dtype(ref, arr)
-        ref = ref.astype(common)
-        arr = arr.astype(common, copy=False)
+        ref, arr = _comparable(ref, arr)
     idx = np.searchsorted(ref, arr)
     idx_clipped = np.minimum(idx, ref.size - 1)
     bad = (idx >= ref.size) | (ref[idx_clipped] != arr)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise _not_in_labels(name, arr[i], scale, i)
-    return order[idx_clipped].astype(np.intp, copy=False)
+    first = int(np.flatnonzero(bad)[0]) if bad.any() else None
+    return order[idx_clipped].astype(np.intp, copy=False), first
+
+
+def _codes(arr: np.ndarray, labels: Labels, name: str) -> np.ndarray:
+    """Position of every rating in ``labels``; error on the first unknown rating."""
+    codes, bad = match_labels(arr, labels)
+    if bad is not None:
+        raise _not_in_labels(name, arr[bad], labels.values, bad)
+    return codes
 
 
 def _not_in_labels(name: str, value, scale: np.ndarray, i: int) -> QwkitError:
@@ -201,6 +227,9 @@ class Ratings:
     n_classes: int | None
     labels: Labels | None
     checked: bool
+    #: What is learned about an inferred scale, once per call: its "sketch" (the
+    #: extreme distinct ratings), "bounds" a kernel saw, whether it was "inspected".
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def a(self) -> np.ndarray:
@@ -223,6 +252,7 @@ class Ratings:
             self.n_classes,
             self.labels,
             self.checked,
+            {"inspected": True} if self.memo.get("inspected") else {},  # warned once
         )
 
 
@@ -408,9 +438,35 @@ def measure_scale(ratings: Ratings) -> tuple[int, int]:
     if ratings.n_classes is not None:
         check_whole_scale(ratings)
         return ratings.offset, ratings.n_classes
-    extremes = _column_extremes(ratings)
-    lo = min(e[0] for e in extremes)
-    return lo, max(e[1] for e in extremes) - lo + 1
+    sketch = ratings.memo.get("sketch")
+    if sketch is None:  # the extremes and, in the same pass, what check_codes reads
+        sketch = ratings.memo["sketch"] = sketch_columns(ratings.columns)
+    lo = sketch.low[0]
+    return lo, sketch.high[-1] - lo + 1
+
+
+def check_codes(ratings: Ratings, *, table=None, offset: int = 0) -> None:
+    """Warn (ScaleWarning, once per call) when an inferred integer scale holds values
+    that look like missing-value codes (``qwkit._base._scale_check``).
+
+    What the computation already found is read, never an extra pass when it can be
+    helped: the sketch of :func:`measure_scale`, a K×K ``table`` (an ndarray) of the
+    positions from ``offset``, or the "bounds" a kernel saw (ratings within 22
+    non-negative integers need nothing). Only ratings that may hold codes (negative, or
+    spanning 23 integers or more) and were summed without a table get a pass of their
+    own.
+    """
+    memo = ratings.memo
+    if ratings.n_classes is not None or memo.get("inspected"):
+        return
+    memo["inspected"] = True
+    sketch = memo.get("sketch")
+    if sketch is not None:
+        warn_codes(sketch)
+    elif table is not None:
+        check_occurring(offset, np.asarray(table.sum(axis=0) + table.sum(axis=1)) != 0)
+    elif memo.get("bounds") is None or may_fire(*memo["bounds"]):
+        warn_codes(sketch_columns(ratings.columns))
 
 
 def scale_values(ratings: Ratings, offset: int, k: int):
@@ -424,12 +480,19 @@ def scale_values(ratings: Ratings, offset: int, k: int):
     return range(offset, offset + k)
 
 
+def offsets_from(values: np.ndarray, lo: int) -> np.ndarray:
+    """Exact ``values − lo`` as uint64, for integers (any integer dtype) no smaller
+    than ``lo``: wrapping int64 subtraction read as unsigned is exact for any int64
+    range, and uint64 subtracts as it is. Never a float64 copy of the values, which
+    would merge 2**53 and 2**53 + 1."""
+    if values.dtype.kind == "u" and values.dtype.itemsize == 8 and lo >= 0:
+        return values - np.uint64(lo)
+    return (np.asarray(values, dtype=np.int64) - np.int64(lo)).view(np.uint64)
+
+
 def positions(ratings: Ratings, offset: int) -> list[np.ndarray]:
-    """Exact scale positions ``x − offset`` of every column as uint64 (wrapping int64
-    subtraction read as unsigned is exact for any int64 range)."""
-    return [
-        (np.asarray(x, dtype=np.int64) - np.int64(offset)).view(np.uint64) for x in ratings.columns
-    ]
+    """Exact scale positions ``x − offset`` of every column as uint64."""
+    return [offsets_from(x, offset) for x in ratings.columns]
 
 
 def positions_on_scale(
@@ -460,6 +523,7 @@ def positions_on_scale(
             "that occur.",
             parameter=name,
         )
+    check_codes(r)
     codes = r.a.astype(np.int64) - np.int64(offset)
     return codes, scale_values(r, offset, k)
 
@@ -530,6 +594,9 @@ def _mapping_to_array(columns: Mapping, name: str):
         arr = np.asarray(values)
         if arr.dtype.kind in "US" and not isinstance(values, np.ndarray):
             arr = np.asarray(values, dtype=object)  # numpy turns [1, "a"] into text
+        elif arr.dtype.kind == "f" and not isinstance(values, np.ndarray):
+            if beyond_exact_floats(arr):  # numpy rounds [2**63 + 1, 5] to float64
+                arr = np.asarray(values, dtype=object)
         if arr.ndim != 1:
             raise QwkitError(
                 f"`{name}` column {key!r} must hold one rating per item (1-D); got shape "
@@ -545,7 +612,9 @@ def _mapping_to_array(columns: Mapping, name: str):
             parameter=name,
         )
     kinds = {a.dtype.kind for a in arrays}
-    if kinds <= set("biuf") or (len(kinds) == 1 and kinds <= set("US")):
+    # a float64 stack must not round integers (int64 beside uint64 or float columns)
+    exact = np.result_type(*arrays).kind != "f" or all(_float_exact(a) for a in arrays)
+    if (kinds <= set("biuf") and exact) or (len(kinds) == 1 and kinds <= set("US")):
         arr = np.column_stack(arrays)
     else:
         arr = np.empty((lengths[0], len(arrays)), dtype=object)
@@ -582,6 +651,9 @@ def _to_2d(ratings, name: str):
         arr = np.asarray(ratings)
         if arr.dtype.kind in "US" and not isinstance(ratings, np.ndarray):
             arr = np.asarray(ratings, dtype=object)  # numpy turns [1, "a"] into text
+        elif arr.dtype.kind == "f" and not isinstance(ratings, np.ndarray):
+            if beyond_exact_floats(arr):  # numpy rounds [[2**60 + 1, 0.5]] to float64
+                arr = np.asarray(ratings, dtype=object)
     except ValueError as exc:
         raise ragged from exc
     if arr.dtype == object and arr.ndim == 1 and arr.size and isinstance(arr[0], (list, tuple)):
@@ -645,18 +717,34 @@ def _split(arr: np.ndarray, name: str, columns):
     present = present.reshape(arr.shape)
     if types == {"text"}:
         return present, np.asarray(kept, dtype=str), True
-    values = np.asarray(kept)
-    if values.dtype == object:
-        raise QwkitError(
-            f"`{name}` holds numbers beyond the int64 and float64 ranges (integers beyond "
-            "±2**63); convert them first.",
-            parameter=name,
-        )
+    values = numbers_array(kept, name)
     if values.dtype.kind == "f":
         refilled = np.full(present.shape, np.nan)
         refilled[present] = values
         return _split(refilled, name, columns)
     return present, values, False
+
+
+def _float_exact(values: np.ndarray) -> bool:
+    """Whether float64 holds every number of ``values`` exactly: floats, and integers
+    within ±2**53 (2**53 + 1 is no float64)."""
+    if values.dtype.kind not in "biu" or not values.size:
+        return True
+    return -(2**53) <= int(values.min()) and int(values.max()) <= 2**53
+
+
+def with_gaps(present: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Ratings laid out with the ones not given left empty: float64 with NaN, or object
+    with None for text and for integers that float64 cannot hold (beyond ±2**53, where
+    it would merge 2**53 and 2**53 + 1). ``values`` fill ``present`` in C order."""
+    if values.dtype.kind in "biuf" and _float_exact(values):
+        out = np.full(present.shape, np.nan)
+    else:
+        out = np.full(present.shape, None, dtype=object)
+        if values.dtype.kind in "iu":
+            values = values.astype(object)  # Python integers, exactly
+    out[present] = values
+    return out
 
 
 def rating_matrix(ratings, name: str = "ratings") -> RatingMatrix:

@@ -27,6 +27,7 @@ __all__ = [
     "ItemWeights",
     "as_1d",
     "as_real_array",
+    "beyond_exact_floats",
     "check_alternative",
     "check_confidence_level",
     "check_confusion",
@@ -46,6 +47,7 @@ __all__ = [
     "integral_or_none",
     "item_weights",
     "no_items_error",
+    "numbers_array",
     "real_vector",
     "scalar",
     "show",
@@ -185,17 +187,46 @@ def _classify_objects(values: np.ndarray, name: str) -> np.ndarray:
             )
     if types == {"str"}:
         return np.asarray(items, dtype=str)
-    try:
-        out = np.asarray(items)
-    except OverflowError:  # pragma: no cover - numpy raises for huge ints on some versions
-        out = np.asarray(items, dtype=object)
-    if out.dtype == object:
-        raise QwkitError(
-            f"`{name}` holds numbers that are neither int64 nor float64 (integers beyond "
-            "±2**63); convert them first.",
-            parameter=name,
-        )
-    return out
+    return numbers_array(items, name)
+
+
+#: Integers of larger magnitude are not all float64 numbers (2**53 + 1 is not).
+_FLOAT_EXACT = 2**53
+
+
+def numbers_array(kept, name: str) -> np.ndarray:
+    """A sequence of numbers → int64, uint64 (beyond int64, none negative) or float64,
+    never rounding an integer as ``np.asarray`` does (``[0, 2**63 + 5]`` is float64
+    there): whole floats among integers beyond ±2**53 become integers."""
+    integral = [isinstance(x, (numbers.Integral, np.bool_)) for x in kept]
+    if not all(integral):
+        big = any(i and abs(int(x)) > _FLOAT_EXACT for i, x in zip(integral, kept, strict=True))
+        if not big:
+            return np.asarray(kept, dtype=np.float64)
+        if not all(i or float(x).is_integer() for i, x in zip(integral, kept, strict=True)):
+            raise QwkitError(
+                f"`{name}` mixes integers beyond ±2**53 with fractional numbers, which "
+                "float64 cannot hold both exactly; pass integers, or floats throughout.",
+                parameter=name,
+            )
+        kept = [int(x) for x in kept]
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.asarray(kept, dtype=dtype)
+        except OverflowError:
+            continue
+    raise QwkitError(
+        f"`{name}` holds integers beyond the int64 and uint64 ranges (below −2**63, above "
+        "2**64 − 1, or negative ones beside ones above 2**63 − 1); convert them first.",
+        parameter=name,
+    )
+
+
+def beyond_exact_floats(arr: np.ndarray) -> bool:
+    """Whether a float64 array holds a value of magnitude 2**53 or more (where numpy
+    may have rounded an integer of the list it was made from)."""
+    finite = arr[np.isfinite(arr)]
+    return bool(finite.size) and float(np.abs(finite).max()) >= _FLOAT_EXACT
 
 
 def as_1d(values, name: str) -> np.ndarray:
@@ -231,6 +262,8 @@ def as_1d(values, name: str) -> np.ndarray:
             # numpy turns [1, "a"] into strings; re-read item by item to catch mixing
             arr = np.empty(len(values), dtype=object)
             arr[:] = values
+        elif arr.ndim == 1 and arr.dtype.kind == "f" and beyond_exact_floats(arr):
+            arr = numbers_array(values, name)  # [0, 2**63 + 5]: integers, not rounded
     else:
         if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
             values = values.to_numpy()

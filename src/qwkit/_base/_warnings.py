@@ -19,6 +19,7 @@ from qwkit._base._errors import QwkitTypeError
 __all__ = [
     "ConvergenceWarning",
     "DegenerateIntervalWarning",
+    "ScaleWarning",
     "UndefinedKappaWarning",
     "renamed_attribute",
     "renamed_parameter",
@@ -47,6 +48,21 @@ class DegenerateIntervalWarning(RuntimeWarning):
     where an interval such as [1, 1] would look certain — and when there are too few
     items for the method (fewer than 10 rated items: no large-sample or resampling
     interval is meaningful there). The interval is still returned.
+    """
+
+
+class ScaleWarning(UserWarning):
+    """An inferred integer rating scale looks like ratings with missing-value codes.
+
+    Without ``labels`` the scale of integer ratings is every integer from the smallest
+    to the largest rating, so a code such as 99 ("not rated") or −1 (a failed
+    judgement) counts as a rating far from the others and widens the scale. Issued when
+    a few values stand far apart from the others, when one or two negative values sit
+    beside non-negative ratings, and — for Gwet's and Brennan–Prediger's coefficients,
+    whose chance term counts the categories — when at most half of a wide scale occurs.
+    The message names the values; drop the items that carry codes, or pass ``labels``
+    to declare the scale (which also silences the warning). The rule is in
+    ``docs/kappa.md``, "Missing-value codes".
     """
 
 

@@ -228,6 +228,14 @@ default="quadratic"
         ``winning_rate``, ``advantage_probability``, ``passed``, and per annotator
         ``pvalues``, ``rejected``, ``advantage`` and ``n_items``.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
+
     Raises
     ------
     QwkitError

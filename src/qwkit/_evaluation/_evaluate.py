@@ -458,6 +458,14 @@ default="quadratic"
         ``.summary()``, ``.to_dict()``, ``.plot()``; with one machine also
         ``degradation``, ``prmse``, ``kappa``, ``smd``, ``groups`` ... directly.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
+
     Raises
     ------
     QwkitError

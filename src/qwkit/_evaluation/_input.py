@@ -21,10 +21,12 @@ from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     RatingMatrix,
     measure_scale,
+    offsets_from,
     prepare_ratings,
     rating_matrix,
     scale_values,
 )
+from qwkit._base._scale_check import may_fire, merge_sketches, sketch_values, warn_codes
 from qwkit._base._validation import check_choice, show
 from qwkit._base._weights import check_weights, resolve, weights_name
 
@@ -273,6 +275,9 @@ def prepare(
         if rh.n_classes is None:
             k = max(offset + k, lo + kk) - min(offset, lo)
             offset = min(offset, lo)
+    if rh.n_classes is None:  # the scale inferred from human and integer machine ratings
+        inferred = [rh] + [c for j, c in enumerate(columns) if not (real[j] or c.checked)]
+        warn_codes(merge_sketches([c.memo["sketch"] for c in inferred]))
     if not (isinstance(weights, str) and weights == "quadratic"):
         if any(real):
             j = real.index(True)
@@ -297,7 +302,7 @@ def prepare(
     def positions(r) -> np.ndarray:
         if r.checked:
             return np.asarray(r.a, dtype=np.float64)
-        return (np.asarray(r.a, dtype=np.int64) - np.int64(offset)).astype(np.float64)
+        return offsets_from(r.a, offset).astype(np.float64)  # exact, then relative floats
 
     hpos = np.full((n, n_raters), np.nan)
     hpos[h.present] = positions(rh)
@@ -371,6 +376,9 @@ def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | Non
     hpos, mpos = h - lo, m - lo
     _check_columns(hpos, hnames, hname, human=True)
     _check_columns(mpos, mnames, mname, human=False)
+    if may_fire(int(lo), int(hi)):  # negative or wide: are there missing-value codes?
+        ratings = np.concatenate([x[~np.isnan(x)] for x in integer])
+        warn_codes(sketch_values(np.unique(ratings)))
     offset = int(lo)
     return Scores(
         human=hpos,

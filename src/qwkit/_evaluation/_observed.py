@@ -265,6 +265,14 @@ def standardized_mean_difference(
         ``statistic``, ``standard_error``, ``pvalue`` (equivalence), ``verdict``,
         ``.confidence_interval()``, ``.summary()``, ``.to_dict()``.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
+
     Notes
     -----
     The SMD is a smooth function of the sums (n, Σh, Σm, Σh²) over items, so its

@@ -244,6 +244,14 @@ def prmse(
         ``statistic``, ``standard_error``, ``variance_of_errors``,
         ``true_score_variance``, ``mse_true``, ``.confidence_interval()``.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
+
     Raises
     ------
     QwkitError

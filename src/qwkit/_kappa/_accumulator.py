@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
+from qwkit._base._scale_check import check_occurring
 from qwkit._base._validation import (
     check_alternative,
     check_replace_undefined_by,
@@ -183,23 +184,35 @@ default="quadratic"
 
     def score(self, *, replace_undefined_by: float = np.nan) -> float:
         """Kappa of everything seen so far (the value :func:`kappa_score` gives on all the
-        data at once)."""
+        data at once, with its :class:`ScaleWarning` when the integer scale inferred from
+        the data seen holds values that look like missing-value codes)."""
         replace = check_replace_undefined_by(replace_undefined_by)
         self._check_seen()
         st = self._stats
+        self._check_codes()
         return st.kappa(self._weights, replace, hint=scale_hint(st.labels, st.offset, st.k))
 
     def test(self, *, alternative: Alternative = "two-sided") -> KappaTestResult:
         """:func:`kappa_test` of everything seen so far: the statistic, its standard
         errors, the z-test and every interval method — except that with unequal survey
-        weights the rows themselves are not kept, so intervals are asymptotic only."""
+        weights the rows themselves are not kept, so intervals are asymptotic only.
+        Warns as :meth:`score` does."""
         alternative = check_alternative(alternative)
         self._check_seen()
         self._weight_matrix()  # a matrix must fit the scale
+        self._check_codes()
         return stats_test_result(self._stats, self._weights, alternative)
 
     def _check_seen(self) -> None:
         self._stats.check_items()
+
+    def _check_codes(self) -> None:
+        """ScaleWarning when the integer scale inferred from the data holds values that
+        look like missing-value codes (read from the table's margins)."""
+        st = self._stats
+        if st.labels is None and st.k:
+            t = st.table()
+            check_occurring(st.offset, (t.sum(axis=0) + t.sum(axis=1)) != 0)
 
     def __repr__(self) -> str:
         return f"KappaAccumulator(labels={show(self.labels)}, n_items={self._n})"

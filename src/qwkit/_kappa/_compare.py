@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
-from qwkit._base._scale import Ratings, measure_scale, prepare_ratings, scale_values
+from qwkit._base._scale import Ratings, check_codes, measure_scale, prepare_ratings, scale_values
 from qwkit._base._validation import (
     as_1d,
     check_alternative,
@@ -193,6 +193,10 @@ default="quadratic"
         When either kappa is 0/0: every number is nan.
     DegenerateIntervalWarning
         When the standard error is zero (e.g. identical predictions): p-value nan.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -242,6 +246,7 @@ def _ordered(weights) -> bool:
 def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
     """The paired test of validated ratings (truth, a, b) on one scale (eq. 10)."""
     offset, k = measure_scale(r)
+    check_codes(r)
     cells = tabulate(r, iw, weights, hint=_sufficient.scale_hint(r.labels, offset, k))
     truth, pred_a, pred_b = cells.digits
     model_a = CellKappa(rows=truth, cols=pred_a, wmat=cells.wmat)
@@ -447,6 +452,10 @@ default="quadratic"
     -----
     UndefinedKappaWarning, DegenerateIntervalWarning
         As :func:`compare_kappa_test`, for the pairs concerned.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -493,6 +502,7 @@ default="quadratic"
     )
     iw = item_weights(sample_weight, counts, r.n_items)
     offset, k = measure_scale(r)  # one scale for every pair (checked once)
+    check_codes(r)
     shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
     pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
     comparisons = tuple(

@@ -25,7 +25,7 @@ from scipy import special
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, result_dict
-from qwkit._base._scale import measure_scale, scale_values
+from qwkit._base._scale import check_codes, measure_scale, scale_values
 from qwkit._base._validation import (
     MAX_TOTAL_COUNT,
     check_alternative,
@@ -376,6 +376,10 @@ default="quadratic"
         When kappa is 0/0 (both raters constant on one category): every number is nan.
     DegenerateIntervalWarning
         When the null standard error is zero (one rater constant): the p-value is nan.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -426,6 +430,7 @@ default="quadratic"
     )
     r, weights, iw = pair.ratings, pair.weights, pair.item_weights
     offset, k = measure_scale(r)
+    check_codes(r)
     scale = scale_values(r, offset, k)
     hint = _sufficient.scale_hint(r.labels, offset, k)
     if (iw.counts or iw.uniform) and k <= _sufficient.TABLE_CLASSES:

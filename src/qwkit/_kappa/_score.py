@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
-from qwkit._base._scale import MAX_DENSE_CLASSES, measure_scale, prepare_ratings
+from qwkit._base._scale import MAX_DENSE_CLASSES, check_codes, measure_scale, prepare_ratings
 from qwkit._base._validation import (
     check_confusion,
     check_replace_undefined_by,
@@ -70,6 +70,10 @@ default="quadratic"
     UndefinedKappaWarning
         When the chance-expected disagreement is zero (both raters constant and equal,
         or weights that give no disagreement to any pair chance could produce).
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------
@@ -208,6 +212,13 @@ def confusion_matrix(
         int64 counts (also with ``counts``), or float64 sums of weights when
         ``sample_weight`` is given.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
+
     Raises
     ------
     ValueError
@@ -239,4 +250,5 @@ def confusion_matrix(
             "ratings that occur.",
             parameter="labels",
         )
+    check_codes(r, table=counted[0], offset=counted[1])
     return counted[0]

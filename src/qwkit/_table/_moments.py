@@ -79,14 +79,17 @@ def quadratic_sums(r: Ratings) -> tuple[int, int, int, int]:
             if r.n_classes is not None and not r.checked:
                 if lo < r.offset or hi >= r.offset + r.n_classes:
                     check_whole_scale(r)  # raises, naming the first rating off the scale
+            r.memo["bounds"] = (int(lo), int(hi))  # for check_codes: no pass of its own
             return int(sa), int(sb), int(s2), int(sab)
     if r.n_classes is None:
         kernel = _pick(_kernels.five_sums, _kernels.five_sums_par, n)
         sa, sb, saa, sbb, sab, or_all = kernel(a, b)
         if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
+            r.memo["bounds"] = (0, int(or_all))
             return int(sa), int(sb), int(saa) + int(sbb), int(sab)
     sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(a, b)
     check_in_scale(r, [(amin, amax), (bmin, bmax)])
+    r.memo["bounds"] = (min(int(amin), int(bmin)), max(int(amax), int(bmax)))
     big = max(abs(int(amin)), abs(int(amax)), abs(int(bmin)), abs(int(bmax)))
     if big < 2**31 and n * big * big < _INT64_LIMIT:  # products were formed in int32
         return int(sa), int(sb), int(saa) + int(sbb), int(sab)
@@ -186,6 +189,7 @@ def survey_quadratic_kappa(r: Ratings, item_weight: np.ndarray, replace: float) 
     acc, or_v, or_d = kernel(r.a, r.b, bits, e0)
     if not (0 <= or_v < _kernels.SURVEY_RATINGS and or_d < _kernels.SURVEY_WINDOW):
         return None
+    r.memo["bounds"] = (0, int(or_v))  # for check_codes: no pass of its own
     words = acc.tolist()
     halves = [words[2 * j] | words[2 * j + 1] << 64 for j in range(10)]  # Σlo, Σhi, ...
     w, sa, sb, s2, sab = (halves[2 * k] + (halves[2 * k + 1] << 32) for k in range(5))

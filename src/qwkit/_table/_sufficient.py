@@ -36,6 +36,7 @@ from qwkit._base._numerics import as_exact_integers, exact_dot, exact_sum, unit_
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     Ratings,
+    check_codes,
     check_whole_scale,
     measure_scale,
     out_of_scale_error,
@@ -449,13 +450,16 @@ def kappa(pair: Pair, replace: float) -> float:
     named = isinstance(weights, str)
     if named and iw.values is None:
         if weights == "quadratic":
-            return kappa_from_sums(r.n_items, *quadratic_sums(r), replace)
+            sums = quadratic_sums(r)
+            check_codes(r)  # from the bounds the sums' pass saw
+            return kappa_from_sums(r.n_items, *sums, replace)
         fast = margin_kappa(r, weights, replace)
         if fast is not None:
-            return fast
+            return fast  # ratings in 0..7: no code can be told apart there
     if named and weights == "quadratic" and iw.survey:
         fast = survey_quadratic_kappa(r, iw.values, replace)
         if fast is not None:
+            check_codes(r)
             return fast
     iw = iw.scanned()  # sample weights not yet checked: check them now
     w = iw.as_float()
@@ -472,9 +476,12 @@ def kappa(pair: Pair, replace: float) -> float:
         offset, k = measure_scale(r)
         if not named:
             resolve(weights, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
+        check_codes(r)
         return kappa_tablefree(r, weights, w, offset, replace, counts=iw.counts)
     table, offset, k = counted
     wmat = resolve(weights, k, hint=scale_hint(r.labels, offset, k))
+    r.memo.setdefault("bounds", (offset, offset + k - 1))
+    check_codes(r, table=table if isinstance(table, np.ndarray) else None, offset=offset)
     if survey:
         return exact_table_kappa(table, wmat, replace)
     return kappa_from_table(table, wmat, replace)

@@ -29,6 +29,7 @@ from qwkit._base._scale import (
     prepare_labels,
     prepare_ratings,
 )
+from qwkit._base._scale_check import check_occurring
 from qwkit._base._validation import (
     ItemWeights,
     as_1d,
@@ -491,10 +492,12 @@ default="quadratic"
 
     def optimize(self) -> ThresholdResult:
         """The kappa-optimal cut points of everything seen so far (the result of
-        :func:`optimize_thresholds` on all the data at once)."""
+        :func:`optimize_thresholds` on all the data at once, with its warnings)."""
         if self._groups.n_pairs == 0:
             raise no_items_error(self._weighted)
-        return _fit_groups(self._groups, self._weights)
+        # the integer range of y_true: codes among its classes?
+        check_from = self._offset if self._ranged else None
+        return _fit_groups(self._groups, self._weights, check_from=check_from)
 
     def __repr__(self) -> str:
         return f"ThresholdAccumulator(n_pairs={self.n_pairs})"
@@ -557,6 +560,10 @@ default="quadratic"
     ConvergenceWarning
         If Dinkelbach's method has not converged after 200 exact steps (not expected:
         it converges in a handful).
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     See Also
     --------
@@ -642,10 +649,15 @@ def fit(inputs: Prepared) -> ThresholdResult:
     return _fit_groups(groups, inputs.weights)
 
 
-def _fit_groups(groups: PairGroups, weights) -> ThresholdResult:
+def _fit_groups(groups: PairGroups, weights, *, check_from: int | None = None):
+    """The fit of merged groups; ``check_from``: the first integer of a scale inferred
+    from ``y_true``, whose classes are checked for missing-value codes."""
     scale = groups.labels.values
     wmat = _weight_matrix(weights, groups.k)
-    cuts, table, certificate = fit_sorted(*_problem(groups, wmat), wmat, scale)
+    problem = _problem(groups, wmat)
+    if check_from is not None:
+        check_occurring(check_from, problem[4] > 0)
+    cuts, table, certificate = fit_sorted(*problem, wmat, scale)
     return ThresholdResult(
         thresholds=cuts,
         statistic=float(kappa_from_table(table, wmat, np.nan)),

@@ -656,6 +656,10 @@ default="quadratic"
         When some resamples or training folds cannot be refitted (a single true
         class: only in very small samples); they are left out (for ``"cv"``, their
         whole repetition) and ``n_resamples`` says how many refits were used.
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the ratings holds
+        values that look like missing-value codes (99 among ratings 1..5, a lone −1):
+        drop those items, or pass ``labels`` (docs/kappa.md, "Missing-value codes").
 
     See Also
     --------
@@ -727,7 +731,7 @@ default="quadratic"
     inputs = prepare(  # validated once, for the fit and for every refit
         y_true,
         y_score,
-        labels=labels,
+        labels=labels,  # prepared once: one ScaleWarning, if any, for fit and refits
         weights=weights,
         sample_weight=sample_weight,
         counts=counts,

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 import qwkit
 from qwkit.cli._app import app
 
-DATA = Path(__file__).parents[1] / "data"
+DATA = Path(__file__).parent / "data"
 # R package irr 0.84.1, dataset `anxiety`: 20 items, three raters (provenance in line 1).
 ANXIETY = DATA / "irr_anxiety.csv"
 # R package psy 1.2, dataset `expsy`: three clinicians, 30 patients, NA present.
