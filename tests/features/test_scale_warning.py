@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import ok
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import qwkit
+from cli_helpers import ok
 from qwkit import ScaleWarning, _kernels
 from qwkit._base._scale_check import (
     SKETCH,
