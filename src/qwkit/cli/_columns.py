@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwkit._scale import with_gaps
+from qwkit._base._scale import with_gaps
 from qwkit.cli._errors import CliError, file_row, in_file_terms
 from qwkit.cli._io import Source, _arrow, read_columns
 
@@ -274,7 +274,7 @@ class Loaded:
     @property
     def n_items(self) -> int:
         """How many items the rows stand for: the sum of the counts, the rows of positive
-        weight, or the rows (as ``n_samples`` of qwkit's results)."""
+        weight, or the rows (as ``n_items`` of qwkit's results)."""
         if self.counts is not None:
             return int(np.sum(self.counts, dtype=np.float64))
         if self.sample_weight is not None:
