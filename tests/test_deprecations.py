@@ -1,4 +1,4 @@
-"""Renamed public names keep working under their old names, with a DeprecationWarning that
+"""Renamed public names keep working under their old names, with a FutureWarning that
 points at the caller — one word per concept (CONTRIBUTING's glossary): ``n_items`` (was
 ``n_samples``), ``weights`` of a result (was ``weights_kind``), ``rng`` (was ``seed``),
 ``table`` of the count-table functions (was ``counts``, which is a row's multiplicity)."""
@@ -17,7 +17,7 @@ TABLE = [[0, 0, 3], [0, 2, 1], [1, 2, 0], [3, 0, 0], [0, 3, 0]]
 
 
 def _old(obj, name):
-    with pytest.warns(DeprecationWarning, match=f"`{name}` is deprecated") as record:
+    with pytest.warns(FutureWarning, match=f"`{name}` is deprecated") as record:
         value = getattr(obj, name)
     assert record[0].filename == __file__  # the warning points at the caller
     return value
@@ -61,7 +61,7 @@ class TestRenamedParameters:
     def test_counts_of_a_count_table_is_table(self):
         for function in (qwkit.agreement_from_counts, qwkit.agreement_test_from_counts):
             new = function(table=TABLE, coefficient="gwet", weights=None)
-            with pytest.warns(DeprecationWarning, match="`counts` is deprecated") as record:
+            with pytest.warns(FutureWarning, match="`counts` is deprecated") as record:
                 old = function(counts=TABLE, coefficient="gwet", weights=None)
             assert record[0].filename == __file__
             assert getattr(old, "statistic", old) == getattr(new, "statistic", new)
@@ -71,7 +71,7 @@ class TestRenamedParameters:
     def test_economics_seed_is_rng(self):
         tiny = dict(noise_levels=(0.5,), n_repeats=1, n_classes=4, include_wine=False)
         new = simulate_economics(rng=7, n_items=64, **tiny)
-        with pytest.warns(DeprecationWarning) as record:
+        with pytest.warns(FutureWarning) as record:
             old = simulate_economics(seed=7, n_samples=64, **tiny)
         assert sorted(str(w.message).split("`")[1] for w in record) == ["n_samples", "seed"]
         assert repr(old.rows) == repr(new.rows) and old.seed == new.seed == 7  # nan: repr

@@ -3,8 +3,8 @@
 :func:`warn` attributes every warning to the first caller outside the qwkit package, so
 that ``warnings.filterwarnings`` by module and the line shown with the warning point at
 the user's code, however deep inside qwkit the condition was found. A public name that
-was renamed keeps working under its old name with a ``DeprecationWarning``
-(:func:`renamed_parameter`, :func:`renamed_attribute`).
+was renamed keeps working under its old name with a ``FutureWarning`` (shown to every
+user, as in scikit-learn; :func:`renamed_parameter`, :func:`renamed_attribute`).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def _renamed(old: str, new: str) -> str:
 
 def renamed_parameter(old: str, new: str):
     """Decorator: the keyword argument ``old`` still works as ``new``, with a
-    DeprecationWarning; giving both is a TypeError naming ``new``."""
+    FutureWarning; giving both is a TypeError naming ``new``."""
 
     def wrap(func):
         @functools.wraps(func)
@@ -121,7 +121,7 @@ def renamed_parameter(old: str, new: str):
                     raise QwkitTypeError(
                         f"Give `{new}` only; `{old}` is its deprecated name.", parameter=new
                     )
-                warn(_renamed(old, new), DeprecationWarning)
+                warn(_renamed(old, new), FutureWarning)
                 kwargs[new] = kwargs.pop(old)
             return func(*args, **kwargs)
 
@@ -132,10 +132,10 @@ def renamed_parameter(old: str, new: str):
 
 def renamed_attribute(old: str, new: str) -> property:
     """A read-only property ``old`` of a class that returns its attribute ``new``, with a
-    DeprecationWarning."""
+    FutureWarning."""
 
     def get(self):
-        warn(_renamed(old, new), DeprecationWarning)
+        warn(_renamed(old, new), FutureWarning)
         return getattr(self, new)
 
     return property(get, doc=f"Deprecated alias of ``{new}``.")
