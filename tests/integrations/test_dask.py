@@ -25,6 +25,7 @@ from distributed import Client, LocalCluster
 
 import qwkit
 import qwkit.dask as qd
+from oracles.naive import naive_kappa
 from qwkit._base._extras import install_command
 from qwkit._integrations import _dask_pieces
 
@@ -102,6 +103,25 @@ class TestKappaScore:
         for (ref, items, labels), got in zip(cases, results, strict=True):
             assert got == ref, (items, labels)  # exact, not approximate
             assert type(got) is float
+
+    def test_adversarial_survey_weights_are_exact(self, client):
+        # subnormal, ordinary and 2**1000-scale weights in one sample, one dominating:
+        # every partition's state is exact, so the merged kappa is the exact one
+        rng = np.random.default_rng(SEED)
+        n = 3_000
+        a = rng.integers(0, 5, n)
+        b = np.clip(a + rng.integers(-1, 2, n), 0, 4)
+        w = np.ldexp(rng.random(n), rng.integers(-1074, 1000, n))
+        w[::7] = rng.random(w[::7].shape[0])
+        w[11] = 2.0**1023
+        arrays = [da.from_array(x, chunks=(700, 900, 1400)) for x in (a, b, w)]
+        lazy = [
+            qd.kappa_score(*arrays[:2], sample_weight=arrays[2], weights=weights, compute=False)
+            for weights in ("quadratic", "linear", "identity")
+        ]
+        for weights, got in zip(("quadratic", "linear", "identity"), dask.compute(*lazy)):
+            exact = naive_kappa(a, b, weights=weights, labels=list(range(5)), sample_weight=w)
+            assert got == float(exact) == qwkit.kappa_score(a, b, weights=weights, sample_weight=w)
 
     def test_text_labels_from_a_dataframe(self, client, data):
         scale = np.array(["none", "mild", "moderate", "severe", "extreme"])

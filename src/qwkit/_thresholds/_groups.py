@@ -20,6 +20,7 @@ from qwkit._base._numerics import nan_max
 from qwkit._base._scale import Labels
 from qwkit._base._validation import ItemWeights
 from qwkit._table._state import check_same_labels
+from qwkit._table._sufficient import exact_table_kappa, kappa_from_table, rounded_table
 
 __all__ = ["PairGroups"]
 
@@ -96,6 +97,17 @@ class PairGroups:
         table = _kernels.pair_table(ids, rank_of_id, codes, unit, self.k)
         rows, cols = np.nonzero(table)  # by score, labels increasing within a score
         self._combine(values[rows], cols.astype(np.int64), table[rows, cols])
+
+    def kappa_of(self, classes: np.ndarray, group_start: np.ndarray, wmat, *, named: bool):
+        """Kappa of an assignment of the distinct scores to ``classes`` (survey weights):
+        the true × assigned table from the exact pair sums — exactly, with named
+        weights (eq. 1 in integers), else on the table rounded once per cell."""
+        k = self.k
+        assigned = np.repeat(classes, np.diff(group_start))
+        table = self.pair_weight.reduce(self.pair_code * k + assigned, k * k)
+        if named:
+            return exact_table_kappa(table, wmat, np.nan)
+        return float(kappa_from_table(rounded_table(table, k), wmat, np.nan))
 
     def _combine(self, scores: np.ndarray, codes: np.ndarray, weight) -> None:
         if self.n_pairs:
