@@ -115,11 +115,12 @@ class TestKappaScore:
         w[::7] = rng.random(w[::7].shape[0])
         w[11] = 2.0**1023
         arrays = [da.from_array(x, chunks=(700, 900, 1400)) for x in (a, b, w)]
+        named = ("quadratic", "linear", "identity")
         lazy = [
             qd.kappa_score(*arrays[:2], sample_weight=arrays[2], weights=weights, compute=False)
-            for weights in ("quadratic", "linear", "identity")
+            for weights in named
         ]
-        for weights, got in zip(("quadratic", "linear", "identity"), dask.compute(*lazy)):
+        for weights, got in zip(named, dask.compute(*lazy), strict=True):
             exact = naive_kappa(a, b, weights=weights, labels=list(range(5)), sample_weight=w)
             assert got == float(exact) == qwkit.kappa_score(a, b, weights=weights, sample_weight=w)
 
