@@ -32,6 +32,8 @@ _SEVEN = np.uint64(7)
 _THREE = np.uint64(3)
 _I32_MIN = -(2**31)
 _I32_MAX = 2**31 - 1
+_I64_MIN = -(2**63)
+_I64_MAX = 2**63 - 1
 
 
 # ---------------------------------------------------------------------------- quadratic
@@ -87,37 +89,43 @@ def _five(a, b):
 
 @njit(**_JIT)
 def five_sums(a, b):
-    """Σa, Σb, Σa², Σb², Σab for small non-negative ratings, and the OR of every value.
+    """Σa, Σb, Σa², Σb², Σab for small non-negative ratings, and a bound on the values.
 
-    The caller trusts the sums only when ``0 <= or_all < 2**31`` (no negative value,
-    every value exact in int32) and ``n * or_all**2 < 2**63`` (no int64 overflow: the
-    largest value is at most the OR of all); otherwise it calls
-    :func:`five_sums_checked`.
+    The bound is the OR of every value: negative when a value is, else at least the
+    largest. The caller trusts the sums only when ``0 <= bound < 2**31`` (no negative
+    value, every value exact in int32) and ``n * bound**2 < 2**63`` (no int64
+    overflow); otherwise it calls :func:`five_sums_checked`.
     """
     return _five(a, b)
 
 
 @njit(**_PAR)
 def five_sums_par(a, b):
-    """:func:`five_sums` on the thread pool (same contract, same sums)."""
-    n = a.shape[0]
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    part = np.zeros((n_chunks, 6), dtype=np.int64)
-    for c in prange(n_chunks):
-        s = c * _CHUNK
-        e = min(n, s + _CHUNK)
-        r = _five(a[s:e], b[s:e])
-        for j in range(6):
-            part[c, j] = r[j]
-    sa = sb = saa = sbb = sab = orr = np.int64(0)
-    for c in range(n_chunks):
-        sa += part[c, 0]
-        sb += part[c, 1]
-        saa += part[c, 2]
-        sbb += part[c, 3]
-        sab += part[c, 4]
-        orr |= part[c, 5]
-    return sa, sb, saa, sbb, sab, orr
+    """:func:`five_sums` on the thread pool: the same sums; the bound is the largest
+    value, or −1 when a value is negative (the same contract).
+
+    One plain loop over the items that numba splits among the threads, each adding its
+    part with two load streams: the access pattern of the two-thread memory floor.
+    (The two interleaved halves of :func:`five_sums`, which keep one thread's loads in
+    flight, cost more than they give with two threads on two cores: measured 1.23×
+    the two-thread floor against 1.10× for this loop, ``benchmarks/README.md``.)
+    """
+    sa = sb = saa = sbb = sab = np.int64(0)
+    hi = np.int64(_I64_MIN)
+    lo = np.int64(_I64_MAX)
+    for i in prange(a.shape[0]):
+        x = np.int64(a[i])
+        y = np.int64(b[i])
+        hi = max(hi, max(x, y))
+        lo = min(lo, min(x, y))
+        x32 = np.int64(np.int32(x))
+        y32 = np.int64(np.int32(y))
+        sa += x
+        sb += y
+        saa += x32 * x32
+        sbb += y32 * y32
+        sab += x32 * y32
+    return sa, sb, saa, sbb, sab, hi if lo >= 0 else np.int64(-1)
 
 
 @njit(**_JIT, inline="always")

@@ -84,9 +84,9 @@ def quadratic_sums(r: Ratings) -> tuple[int, int, int, int]:
             return int(sa), int(sb), int(s2), int(sab)
     if r.n_classes is None:
         kernel = _pick(_kernels.five_sums, _kernels.five_sums_par, n)
-        sa, sb, saa, sbb, sab, or_all = kernel(a, b)
-        if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
-            r.memo["bounds"] = (0, int(or_all))
+        sa, sb, saa, sbb, sab, bound = kernel(a, b)
+        if 0 <= bound < 2**31 and n * int(bound) ** 2 < _INT64_LIMIT:  # every value ≤ bound
+            r.memo["bounds"] = (0, int(bound))
             return int(sa), int(sb), int(saa) + int(sbb), int(sab)
     sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(a, b)
     check_in_scale(r, [(amin, amax), (bmin, bmax)])
