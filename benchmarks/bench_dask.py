@@ -17,11 +17,13 @@ Method (see benchmarks/README_dask.md):
 * Baseline: one process, one thread, the in-memory function on one file's columns as
   numpy arrays (best of 3) → rows per second per core.
 * Dask: a LocalCluster of ``--workers`` processes with one thread each; the same
-  function of ``qwkit.dask`` on the first n rows (``data=`` the file list). The scheduler's
-  task stream gives the time each worker spent in qwkit's partition tasks (reading the
-  Parquet files is a separate task) → rows per second per core *once the data are read*;
-  the wall time includes reading. Every dask result is checked against the in-memory
-  result on the same rows when they fit (n ≤ ``--check-max``).
+  function of ``qwkit.dask`` on the first n rows (``data=`` the file list). Each
+  partition is read inside qwkit's own task; the scheduler's task stream gives the time
+  each worker spent in qwkit's tasks, and a clock around qwkit's Parquet reader on every
+  worker the part of it spent reading → rows per second per core *once the data are
+  read* (task time − reading time); the wall time includes reading. Every dask result is
+  checked against the in-memory result on the same rows when they fit (n ≤
+  ``--check-max``).
 * Peak memory per worker: the high-water mark of resident memory (VmHWM, reset before
   each run through /proc/self/clear_refs) of every worker process.
 * Growth: the same runs at n = 10⁷, 10⁸, 10⁹ (those ≤ ``--n``).
@@ -156,6 +158,36 @@ def one_thread_arrow():
     pa.set_io_thread_count(1)
 
 
+def install_read_clock():
+    """On a worker: time qwkit's Parquet reader (inside qwkit's partition tasks), summed
+    in ``_dask_pieces._bench_read_seconds`` — the reading part of the task time."""
+    from qwkit._integrations import _dask_pieces as pieces
+
+    if getattr(pieces, "_bench_read_seconds", None) is not None:
+        return
+    pieces._bench_read_seconds = [0.0]
+    original = pieces.read_parquet
+
+    def read_parquet(spec, piece):
+        t0 = time.perf_counter()
+        batches = list(original(spec, piece))
+        pieces._bench_read_seconds[0] += time.perf_counter() - t0
+        yield from batches
+
+    pieces.read_parquet = read_parquet  # the tasks name the reader by its module path
+
+
+def read_seconds(reset: bool = True) -> float:
+    """On a worker: the seconds spent reading since the last reset."""
+    from qwkit._integrations import _dask_pieces as pieces
+
+    clock = pieces._bench_read_seconds
+    value = clock[0]
+    if reset:
+        clock[0] = 0.0
+    return value
+
+
 def reset_peak():
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")
@@ -170,24 +202,29 @@ def peak_mib() -> float:
 
 
 def dask_run(client: Client, call, files, check):
-    """(wall seconds, seconds in qwkit partition tasks summed over workers, peak MiB per
-    worker, result)."""
+    """(wall seconds, seconds in qwkit's tasks summed over workers, of them seconds
+    reading Parquet, peak MiB per worker, partitions, result)."""
     client.run(reset_peak)
+    client.run(read_seconds)  # reset the clocks
     t_start = time.time()
     t0 = time.perf_counter()
     value = call([str(f) for f in files])
     wall = time.perf_counter() - t0
     stream = client.get_task_stream(start=t_start)
     busy = 0.0
+    leaves = 0
     for task in stream:
-        if "qwkit-" in str(task["key"]):  # partition states, merges, the final step
+        key = str(task["key"])
+        if "qwkit-" in key:  # partition states (reading included), merges, the final step
+            leaves += "qwkit-merge" not in key and "qwkit-result" not in key
             for phase in task["startstops"]:
                 if phase["action"] == "compute":
                     busy += phase["stop"] - phase["start"]
+    reading = sum(client.run(read_seconds).values())
     peaks = client.run(peak_mib)
     if check is not None and value != check:
         raise SystemExit(f"qwkit.dask disagrees with the in-memory result: {value} != {check}")
-    return wall, busy, max(peaks.values()), value
+    return wall, busy, reading, max(peaks.values()), leaves, value
 
 
 # ---------------------------------------------------------------------------- main
@@ -231,9 +268,9 @@ def main() -> None:
         "",
         "## qwkit.dask on Parquet (LocalCluster)",
         "",
-        "| function | n | wall s | wall rows/s | in-task rows/s/core | vs baseline "
-        "| peak MiB/worker |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| function | n | partitions | wall s | wall rows/s | reading s | in-task rows/s/core "
+        "(reading excluded) | vs baseline | peak MiB/worker |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     with (
         LocalCluster(
@@ -243,6 +280,7 @@ def main() -> None:
     ):
         client.get_task_stream()  # registers the task-stream plugin: later tasks are recorded
         client.run(one_thread_arrow)
+        client.run(install_read_clock)
         client.run(warm_up, files)
         for _, dist, _ in CASES.values():  # one untimed call of each through the cluster
             dist([str(f) for f in files[:2]])
@@ -250,11 +288,12 @@ def main() -> None:
             for n in sizes:
                 subset = files[: -(-n // rows_per_file)]
                 check = mem(read_columns(subset, cols)) if n <= args.check_max else None
-                wall, busy, peak, _ = dask_run(client, dist, subset, check)
-                per_core = n / busy if busy > 0 else float("nan")
+                wall, busy, reading, peak, parts, _ = dask_run(client, dist, subset, check)
+                computing = busy - reading
+                per_core = n / computing if computing > 0 else float("nan")
                 lines.append(
-                    f"| {name} | {n:,} | {wall:.2f} | {n / wall:,.0f} | {per_core:,.0f} "
-                    f"| {per_core / baseline[name]:.0%} | {peak:,.0f} |"
+                    f"| {name} | {n:,} | {parts} | {wall:.2f} | {n / wall:,.0f} | {reading:.2f} "
+                    f"| {per_core:,.0f} | {per_core / baseline[name]:.0%} | {peak:,.0f} |"
                 )
                 print(lines[-1], file=sys.stderr)
     lines[2:2] = [

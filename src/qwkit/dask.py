@@ -60,9 +60,9 @@ from qwkit._integrations._dask_pieces import (
     Seen,
     Spec,
     located,
-    parquet_piece,
     plan,
     read_csv,
+    read_parquet,
 )
 from qwkit._integrations._dask_pieces import data_files as _data_files
 from qwkit._table._state import QuadraticSums, TableStats
@@ -93,8 +93,9 @@ MAX_PAIRS = 100_000_000
 @dataclass(frozen=True, slots=True)
 class _Inputs:
     """The partitions of a call: where each one's rows come from (``pieces``), what its
-    leaf task is given (``args``: delayed partitions, or a Parquet piece's read task) and
-    ``load(piece, *args)``, which yields its batches ({parameter: values})."""
+    leaf task is given (``args``: delayed partitions; nothing for files, which the leaf
+    reads itself) and ``load(piece, *args)``, which yields the batches ({parameter:
+    values}) of a piece of one file (or of the partition)."""
 
     pieces: list[Piece]
     args: list[tuple]
@@ -194,21 +195,17 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
 
 
 def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
-    """Parquet pieces (each read by a task of its own, named ``read-parquet-…``, like
-    dask's reader) or CSV files (each streamed by its leaf)."""
+    """Parquet pieces or CSV files, each read inside the task that reduces it (one task
+    per partition: no read task, no hand-over of its columns)."""
     names, file_format = _data_files(data)
     spec = Spec(given, file_format, {k: m for k, m in modes.items() if k in given})
-    pieces = plan(names, spec)
     if file_format == "csv":
+        pieces = plan(names, spec)
         return _Inputs(pieces, [()] * len(pieces), partial(read_csv, spec))
-    token = uuid.uuid4().hex[:12]
-    reads = [
-        dask.delayed(parquet_piece, pure=False)(
-            piece, spec, dask_key_name=(f"read-parquet-{token}", piece.index)
-        )
-        for piece in pieces
-    ]
-    return _Inputs(pieces, [(r,) for r in reads], _one_batch)
+    client = _client()
+    cores = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
+    pieces = plan(names, spec, cores=cores)
+    return _Inputs(pieces, [()] * len(pieces), partial(read_parquet, spec))
 
 
 def _named_batch(names, piece, *values):
@@ -255,21 +252,25 @@ class _Part:
 
 
 def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
-    """One partition's state, batch by batch; an error names the item's file and data
-    row, or its index (deferred to the root when the partition's place is unknown)."""
+    """One partition's state, batch by batch (file by file when the partition spans
+    several); an error names the item's file and data row, or its index (deferred to the
+    root when the partition's place is unknown)."""
     state, rows, seen = make(), 0, Seen()
-    for batch in load(piece, *args):
-        n = len(next(iter(batch.values())))
-        if n == 0:
-            continue
-        seen.merge(Seen.of(batch, piece, checks), checks)
-        try:
-            update(state, **batch)
-        except QwkitError as exc:
-            if exc.row is not None and piece.first_row is None:
-                return _Part(None, rows, seen, Deferred(exc, rows))
-            raise located(exc, piece, rows) from None
-        rows += n
+    for part in piece.files:
+        offset = 0  # items of this file's piece before the batch
+        for batch in load(part, *args):
+            n = len(next(iter(batch.values())))
+            if n == 0:
+                continue
+            seen.merge(Seen.of(batch, part, checks), checks)
+            try:
+                update(state, **batch)
+            except QwkitError as exc:
+                if exc.row is not None and part.first_row is None:
+                    return _Part(None, rows, seen, Deferred(exc, rows))
+                raise located(exc, part, offset) from None
+            offset += n
+            rows += n
     return _Part(state, rows, seen)
 
 

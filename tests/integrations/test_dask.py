@@ -518,6 +518,34 @@ class TestFiles:
         assert caught.value.row == 999
 
 
+    def test_small_files_are_packed_and_errors_name_their_file(self, tmp_path, monkeypatch):
+        # eight files of 300 rows: packed into pieces of several files, read by one task
+        # each; an error at an item still names its own file and data row
+        paths = []
+        for i in range(8):
+            b = np.arange(300) % 5
+            if i == 4:
+                b[123] = 9
+            paths.append(str(tmp_path / f"p{i}.parquet"))
+            pq.write_table(pa.table({"a": np.arange(300) % 5, "b": b}), paths[-1])
+        spec = _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet")
+        packed = _dask_pieces.plan(paths, spec, cores=2)
+        assert len(packed) == 1 and [p.file for p in packed[0].files] == paths
+        monkeypatch.setattr(_dask_pieces, "MIN_PIECE_BYTES", 1)
+        split = _dask_pieces.plan(paths, spec, cores=1)  # about four pieces per core
+        assert 3 <= len(split) <= 5 and max(len(p.files) for p in split) > 1
+        assert [f.file for p in split for f in p.files] == paths  # in order, each once
+        with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:
+            qd.kappa_score("a", "b", data=paths[:4] + paths[4:], labels=range(5))
+        assert f"(data row 124 of file {paths[4]!r})" in str(caught.value)
+        assert caught.value.row == 123
+        good = paths[:4] + paths[5:]
+        a = np.tile(np.arange(300) % 5, 7)
+        assert qd.kappa_score("a", "b", data=good, weights="linear") == qwkit.kappa_score(
+            a, a, weights="linear"
+        )
+
+
 class TestGlobalRows:
     """An error at item 999 says index 999, not the index inside its partition."""
 

@@ -10,9 +10,11 @@ text in another, or two files whose ordered categories declare different orders,
 refused with both files named.
 
 Files. A path, glob, folder or list of them names Parquet files (read by row groups, in
-pieces of at most ``PARQUET_BYTES`` of the used columns, dask's default block) or CSV
-files (one piece per file, streamed in blocks: a CSV file cannot be split at a byte
-offset without reading it from its start, since a quoted value may hold a line break).
+pieces of about a target size of the used columns — at most ``PARQUET_BYTES``, dask's
+default block — that may span consecutive files, so that many small files make few
+tasks; each piece is read inside the task that reduces it) or CSV files (one piece per
+file, streamed in blocks: a CSV file cannot be split at a byte offset without reading it
+from its start, since a quoted value may hold a line break).
 Paths are local, or anything ``fsspec`` opens (``s3://``, ``gs://``, ...).
 
 The values of a column, as the command line's local engine reads them: CSV cells are
@@ -55,12 +57,21 @@ __all__ = [
     "data_files",
     "located",
     "parquet_piece",
+    "piece_bytes",
     "plan",
     "read_csv",
+    "read_parquet",
 ]
 
-#: Uncompressed bytes of the used columns in one Parquet piece (dask's default block).
+#: Uncompressed bytes of the used columns in one Parquet piece, at most (dask's default
+#: block).
 PARQUET_BYTES = 256 * 2**20
+#: The smallest Parquet piece worth a task of its own: smaller row groups (or files) are
+#: packed together, whatever the parallelism.
+MIN_PIECE_BYTES = 16 * 2**20
+#: Pieces per core that a Parquet data set is cut into, while they stay within
+#: [MIN_PIECE_BYTES, PARQUET_BYTES].
+PIECES_PER_CORE = 4
 #: Bytes of a CSV file parsed at a time.
 CSV_BLOCK = 1 << 23
 _CSV = {".csv": ",", ".tsv": "\t"}
@@ -78,12 +89,19 @@ class Piece:
     """Where the rows of one partition come from: a file (``file``) from its data row
     ``first_row``, or partition ``index`` of a dask collection, whose first item is item
     ``first_row`` of the whole collection (None: unknown until the partitions before it
-    are counted)."""
+    are counted). A partition of several Parquet files lists one such piece per file
+    in ``parts``, read in turn."""
 
     index: int
     file: str | None = None
     first_row: int | None = 0
     row_groups: tuple[int, ...] = ()
+    parts: tuple[Piece, ...] = ()
+
+    @property
+    def files(self) -> tuple[Piece, ...]:
+        """The pieces of one file each that make this partition."""
+        return self.parts or (self,)
 
     @property
     def name(self) -> str:
@@ -385,23 +403,66 @@ def _check_columns(name: str, found: list[str], spec: Spec) -> None:
             )
 
 
-def plan(files: list[str], spec: Spec) -> list[Piece]:
+def plan(files: list[str], spec: Spec, *, cores: int | None = None) -> list[Piece]:
     """The pieces of ``files``, after checking that each holds the columns (Parquet:
-    from its footer; CSV: from its header)."""
+    from its footer; CSV: from its header). Parquet row groups are packed in file
+    order into pieces of about :func:`piece_bytes` uncompressed bytes of the used
+    columns (a row group is never split; a piece may span several files)."""
     with ThreadPoolExecutor(max_workers=min(16, len(files))) as pool:
         layouts = list(pool.map(lambda f: _layout(f, spec), files))
-    pieces = []
+    if spec.format == "csv":
+        return [Piece(i, name, 0, ()) for i, name in enumerate(files)]
+    target = piece_bytes(sum(b for groups in layouts for _, b in groups), cores)
+    pieces: list[Piece] = []
+    parts: list[Piece] = []
+    size = 0
+
+    def close():
+        nonlocal parts, size
+        if parts:
+            first = parts[0]
+            if len(parts) == 1:
+                pieces.append(Piece(len(pieces), first.file, first.first_row, first.row_groups))
+            else:
+                pieces.append(Piece(len(pieces), first.file, first.first_row, parts=tuple(parts)))
+        parts, size = [], 0
+
     for name, groups in zip(files, layouts, strict=True):
-        for first_row, row_groups in groups:
-            pieces.append(Piece(len(pieces), name, first_row, row_groups))
+        run: list[int] = []  # this file's row groups in the piece being filled
+        run_first = row = 0
+        for g, (rows, nbytes) in enumerate(groups):
+            if size and size + nbytes > target:
+                if run:
+                    parts.append(Piece(0, name, run_first, tuple(run)))
+                close()
+                run, run_first = [], row
+            run.append(g)
+            size += nbytes
+            row += rows
+        if run or not groups:  # a file without row groups is read (and checked) too
+            parts.append(Piece(0, name, run_first, tuple(run)))
+    close()
     return pieces
 
 
-def _layout(name: str, spec: Spec) -> list[tuple[int, tuple[int, ...]]]:
-    """[(first data row, row groups)] of the pieces of one file."""
+def piece_bytes(total: int, cores: int | None) -> int:
+    """The target size of a Parquet piece, chosen from the data: the ``total``
+    uncompressed bytes of the used columns spread over PIECES_PER_CORE pieces per core
+    (``cores``: the cluster's threads; None: PARQUET_BYTES), within [MIN_PIECE_BYTES,
+    PARQUET_BYTES]. Large pieces amortize a task's fixed costs (a few ms, the cost of
+    summing 10⁷ ratings); enough of them keep every core busy and bound the memory of a
+    task."""
+    if cores is None:
+        return PARQUET_BYTES
+    return max(MIN_PIECE_BYTES, min(PARQUET_BYTES, total // (PIECES_PER_CORE * max(cores, 1))))
+
+
+def _layout(name: str, spec: Spec) -> list[tuple[int, int]]:
+    """[(rows, uncompressed bytes of the used columns)] of every row group of a Parquet
+    file, after checking its columns; a CSV file's header is checked (and [] returned)."""
     if spec.format == "csv":
         _check_columns(name, _csv_header(name, spec), spec)
-        return [(0, ())]
+        return []
     import pyarrow.parquet as pq
 
     with _opened(name) as source:
@@ -412,19 +473,11 @@ def _layout(name: str, spec: Spec) -> list[tuple[int, tuple[int, ...]]]:
             raise _file_error(name, "Parquet", exc) from None
     _check_columns(name, found, spec)
     used = [found.index(c) for c in dict.fromkeys(spec.columns.values())]
-    pieces, groups, size, first, row = [], [], 0, 0, 0
+    out = []
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
-        nbytes = sum(group.column(i).total_uncompressed_size for i in used)
-        if groups and size + nbytes > PARQUET_BYTES:
-            pieces.append((first, tuple(groups)))
-            groups, size, first = [], 0, row
-        groups.append(g)
-        size += nbytes
-        row += group.num_rows
-    if groups or not pieces:
-        pieces.append((first, tuple(groups)))
-    return pieces
+        out.append((group.num_rows, sum(group.column(i).total_uncompressed_size for i in used)))
+    return out
 
 
 # ---------------------------------------------------------------------------- values
@@ -600,8 +653,14 @@ def _batch(table, spec: Spec, piece: Piece, row0: int, decided: dict) -> dict:
 # ---------------------------------------------------------------------------- reading
 
 
+def read_parquet(spec: Spec, piece: Piece) -> Iterator[dict]:
+    """The batch of one Parquet piece of one file (``piece.files`` are read in turn by
+    the task that reduces the partition)."""
+    yield parquet_piece(piece, spec)
+
+
 def parquet_piece(piece: Piece, spec: Spec) -> dict:
-    """The columns of one Parquet piece, as one batch ({parameter: values})."""
+    """The columns of one Parquet piece of one file, as one batch ({parameter: values})."""
     import pyarrow.parquet as pq
 
     columns = list(dict.fromkeys(spec.columns.values()))
