@@ -95,7 +95,7 @@ class _Inputs:
     """The partitions of a call: where each one's rows come from (``pieces``), what its
     leaf task is given (``args``: delayed partitions; nothing for files, which the leaf
     reads itself) and ``load(piece, *args)``, which yields the batches ({parameter:
-    values}) of a piece of one file (or of the partition)."""
+    values}), each with the piece whose rows it holds (a file's, or the partition's)."""
 
     pieces: list[Piece]
     args: list[tuple]
@@ -209,15 +209,11 @@ def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
 
 
 def _named_batch(names, piece, *values):
-    yield dict(zip(names, values, strict=True))
+    yield piece, dict(zip(names, values, strict=True))
 
 
 def _frame_batch(columns: dict, piece, frame):
-    yield {param: frame[column] for param, column in columns.items()}
-
-
-def _one_batch(piece, batch):
-    yield batch
+    yield piece, {param: frame[column] for param, column in columns.items()}
 
 
 def _collection(value, name: str) -> str:
@@ -252,16 +248,17 @@ class _Part:
 
 
 def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
-    """One partition's state, batch by batch (file by file when the partition spans
-    several); an error names the item's file and data row, or its index (deferred to the
-    root when the partition's place is unknown)."""
+    """One partition's state, batch by batch (a batch may hold one file of several, or
+    all of them; each is let go before the next is read); an error names the item's
+    file and data row, or its index (deferred to the root when the partition's place is
+    unknown)."""
     state, rows, seen = make(), 0, Seen()
-    for part in piece.files:
-        offset = 0  # items of this file's piece before the batch
-        for batch in load(part, *args):
-            n = len(next(iter(batch.values())))
-            if n == 0:
-                continue
+    where, offset = None, 0  # the piece the batches come from, its items before the batch
+    for part, batch in load(piece, *args):
+        if part is not where:
+            where, offset = part, 0
+        n = len(next(iter(batch.values())))
+        if n:
             seen.merge(Seen.of(batch, part, checks), checks)
             try:
                 update(state, **batch)
@@ -269,8 +266,9 @@ def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
                 if exc.row is not None and part.first_row is None:
                     return _Part(None, rows, seen, Deferred(exc, rows))
                 raise located(exc, part, offset) from None
-            offset += n
-            rows += n
+        del batch
+        offset += n
+        rows += n
     return _Part(state, rows, seen)
 
 

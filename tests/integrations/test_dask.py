@@ -517,7 +517,6 @@ class TestFiles:
         assert f"(data row 1000 of file {path!r})" in str(caught.value)
         assert caught.value.row == 999
 
-
     def test_small_files_are_packed_and_errors_name_their_file(self, tmp_path, monkeypatch):
         # eight files of 300 rows: packed into pieces of several files, read by one task
         # each; an error at an item still names its own file and data row

@@ -30,6 +30,8 @@ SPARE_LIMBS = 2
 #: Rows are normalized after this many additions to one row (each adds < 2**33 per limb).
 NORMALIZE_EVERY = 1 << 26
 _M32 = (1 << 32) - 1
+_ABS = (1 << 63) - 1
+_INF_BITS = 0x7FF0000000000000
 _MANT = (1 << 52) - 1
 _HIDDEN = 1 << 52
 _M27 = (1 << 27) - 1
@@ -107,19 +109,23 @@ def weight_span(bits):
 @njit(**_JIT)
 def weight_extremes(w):
     """(smallest, largest, smallest positive, largest) weight and the count of positive
-    ones, in one pass (weights validated: finite, non-negative; n ≥ 1)."""
-    lo = w[0]
-    hi = w[0]
-    pos_lo = np.inf
+    ones, in one pass (weights validated: finite, non-negative; n ≥ 1).
+
+    On the bit patterns, with the sign bit cleared (−0.0 is 0.0): non-negative doubles
+    order as their bits, so the pass is integer minima, maxima and a count, in vector
+    lanes."""
+    bits = w.view(np.int64)
+    lo = hi = bits[0] & _ABS
+    pos_lo = _INF_BITS
     count = 0
-    for i in range(w.shape[0]):
-        x = w[i]
-        lo = min(lo, x)
-        hi = max(hi, x)
-        if x > 0.0:
-            pos_lo = min(pos_lo, x)
-            count += 1
-    return lo, hi, pos_lo, count
+    for i in range(bits.shape[0]):
+        b = bits[i] & _ABS
+        lo = min(lo, b)
+        hi = max(hi, b)
+        pos_lo = min(pos_lo, b if b > 0 else _INF_BITS)
+        count += b > 0
+    as_float = np.array([lo, hi, pos_lo], dtype=np.int64).view(np.float64)
+    return as_float[0], as_float[1], as_float[2], count
 
 
 def window(bits: np.ndarray) -> tuple[int, int]:
