@@ -247,10 +247,18 @@ class _Part:
 # ---------------------------------------------------------------------------- reduction
 
 
-def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
+#: Rows a state's ``update`` is given at a time (views of a larger batch): its per-row
+#: temporaries stay in the hundreds of MB, and the threshold search measured 5× the CPU
+#: time per row on batches of 5·10⁷ rows (``benchmarks/README_dask.md``). The five sums
+#: of quadratic kappa allocate nothing per row and take whole batches.
+BATCH_ROWS = 1 << 23
+
+
+def _leaf(make, update, checks: Checks, load, batch_rows, piece: Piece, *args) -> _Part:
     """One partition's state, batch by batch (a batch may hold one file of several, or
-    all of them; each is let go before the next is read); an error names the item's
-    file and data row, or its index (deferred to the root when the partition's place is
+    all of them; each is let go before the next is read), ``update`` given at most
+    ``batch_rows`` rows at a time (None: whole batches); an error names the item's file
+    and data row, or its index (deferred to the root when the partition's place is
     unknown)."""
     state, rows, seen = make(), 0, Seen()
     where, offset = None, 0  # the piece the batches come from, its items before the batch
@@ -260,12 +268,16 @@ def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
         n = len(next(iter(batch.values())))
         if n:
             seen.merge(Seen.of(batch, part, checks), checks)
+        step = max(min(batch_rows or n, n), 1)
+        for start in range(0, n, step):
+            rows_of = batch if step == n else {k: v[start : start + step] for k, v in batch.items()}
             try:
-                update(state, **batch)
+                update(state, **rows_of)
             except QwkitError as exc:
                 if exc.row is not None and part.first_row is None:
-                    return _Part(None, rows, seen, Deferred(exc, rows))
-                raise located(exc, part, offset) from None
+                    return _Part(None, rows + start, seen, Deferred(exc, rows + start))
+                raise located(exc, part, offset + start) from None
+            del rows_of
         del batch
         offset += n
         rows += n
@@ -310,16 +322,26 @@ def _reduce(
     split_every: int,
     compute: bool,
     progress: Progress | None,
+    whole: bool = False,
 ):
     """Tree reduction of partition states with ``dask.delayed``: one state per partition
-    (``make()`` then ``update(state, **columns)`` for each of its batches), merged
-    ``split_every`` at a time, then ``finish(state)``."""
+    (``make()`` then ``update(state, **columns)`` for each of its batches, in slices of
+    at most BATCH_ROWS rows unless ``whole``), merged ``split_every`` at a time, then
+    ``finish(state)``."""
+    batch_rows = None if whole else BATCH_ROWS
     split_every = check_integer(split_every, "split_every", 2)
     progress = check_progress(progress)
     token = uuid.uuid4().hex[:12]
     leaves = [
         dask.delayed(_leaf, pure=False)(
-            make, update, checks, inputs.load, piece, *args, dask_key_name=(f"qwkit-{token}", i)
+            make,
+            update,
+            checks,
+            inputs.load,
+            batch_rows,
+            piece,
+            *args,
+            dask_key_name=(f"qwkit-{token}", i),
         )
         for i, (piece, args) in enumerate(zip(inputs.pieces, inputs.args, strict=True))
     ]
@@ -517,6 +539,7 @@ def kappa_score(
             split_every=split_every,
             compute=compute,
             progress=progress,
+            whole=True,  # nothing allocated per row: whole batches, one pass each
         )
     limit = TABLE_CLASSES if isinstance(weights, str) else MAX_DENSE_CLASSES
     return _reduce(

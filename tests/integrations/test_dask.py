@@ -544,6 +544,25 @@ class TestFiles:
             a, a, weights="linear"
         )
 
+    def test_batches_fed_in_slices(self, tmp_path, monkeypatch):
+        # a batch is given to a state's update a few rows at a time: the same results,
+        # and an error still names its file and data row
+        monkeypatch.setattr(qd, "BATCH_ROWS", 7)
+        a = np.arange(100) % 5
+        b = a.copy()
+        b[60] = 9
+        path = str(tmp_path / "s.parquet")
+        pq.write_table(pa.table({"a": a, "b": b, "w": np.linspace(0.1, 2, 100)}), path)
+        with dask.config.set(scheduler="sync"):
+            got = qd.kappa_score("a", "b", weights="linear", sample_weight="w", data=path)
+            assert got == qwkit.kappa_score(
+                a, b, weights="linear", sample_weight=np.linspace(0.1, 2, 100)
+            )
+            with pytest.raises(qwkit.QwkitError) as caught:
+                qd.kappa_score("a", "b", data=path, weights="linear", labels=range(5))
+        assert f"(data row 61 of file {path!r})" in str(caught.value)
+        assert caught.value.row == 60
+
 
 class TestGlobalRows:
     """An error at item 999 says index 999, not the index inside its partition."""

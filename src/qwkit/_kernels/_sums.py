@@ -105,10 +105,10 @@ def five_sums_par(a, b):
     value, or −1 when a value is negative (the same contract).
 
     One plain loop over the items that numba splits among the threads, each adding its
-    part with two load streams: the access pattern of the two-thread memory floor.
-    (The two interleaved halves of :func:`five_sums`, which keep one thread's loads in
-    flight, cost more than they give with two threads on two cores: measured 1.23×
-    the two-thread floor against 1.10× for this loop, ``benchmarks/README.md``.)
+    part with two load streams: the access pattern of the two-thread memory floor. The
+    two interleaved halves of :func:`five_sums`, which keep one thread's loads in
+    flight, cost more than they give when two threads already share the memory
+    (``benchmarks/README.md``, "Threads").
     """
     sa = sb = saa = sbb = sab = np.int64(0)
     hi = np.int64(_I64_MIN)
