@@ -48,7 +48,6 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numba  # noqa: E402
@@ -60,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _anchors  # noqa: E402
 import _machine  # noqa: E402
 import _weights  # noqa: E402
+from _timing import measure, paired  # noqa: E402
 
 import qwkit  # noqa: E402
 from qwkit import _kernels  # noqa: E402
@@ -68,7 +68,6 @@ from qwkit._base._dyadic import exception_buffer, weight_window  # noqa: E402
 K = 5
 SEED = 20261121
 TOLERANCE = 1e-9
-MIN_SAMPLE_SECONDS = 0.02
 PATTERNS = ("independent", "copy half", "within ±1")
 PEERS = ("scikit-learn", "Kaggle numba qwk3", "Kaggle numpy quadKappa", "np.bincount")
 numba.set_num_threads(1)
@@ -93,34 +92,6 @@ def make_data(n: int, pattern: str = "copy half", dtype=np.int64):
 
 
 # ---------------------------------------------------------------------------- timing
-
-
-def _time(fn: Callable[[], object], number: int) -> float:
-    start = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - start) / number
-
-
-def measure(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """Seconds per call of each function: one warm-up call, then ``rounds`` interleaved
-    rounds (fast calls looped up to MIN_SAMPLE_SECONDS)."""
-    number = {}
-    for name, fn in fns.items():
-        t0 = time.perf_counter()
-        fn()
-        number[name] = max(1, int(MIN_SAMPLE_SECONDS / max(time.perf_counter() - t0, 1e-7)))
-    out = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            out[name].append(_time(fn, number[name]))
-    return out
-
-
-def paired(times: dict[str, list[float]], num: str, den: str) -> tuple[float, float]:
-    """(median of the ratios within rounds, ratio of the best times)."""
-    med = statistics.median(x / y for x, y in zip(times[num], times[den], strict=True))
-    return med, min(times[num]) / min(times[den])
 
 
 def check(got, expected: float, what: str) -> None:
@@ -296,6 +267,23 @@ def _one_thread(f, n_threads):
     return call
 
 
+def _five_sums_anatomy(rounds, n_threads: int) -> list[str]:
+    a, b, _ = make_data(10**8)
+    numba.set_num_threads(n_threads)
+    fns = {
+        "floor": lambda: _anchors.read_floor_par(a, b),
+        f"five_sums_par ({n_threads} threads)": lambda: _kernels.five_sums_par(a, b),
+        f"before: chunks of interleaved halves ({n_threads} threads)": lambda: (
+            _anchors.five_sums_halves_par(a, b)
+        ),
+        "five_sums (1 thread)": lambda: _kernels.five_sums(a, b),
+        "read_floor (1 thread)": lambda: _anchors.read_floor(a, b),
+    }
+    t = measure(fns, max(rounds, 15))
+    numba.set_num_threads(1)
+    return [f"| {name} | {fmt_pair(paired(t, name, 'floor'))} |" for name in list(fns)[1:]]
+
+
 def threads(sizes, rounds, log, n_threads: int = 2) -> list[str]:
     lines = [
         f"### Threads ({n_threads})",
@@ -340,6 +328,16 @@ def threads(sizes, rounds, log, n_threads: int = 2) -> list[str]:
         "",
         f"Target: within 1.2× of the {n_threads}-thread floor — worst measured "
         f"{fmt(worst)}: {_met(worst, '<=', 1.2)}.",
+        "",
+        f"**The five sums at 1e8, bare kernels** / the {n_threads}-thread floor (median of "
+        "paired ratios, best-of-rounds in parentheses): the threaded kernel as it is (one "
+        "plain loop split among the threads, two load streams each) and as it was before "
+        "(chunks of 2¹⁶ items, each read as two interleaved halves: four streams a thread), "
+        "and one thread.",
+        "",
+        "| kernel | / 2-thread floor |",
+        "|---|---:|",
+        *_five_sums_anatomy(rounds, n_threads),
         "",
         "**Crossover** — a kernel on one thread and on the pool (µs per call, medians); "
         f"qwkit uses the pool from {_kernels.THREAD_MIN_ITEMS:,} items "
