@@ -248,9 +248,9 @@ class _Part:
 
 
 #: Rows a state's ``update`` is given at a time (views of a larger batch): its per-row
-#: temporaries stay in the hundreds of MB, and the threshold search measured 5× the CPU
-#: time per row on batches of 5·10⁷ rows (``benchmarks/README_dask.md``). The five sums
-#: of quadratic kappa allocate nothing per row and take whole batches.
+#: temporaries stay in the hundreds of MB (the threshold search takes several times the
+#: CPU time per row on batches of 5·10⁷ rows: ``benchmarks/README_dask.md``). The five
+#: sums of quadratic kappa allocate nothing per row and take whole batches.
 BATCH_ROWS = 1 << 23
 
 

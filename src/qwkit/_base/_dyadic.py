@@ -141,13 +141,14 @@ class ExactRows:
         and in proportion to the rows of ``other`` — the others are copied at most once."""
         exponent = min(self.exponent, other.exponent)
         exponent = self.exponent - 32 * -(-(self.exponent - exponent) // 32)  # whole limbs
-        top = max(self.top_exponent(), other.top_exponent())
-        n_limbs = (top - exponent + 31) // 32 + 1
-        limbs = self.aligned(exponent, n_limbs) if exponent < self.exponent else self.limbs
-        more = other.aligned(exponent, n_limbs)
-        width = max(limbs.shape[1], more.shape[1])
-        limbs = _pad(limbs, width) if limbs.shape[1] < width else limbs.copy()
-        limbs[rows] = _normalized(limbs[rows] + _pad(more, width))
+        below = (self.exponent - exponent) // 32  # zero limbs to put under these rows
+        more = other.aligned(exponent, 1)
+        width = max(below + self.limbs.shape[1], more.shape[1]) + 1  # room for a carry
+        limbs = np.zeros((self.n_rows, width), dtype=np.int64)
+        limbs[:, below : below + self.limbs.shape[1]] = self.limbs
+        touched = np.ascontiguousarray(limbs[rows] + _pad(more, width))
+        _kernels.normalize_rows(touched)  # the spare top limb takes the carries
+        limbs[rows] = touched
         return ExactRows(_room(limbs), exponent)
 
     def take(self, index: np.ndarray) -> ExactRows:

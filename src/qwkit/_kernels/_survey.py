@@ -388,22 +388,55 @@ def _square_slots(g0, g1, g2):
     return s0, s1, s2, s3, s4, s5
 
 
+@njit(**_JIT, inline="always")
+def _bin_block(bits, ul, digits, squares):
+    """The three digits of v and (with ``squares``) the six slots of v² of every item of
+    a block, into the rows of ``digits`` (one row per digit or slot, a column per item;
+    the last row: 1 for a weight in the window); whether the block holds an exception."""
+    width = np.uint64(TABLE_WINDOW)
+    exc = False
+    for i in range(bits.shape[0]):
+        m, d, out = _digits(np.uint64(bits[i]), ul, width)
+        exc |= out
+        v = m << d
+        g0 = v & _M32
+        g1 = v >> _U32
+        g2 = (m >> _U1) >> (_U63 - d)
+        digits[0, i] = g0
+        digits[1, i] = g1
+        digits[2, i] = g2
+        digits[9, i] = _U1 if m != _U0 else _U0
+        if squares:
+            s0, s1, s2, s3, s4, s5 = _square_slots(g0, g1, g2)
+            digits[3, i] = s0
+            digits[4, i] = s1
+            digits[5, i] = s2
+            digits[6, i] = s3
+            digits[7, i] = s4
+            digits[8, i] = s5
+    return exc
+
+
 @njit(**_JIT)
 def survey_bincount(index, bits, n_bins, L, squares, exc):
     """Exact Σv (and, with ``squares``, Σv²) of the weights in the window
     [L, L + TABLE_WINDOW) of every bin, and the count of those weights per bin.
 
-    ``index`` holds each item's bin (validated: in range). The digits of v and the slots
-    of v² are added to the limbs of their bins directly (each gains less than 2**35 per
-    item; normalized every 2**27 items). Returns ``(rows, sq, positive,
+    ``index`` holds each item's bin (validated: in range). Two phases per block, as
+    :func:`survey_table`: the digits of v and the slots of v² of the block's items in
+    vector lanes, then their additions to the limbs of the items' bins (each limb gains
+    less than 2**35 per item; normalized every 2**27 items; few bins are counted in four
+    sub-tables, consecutive items in different ones). Returns ``(rows, sq, positive,
     n_exceptions)``: rows (n_bins, TABLE_LIMBS) of Σv, value 2^(L − 1075) per unit; sq
     (n_bins, SQUARE_LIMBS) of Σv², 2^(2L − 2150) per unit (or an empty array); the
     count of window weights per bin (the exceptions, listed in ``exc`` as far as it
     holds them, are counted by the caller).
     """
-    rows = np.zeros((n_bins, TABLE_LIMBS), dtype=np.int64)
-    sq = np.zeros((n_bins if squares else 0, SQUARE_LIMBS), dtype=np.int64)
-    positive = np.zeros(n_bins, dtype=np.int64)
+    n_sub = _SUBTABLES if n_bins <= _SUBTABLE_MAX_CELLS else 1
+    rows = np.zeros((n_sub * n_bins, TABLE_LIMBS), dtype=np.int64)
+    sq = np.zeros((n_sub * n_bins if squares else 0, SQUARE_LIMBS), dtype=np.int64)
+    positive = np.zeros(n_sub * n_bins, dtype=np.int64)
+    digits = np.zeros((10, BLOCK), dtype=np.uint64)
     ul = np.uint64(L)
     width = np.uint64(TABLE_WINDOW)
     n = index.shape[0]
@@ -412,29 +445,32 @@ def survey_bincount(index, bits, n_bins, L, squares, exc):
         stop = min(n, start + (1 << 27))
         for s in range(start, stop, BLOCK):
             t = min(stop, s + BLOCK)
-            out = False
-            for i in range(s, t):
-                m, d, x = _digits(np.uint64(bits[i]), ul, width)
-                out |= x
-                v = m << d
-                g0 = v & _M32
-                g1 = v >> _U32
-                g2 = (m >> _U1) >> (_U63 - d)
-                r = index[i]
-                rows[r, 0] += np.int64(g0)
-                rows[r, 1] += np.int64(g1)
-                rows[r, 2] += np.int64(g2)
-                positive[r] += 1 if m != _U0 else 0
+            out = _bin_block(bits[s:t], ul, digits, squares)
+            for j in range(t - s):
+                r = (j % n_sub) * n_bins + index[s + j]
+                rows[r, 0] += np.int64(digits[0, j])
+                rows[r, 1] += np.int64(digits[1, j])
+                rows[r, 2] += np.int64(digits[2, j])
+                positive[r] += np.int64(digits[9, j])
                 if squares:
-                    s0, s1, s2, s3, s4, s5 = _square_slots(g0, g1, g2)
-                    sq[r, 0] += np.int64(s0)
-                    sq[r, 1] += np.int64(s1)
-                    sq[r, 2] += np.int64(s2)
-                    sq[r, 3] += np.int64(s3)
-                    sq[r, 4] += np.int64(s4)
-                    sq[r, 5] += np.int64(s5)
+                    for k in range(6):
+                        sq[r, k] += np.int64(digits[3 + k, j])
             if out:
                 n_exc = _list(bits, s, t, ul, width, exc, n_exc)
         normalize_rows(rows)
         normalize_rows(sq)
+    if n_sub > 1:  # the sub-tables, normalized: their limbs add without overflow
+        rows = _fold(rows, n_bins)
+        sq = _fold(sq, n_bins) if squares else sq
+        positive = positive.reshape((n_sub, n_bins)).sum(axis=0)
     return rows, sq, positive, n_exc
+
+
+@njit(**_JIT)
+def _fold(rows, n_bins):
+    """The sum of the sub-tables of ``rows`` (normalized)."""
+    out = rows[:n_bins].copy()
+    for s in range(1, rows.shape[0] // n_bins):
+        out += rows[s * n_bins : (s + 1) * n_bins]
+    normalize_rows(out)
+    return out
