@@ -23,8 +23,15 @@ Anchors (written here, in numpy, the way a careful user would):
 * ``loop_jackknife``: the delete-one-item jackknife of the degradation by recomputing it
   without each item (O(n²)), against ``method="jackknife"`` (O(n)).
 
-RSMTool itself is not an anchor: its 12.0 release pins ``numpy<2`` (and ``skll==5.0.1``),
-so it cannot live in qwkit's environment.
+RSMTool itself is not an anchor: it does not install in the benchmark environment. Asked
+to add it (``pip install --dry-run rsmtool``, 2026-11-27), pip resolves rsmtool 12.0.0 only
+by downgrading numpy to 1.26.4 and scikit-learn to 1.4.2 (with ``skll==5.0.1``), below
+what qwkit and its other extras need.
+
+Linearity: the last table times ``degradation_test`` (asymptotic and exact jackknife) and
+``evaluate_scorer`` from 10³ to 10⁶ items and reports the time per item: linear paths
+keep it flat (until fixed costs are small), where re-scoring without each item grows it in
+proportion to n.
 
 Before timing, the anchors' values are checked against qwkit's (1e-9). Rows report the
 best of ``--repeat`` runs and the ratio anchor / qwkit (above 1: qwkit is faster).
@@ -32,18 +39,25 @@ best of ``--repeat`` runs and the ratio anchor / qwkit (above 1: qwkit is faster
 
 from __future__ import annotations
 
-import argparse
-import pathlib
-import sys
-import time
-from datetime import date
+import os
 
-import numpy as np
+# one thread, as the results say: a BLAS thread pool on a shared machine makes the numpy
+# products of both qwkit and the anchors wait for busy cores
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
 
-import qwkit
+import argparse  # noqa: E402
+import pathlib  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from datetime import date  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import qwkit  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import _machine
+import _machine  # noqa: E402
 
 
 def simulate(n, double=0.1, seed=20261121):
@@ -195,6 +209,25 @@ def run(args):
         lines.append(f'| evaluate_scorer(method="jackknife") | {n:.0e} | {t_q:.3f} | | | |')
         t_q, _ = _best(args.repeat, qwkit.prmse, human, machine)
         lines.append(f"| prmse | {n:.0e} | {t_q:.3f} | | | |")
+    lines += [
+        "",
+        "Time per item (µs), fully double-scored items for the degradation test:",
+        "",
+        '| items | degradation_test | degradation_test(method="jackknife") | '
+        'evaluate_scorer | evaluate_scorer(method="jackknife") |',
+        "|---:|---:|---:|---:|---:|",
+    ]
+    sizes = [10**3, 10**4, 10**5] if args.quick else [10**3, 10**4, 10**5, 10**6]
+    for n in sizes:
+        human, machine = simulate(n, double=1.0)
+        repeat = max(1, args.repeat * (10**5 // n) if n < 10**5 else args.repeat)
+        times = [
+            _best(repeat, qwkit.degradation_test, human, machine)[0],
+            _best(repeat, qwkit.degradation_test, human, machine, method="jackknife")[0],
+            _best(repeat, qwkit.evaluate_scorer, human, machine)[0],
+            _best(repeat, qwkit.evaluate_scorer, human, machine, method="jackknife")[0],
+        ]
+        lines.append(f"| {n:.0e} | " + " | ".join(f"{1e6 * t / n:.3f}" for t in times) + " |")
     lines.append("")
     lines += _machine.describe()[-1:]
     return "\n".join(lines) + "\n"

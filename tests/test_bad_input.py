@@ -579,6 +579,9 @@ def test_import_qwkit_loads_no_optional_dependency():
         "qwkit.torch",
         "qwkit.lightgbm",
         "qwkit.xgboost",
+        "qwkit.polars",
+        "qwkit.dask",
+        "qwkit.sklearn",
         "qwkit.cli",
     ]
     code = (

@@ -15,6 +15,7 @@ import math
 import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -735,6 +736,43 @@ class TestDemo:
         for page in (text, report):
             assert not re.search(r"seed ?0\d\d|§", page, re.IGNORECASE)
         assert "Steele (2016)" in report
+        # HANNA: may ChatGPT stand in for a crowd rater? The numbers are the API's
+        hanna = qwkit.load_hanna()
+        flat, page = " ".join(text.split()), " ".join(report.split())
+        assert "May ChatGPT stand in for a crowd rater?" in flat
+        assert "May ChatGPT stand in for a crowd rater? (HANNA)" in report
+        rows = {}
+        for code, name in hanna.criteria.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", qwkit.DegenerateIntervalWarning)  # PRMSE
+                res = qwkit.evaluate_scorer(
+                    hanna.human[code], hanna.chatgpt[code], pairs="all", groups=hanna.system
+                )
+            alt = qwkit.alt_test(hanna.human[code], hanna.chatgpt[code], alignment="kappa",
+                                 epsilon=0.1)  # fmt: skip
+            d = res.degradation
+            low, high = d.confidence_interval()
+            verdict = {c.name: c.verdict for c in res.criteria}
+            rows[name] = (d, alt, verdict)
+            line = next(x for x in text.splitlines() if x.strip().startswith(name + " "))
+            cells = [c.strip() for c in line.split("│")]
+            assert cells == [
+                name, f"{d.human_human:.3f}", f"{d.human_machine:.3f}", f"{d.statistic:+.3f}",
+                f"[{low:.2f}, {high:.2f}]", verdict["degradation"],
+                "pass" if alt.passed else "fail",
+            ]  # fmt: skip
+            assert f"<td>{name}</td>" in report
+        passed = [n for n, (_, _, v) in rows.items() if v["degradation"] == "pass"]
+        better = [n for n, (d, _, _) in rows.items() if d.confidence_interval()[0] > 0]
+        assert f"passes on {len(passed)} of 6 criteria" in flat
+        assert f"on {len(better)} of 6 ({', '.join(better[:-1])} and {better[-1]})" in flat
+        crowd = [d.human_human for d, _, _ in rows.values()]
+        kappa_ok = sum(v["QWK"] == "pass" for _, _, v in rows.values())
+        assert (
+            f"QWK >= 0.70 passes on {kappa_ok} of 6 criteria (two crowd workers agree at kappa "
+            f"{min(crowd):.2f} to {max(crowd):.2f})"
+        ) in flat
+        assert "Chhun" in page and "qwkit evaluate" in page
 
 
 class TestEntryPoints:

@@ -383,7 +383,7 @@ def test_readme_examples_print_what_the_readme_shows(args, expected):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    args = [str(root / a) if a.startswith("tests/data/") else a for a in args]
+    args = [str(root / a) if a.startswith(("tests/data/", "src/qwkit/data/")) else a for a in args]
     result = run(*args, env={"COLUMNS": "100"})
     assert result.exit_code == 0, result.stderr
     shown = [line.rstrip() for line in result.stdout.rstrip("\n").splitlines()]

@@ -268,8 +268,46 @@ class TestSemicolons:
         path = write_file(tmp_path / "x.csv", _ratings_text(";"))
         assert as_json("score", path, "-t", "a", "-p", "b")["statistic"] == KAPPA
 
+    @pytest.mark.parametrize(
+        ("name", "text"),
+        [("x.tsv", "a\ts\n1\t1,5\n2\t2,5\n"), ("x.csv", 'a,s\n1,"1,5"\n2,"2,5"\n')],
+    )
+    def test_decimal_commas_elsewhere_get_the_decimal_hint(self, tmp_path, name, text):
+        path = write_file(tmp_path / name, text)
+        fit = ("thresholds", "fit", path, "-t", "a", "-s", "s", "--optimism", "none")
+        assert fails(*fit) == (
+            "qwkit: error: column 's' must hold numbers; data row 1 has '1,5' (a decimal "
+            "comma? --decimal ',' reads them where ',' does not separate)."
+        )
+        if name == "x.tsv":
+            assert as_json(*fit, "--decimal", ",")["thresholds"] == [2.0]
+
     def test_otherwise_the_hint(self, tmp_path):
         # a header split by ';' but rows that are not: read with commas, and said so
         path = write_file(tmp_path / "x.csv", "a;s\n1;1,5\n2;2,5;x\n")
         line = fails("score", path, "-t", "a", "-p", "s")
         assert "try --sep ';' --decimal ','" in line
+
+
+class TestRowsOfALongFile:
+    """Issue 18: a parse error at data row 9,999,994 of a 10**7-row file must name that
+    row. Blocks of 512 bytes make a 3,000-row file as long, in blocks, as that one (in
+    pyarrow's 4 MiB blocks); comment lines and quoted line breaks come before it."""
+
+    @pytest.mark.parametrize("engine", ["local", "dask"])
+    def test_a_parse_error_in_a_later_block_names_its_data_row(self, tmp_path, monkeypatch, engine):
+        from qwkit import _dask_pieces
+        from qwkit.cli import _io
+
+        monkeypatch.setattr(_io, "_BLOCK_BYTES", 1 << 9)
+        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 9)
+        records = [
+            f'{i % 5},{i % 3},"a\nb"' if i % 7 == 0 else f"{i % 5},{i % 3},c" for i in range(3000)
+        ]
+        records[2993] = "1,2,c,extra"
+        comments = "# exported 2026-01-01\n# by hand\n" if engine == "local" else ""
+        path = write_file(
+            tmp_path / "long.csv", comments + "a,b,note\n" + "\n".join(records) + "\n"
+        )
+        line = fails("score", path, "-t", "a", "-p", "b", "--engine", engine)
+        assert "data row 2994 has 4 field" in line, line

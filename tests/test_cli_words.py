@@ -35,6 +35,7 @@ COMMANDS = [
     ["score"],
     ["compare"],
     ["agreement"],
+    ["evaluate"],
     ["report"],
     ["demo"],
     ["economics"],

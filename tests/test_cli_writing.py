@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import numba
@@ -23,6 +24,7 @@ import qwkit
 import qwkit._thresholds
 import qwkit.cli
 from cli_helpers import ANXIETY, SPEC_1_2_3, fails, ok, run, spec_file, write_file
+from qwkit import _startup
 from qwkit._files import TEMPORARY_SUFFIX
 from qwkit.cli import _app, _cmd_thresholds, _output
 from qwkit.cli._errors import CliError
@@ -90,6 +92,78 @@ class TestInterrupts:
         assert caught.value.code == 130 and capsys.readouterr().err == "qwkit: interrupted\n"
 
 
+#: Installed by a ``sitecustomize`` in the child: Ctrl-C (through a string ``exec``, as
+#: when it lands while dataclasses or typer build code) when module $QWKIT_TEST_SIGINT_AT
+#: is first imported.
+_SIGINT_AT_IMPORT = """
+import os, sys
+
+class _Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == os.environ["QWKIT_TEST_SIGINT_AT"]:
+            sys.meta_path.remove(self)
+            exec("import signal; signal.raise_signal(signal.SIGINT)")
+        return None
+
+sys.meta_path.insert(0, _Interrupt())
+"""
+
+#: The ``qwkit`` script as pip writes it.
+_SCRIPT = """import sys
+from qwkit.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = sys.argv[0].removesuffix('.exe')
+    sys.exit(main())
+"""
+
+
+class TestInterruptWhileLoading:
+    """Ctrl-C before the command line's code runs (while ``import qwkit`` loads numpy,
+    scipy and numba) reads as an interrupt too, for ``python -m qwkit`` and the script."""
+
+    @pytest.mark.parametrize("module", ["qwkit._accumulator", "qwkit.cli._app"])
+    @pytest.mark.parametrize("entry", ["-m", "script"])
+    def test_interrupted_and_130(self, tmp_path, module, entry):
+        write_file(tmp_path / "sitecustomize.py", _SIGINT_AT_IMPORT)
+        path = os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])
+        env = {**os.environ, "PYTHONPATH": path, "QWKIT_TEST_SIGINT_AT": module}
+        out = tmp_path / "t.json"
+        command = (
+            ["-m", "qwkit"] if entry == "-m" else [str(write_file(tmp_path / "qwkit", _SCRIPT))]
+        )
+        args = ["thresholds", "fit", str(ANXIETY), "-t", "rater1", "-s", "rater2", "-o", str(out)]
+        done = subprocess.run(
+            [sys.executable, *command, *args], env=env, capture_output=True, text=True
+        )
+        # 130, not death by SIGINT (CPython's way under -m once an interrupt passed an exec)
+        assert (done.returncode, done.stderr, done.stdout) == (130, "qwkit: interrupted\n", "")
+        assert not out.exists() and _no_temporaries(tmp_path)
+
+    def test_a_program_that_imports_qwkit_keeps_its_interrupt(self):
+        code = "import signal, qwkit; print(signal.getsignal(2) is signal.default_int_handler)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert done.stdout == "True\n"
+
+    @pytest.mark.parametrize(
+        ("argv", "orig_argv", "expected"),
+        [
+            (["-m"], ["python", "-m", "qwkit", "score"], True),
+            (["-m"], ["python", "-X", "importtime", "-mqwkit"], True),
+            (["-m"], ["python", "-m", "mytool"], False),  # a tool that imports qwkit
+            (["/venv/bin/qwkit", "score"], ["python", "/venv/bin/qwkit"], True),
+            ([r"C:\venv\Scripts\qwkit.exe"], ["python"], True),
+            (["qwkit-script.py"], ["python"], True),
+            (["analysis.py"], ["python", "analysis.py"], False),
+            ([""], ["python"], False),  # the interactive interpreter
+            ([], [], False),  # an embedded interpreter
+        ],
+    )
+    def test_when_the_process_is_the_command_line(self, monkeypatch, argv, orig_argv, expected):
+        monkeypatch.setattr(sys, "argv", argv)
+        monkeypatch.setattr(sys, "orig_argv", orig_argv, raising=False)
+        assert _startup._started_as_the_command_line() is expected
+
+
 class _FullDisk:
     """A file whose writes fail as on a full disk once ``room`` bytes are written."""
 
@@ -105,6 +179,12 @@ class _FullDisk:
 
     def __getattr__(self, name):
         return getattr(self._raw, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._raw.close()
 
 
 class TestFullDisk:
@@ -136,6 +216,48 @@ class TestFullDisk:
             f"cannot write '{tmp_path / 'out' / 'economics.csv'}': No space left on device."
         )
         assert not (tmp_path / "out").exists()
+
+    @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full is Linux's")
+    @pytest.mark.parametrize(
+        "args",
+        [
+            ("score", ANXIETY, "-t", "rater1", "-p", "rater2"),  # a table (rich)
+            ("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--json"),
+            ("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2", "-o", "-"),
+            ("--version",),
+            ("score", "--help"),
+        ],
+        ids=["table", "json", "output-dash", "version", "help"],
+    )
+    def test_standard_output_on_a_full_disk_is_named(self, args):
+        # `qwkit ... > out.txt` on a full disk; before: "[Errno 28] No space left on
+        # device" (or a traceback for --version and --help)
+        with open("/dev/full", "wb") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "qwkit", *map(str, args)],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        assert done.returncode == 1
+        lines = [line for line in done.stderr.splitlines() if "warning" not in line]
+        assert lines == ["qwkit: error: cannot write standard output: No space left on device."]
+
+    def test_copy_of_standard_input_on_a_full_disk(self, tmp_path, monkeypatch):
+        fdopen = os.fdopen
+
+        def full(fd, mode="r", *args, **kwargs):
+            raw = fdopen(fd, mode, *args, **kwargs)
+            return _FullDisk(raw, 10) if "w" in mode else raw
+
+        monkeypatch.setattr(os, "fdopen", full)
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+        line = fails("score", "-", "-t", "a", "-p", "b", input="a,b\n1,2\n2,2\n3,3\n")
+        assert line == (
+            f"qwkit: error: could not copy standard input into the temporary folder "
+            f"'{tmp_path}': No space left on device (TMPDIR chooses another)."
+        )
+        assert _no_temporaries(tmp_path)
 
 
 _WRITER = textwrap.dedent(

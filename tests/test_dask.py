@@ -393,6 +393,67 @@ class TestFiles:
             assert message.format(f=repr(str(path)), F=f"File {str(path)!r}") in str(caught.value)
             assert (caught.value.parameter, caught.value.row) == (parameter, 495)
 
+    @pytest.mark.parametrize(
+        ("name", "text", "said"),
+        [
+            ("s.csv", "a;b\n1;2\n", "the header looks separated by ';', but .csv files are"),
+            ("t.csv", "a\tb\n1\t2\n", "the header looks tab-separated: name the file .tsv"),
+            ("c.csv", "# made by hand\na,b\n1,2\n", "the header is a comment: CSV files"),
+        ],
+    )
+    def test_a_csv_dialect_that_is_not_read_is_said(self, tmp_path, name, text, said):
+        # the command line's local engine reads these; qwkit.dask says why it cannot
+        (tmp_path / name).write_text(text)
+        with pytest.raises(qwkit.QwkitError) as caught:
+            qd.kappa_score("a", "b", data=str(tmp_path / name))
+        assert said in str(caught.value) and caught.value.parameter == "data"
+
+    def test_decimal_commas_and_other_encodings_are_said(self, tmp_path):
+        (tmp_path / "d.tsv").write_text("a\tb\n1\t0,5\n2\t1,5\n")
+        with pytest.raises(qwkit.QwkitError) as caught:
+            qd.soft_kappa_score("a", "b", data=str(tmp_path / "d.tsv"))
+        assert str(caught.value) == (
+            f"`y_score` must hold numbers; data row 1 of file {str(tmp_path / 'd.tsv')!r} has "
+            "'0,5' (a decimal comma? CSV files are read with decimal points)."
+        )
+        (tmp_path / "e.csv").write_bytes(b"a,b\n1,1\n2,\xe9\n")  # cp1252
+        with pytest.raises(qwkit.QwkitError) as caught:
+            qd.kappa_score("a", "b", data=str(tmp_path / "e.csv"), weights="identity")
+        assert str(caught.value).startswith(
+            f"File {str(tmp_path / 'e.csv')!r} is not UTF-8 text (data row 2): CSV files are"
+        )
+
+    def test_inputs_that_are_not_there_or_not_paths(self, tmp_path):
+        (tmp_path / "dup.csv").write_text("a,a,b\n1,2,2\n2,1,2\n3,3,3\n")
+        cases = [  # (call, parameter, message); before: a number, or a TypeError
+            (
+                lambda: qd.kappa_score("a", "b", data=str(tmp_path / "dup.csv")),
+                "data",
+                f"`data` has 2 columns named 'a' in file {str(tmp_path / 'dup.csv')!r}; "
+                "rename the copies.",
+            ),
+            (
+                lambda: qd.kappa_score("a", "b", data=5),
+                "data",
+                "`data` must be a dask DataFrame or a path, glob or list of paths to Parquet "
+                "or CSV files; got int.",
+            ),
+            (
+                lambda: qd.kappa_score(None, "b", data=str(tmp_path)),
+                "y1",
+                "`y1` must be a dask array or Series, or a column name with `data`; got None.",
+            ),
+            (
+                lambda: qd.optimize_thresholds(da.from_array(np.arange(3)), None),
+                "y_score",
+                "`y_score` must be a dask array or Series, or a column name with `data`; got None.",
+            ),
+        ]
+        for call, parameter, message in cases:
+            with pytest.raises(qwkit.QwkitError) as caught:
+                call()
+            assert (str(caught.value), caught.value.parameter) == (message, parameter)
+
     def test_paths_that_fsspec_opens(self):
         # not a local path: listed and read through fsspec (its in-memory filesystem here)
         import io

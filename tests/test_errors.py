@@ -271,6 +271,89 @@ class TestFractions:
             qwkit.kappa_score([Fraction(1, 3**100_000), 1], [1, 1])
 
 
+class TestNonAsciiBytes:
+    """Issue 18: a numpy bytes array (dtype ``S``) with a byte beyond ASCII leaked
+    numpy's ``UnicodeDecodeError``; ASCII bytes are text as before."""
+
+    BAD = np.array([b"ok", b"caf\xc3\xa9", b"ok"])
+
+    @pytest.mark.parametrize(
+        ("call", "parameter", "row", "where"),
+        [
+            (lambda b: qwkit.kappa_score(b, b, weights="identity"), "y1", 1, "index 1"),
+            (lambda b: qwkit.optimize_thresholds(b, [1.0, 2.0, 3.0]), "y_true", 1, "index 1"),
+            (
+                lambda b: qwkit.apply_thresholds([1.0, 2.0], [1.5], labels=b[:2]),
+                "labels",
+                1,
+                "index 1",
+            ),
+            (
+                lambda b: qwkit.agreement_score(
+                    np.stack([b, b], axis=1), coefficient="fleiss", weights="identity"
+                ),
+                "ratings",
+                1,
+                "row 1, column 0",
+            ),
+            (
+                lambda b: qwkit.degradation_test(np.stack([b, b], axis=1), b),
+                "human",
+                1,
+                "row 1, column 0",
+            ),
+        ],
+        ids=["kappa", "thresholds", "labels", "agreement", "degradation"],
+    )
+    def test_named_with_their_position(self, call, parameter, row, where):
+        with pytest.raises(qwkit.QwkitTypeError) as info:
+            call(self.BAD)
+        assert str(info.value).startswith(
+            f"`{parameter}` holds bytes that are not ASCII (b'caf\\xc3\\xa9' at {where}); "
+            "decode them to text first"
+        )
+        assert (info.value.parameter, info.value.row) == (parameter, row)
+
+    def test_ascii_bytes_are_text(self):
+        y1, y2 = np.array([b"a", b"b", b"b"]), np.array([b"a", b"b", b"a"])
+        assert qwkit.kappa_score(y1, y2, weights="identity") == qwkit.kappa_score(
+            ["a", "b", "b"], ["a", "b", "a"], weights="identity"
+        )
+
+
+class TestRatioScaleFromCounts:
+    """Issue 18: ``agreement_from_counts`` with ratio weights and labels −2..2 blamed
+    `ratings` (which the call has none of) for a value that is in `labels`."""
+
+    COUNTS = np.array([[1, 2, 0, 1, 0], [0, 3, 1, 0, 0], [2, 0, 0, 1, 1], [0, 0, 4, 0, 0]])
+
+    @pytest.mark.parametrize(
+        "call", [qwkit.agreement_from_counts, qwkit.agreement_test_from_counts]
+    )
+    def test_the_negative_label_is_named(self, call):
+        with pytest.raises(qwkit.QwkitError) as info:
+            call(self.COUNTS, coefficient="krippendorff", weights="ratio", labels=[-2, -1, 0, 1, 2])
+        assert str(info.value) == (
+            "`weights`='ratio' (Krippendorff's ratio metric) needs non-negative values (a ratio "
+            "scale has a true zero); `labels` contain -2 (column 0 of `counts`)."
+        )
+        assert info.value.parameters == ("weights", "labels")
+
+    def test_a_ratio_scale_from_zero_is_taken(self):
+        shifted = qwkit.agreement_from_counts(
+            self.COUNTS, coefficient="krippendorff", weights="ratio", labels=[0, 1, 2, 3, 4]
+        )
+        ratings = [  # the same table as items × raters (NaN: not rated)
+            [0, 1, 1, 3, np.nan],
+            [1, 1, 1, 2, np.nan],
+            [0, 0, 3, 4, np.nan],
+            [2, 2, 2, 2, np.nan],
+        ]
+        assert shifted == qwkit.agreement_score(
+            ratings, coefficient="krippendorff", weights="ratio"
+        )
+
+
 class TestProgress:
     """Issue 18: ``progress=5`` was "'int' object is not callable" from deep inside."""
 

@@ -223,6 +223,75 @@ class TestDegradationTest:
         assert res.statistic == qwkit.degradation_test(h[keep], m[keep]).statistic
 
 
+#: Every public function that takes ``human`` and ``machine`` (alt_test: ``judge``).
+_TAKE_BOTH = {
+    "degradation_test": qwkit.degradation_test,
+    "evaluate_scorer": qwkit.evaluate_scorer,
+    "prmse": qwkit.prmse,
+    "standardized_mean_difference": qwkit.standardized_mean_difference,
+    "alt_test": qwkit.alt_test,
+}
+
+
+class TestBadInputEverywhere:
+    """The Bad input section of the feature, function by function: one clear error each,
+    naming the parameter."""
+
+    @staticmethod
+    def _data(n=12, raters=3):
+        rng = np.random.default_rng(31)
+        h, m = panel(n, raters, rng)
+        return h, m
+
+    @pytest.mark.parametrize("name", sorted(_TAKE_BOTH))
+    def test_mismatched_lengths(self, name):
+        h, m = self._data()
+        with pytest.raises(qwkit.QwkitError, match="got 12 and 11 rows") as exc:
+            _TAKE_BOTH[name](h, m[:-1])
+        assert exc.value.parameter in ("machine", "judge")
+
+    @pytest.mark.parametrize("name", sorted(_TAKE_BOTH))
+    def test_constant_machine(self, name):
+        h, _ = self._data()
+        with pytest.raises(qwkit.QwkitError, match="gives every item the same score"):
+            _TAKE_BOTH[name](h, np.full(12, 3.0))
+
+    @pytest.mark.parametrize("name", sorted(_TAKE_BOTH))
+    def test_constant_human_column(self, name):
+        h, m = self._data()
+        h[:, 1] = 2.0
+        with pytest.raises(qwkit.QwkitError, match=r"column 'human\[1\]' gives every item") as e:
+            _TAKE_BOTH[name](h, m)
+        assert e.value.parameter == "human"
+
+    @pytest.mark.parametrize("name", sorted(_TAKE_BOTH))
+    def test_missing_machine_score_needs_a_policy(self, name):
+        h, m = self._data()
+        m[4] = np.nan
+        with pytest.raises(qwkit.QwkitError, match="nan_policy='omit'") as exc:
+            _TAKE_BOTH[name](h, m)
+        assert exc.value.row == 4
+        few = {"min_items_per_rater": 5} if name == "alt_test" else {}
+        _TAKE_BOTH[name](h, m, nan_policy="omit", **few)  # the documented policy
+
+    @pytest.mark.parametrize("name", ["degradation_test", "evaluate_scorer", "prmse"])
+    def test_no_double_scored_item(self, name):
+        h = np.full((12, 2), np.nan)
+        h[:6, 0] = [1, 2, 3, 4, 5, 3]
+        h[6:, 1] = [2, 3, 4, 5, 1, 2]
+        with pytest.raises(qwkit.QwkitError, match=r"0 of 12 items|0 double-scored") as e:
+            _TAKE_BOTH[name](h, np.arange(12) % 5)
+        assert e.value.parameter == "human"
+
+    @pytest.mark.parametrize("name", ["degradation_test", "evaluate_scorer"])
+    @pytest.mark.parametrize("margin", [0.0, 1.0, -0.05, 2, float("nan")])
+    def test_margin_outside_zero_one(self, name, margin):
+        h, m = self._data()
+        with pytest.raises(qwkit.QwkitError, match="strictly between 0 and 1") as exc:
+            _TAKE_BOTH[name](h, m, margin=margin)
+        assert exc.value.parameter == "margin"
+
+
 class TestBadInput:
     def test_no_double_scored_item(self):
         h = np.full((20, 2), np.nan)
@@ -606,17 +675,92 @@ class TestEvaluateScorer:
             assert a.high - a.low == pytest.approx(b.high - b.low, rel=0.35)
 
     def test_plots(self):
-        import matplotlib
+        import io
 
-        matplotlib.use("Agg")
         rng = np.random.default_rng(28)
-        h, m = panel(120, 2, rng)
-        res = qwkit.evaluate_scorer(h, m, groups=rng.integers(0, 3, 120))
-        for kind in ("criteria", "groups", "confusion"):
+        h, m = panel(120, 3, rng, missing=0.3)
+        # user text with a '$' is printed, not read as a formula
+        human = {f"h${j}": h[:, j] for j in range(3)}
+        machine = {"a $model": m, "b": np.clip(m + 1, 1, 5)}
+        res = qwkit.evaluate_scorer(human, machine, groups=rng.integers(0, 3, 120))
+        for kind in ("criteria", "raters", "groups", "confusion"):
             fig = res.plot(kind)
             assert fig.axes
+            fig.savefig(io.BytesIO(), format="png")  # draws every text
+        labels = [t.get_text() for t in res.plot("raters").axes[0].get_yticklabels()]
+        assert labels[:3] == [r"h\$0 vs h\$1", r"h\$0 vs h\$2", r"h\$1 vs h\$2"]
+        assert labels[3] == r"a \$model vs h\$0"
+        assert len(labels) == 3 + 2 * 3
+        assert "b (" not in res.plot("confusion", model="b").axes[1].get_xlabel()
         with pytest.raises(qwkit.QwkitError, match="no subgroups"):
             qwkit.evaluate_scorer(h, m).plot("groups")
+        with pytest.raises(qwkit.QwkitError, match="`kind`"):
+            res.plot("ceiling")
+
+    def test_mapping_of_columns(self):
+        rng = np.random.default_rng(29)
+        h, m = panel(150, 3, rng, real=True, missing=0.4)
+        human = {"ann": h[:, 0], "bob": list(h[:, 1]), "cy": pd.Series(h[:, 2])}
+        res = qwkit.evaluate_scorer(human, {"model": m}, pairs="all")
+        base = qwkit.evaluate_scorer(h, m, pairs="all")
+        assert res.human_names == ("ann", "bob", "cy")
+        assert [x.name for x in res.models] == ["model"]
+        assert [c.estimate for c in res.criteria] == [c.estimate for c in base.criteria]
+        assert [a for a, _, _ in res.human_human.pairs] == ["ann", "ann", "bob"]
+        # a dict of columns is read as a data frame is
+        frame = qwkit.evaluate_scorer(pd.DataFrame(human), pd.DataFrame({"model": m}), pairs="all")
+        assert frame.to_dict() == res.to_dict()
+        text = {"a": ["lo", "hi", "mid", None, "hi"], "b": ["lo", "mid", "mid", "hi", None]}
+        deg = qwkit.degradation_test(
+            text, ["lo", "hi", "mid", "hi", "hi"], labels=["lo", "mid", "hi"]
+        )
+        assert deg.n_items == 3
+
+    def test_mapping_errors(self):
+        with pytest.raises(
+            qwkit.QwkitError, match=r"`human` columns must rate the same items.*'a': 3, 'b': 2"
+        ):
+            qwkit.evaluate_scorer({"a": [1, 2, 3], "b": [1, 2]}, [1, 2, 3])
+        with pytest.raises(
+            qwkit.QwkitError, match="`human` column 'a' must hold one rating per item"
+        ):
+            qwkit.evaluate_scorer({"a": [[1, 2]], "b": [1]}, [1])
+        with pytest.raises(qwkit.QwkitError, match="`machine` holds no column"):
+            qwkit.evaluate_scorer([[1, 2], [2, 2], [3, 3]], {})
+        with pytest.raises(qwkit.QwkitTypeError, match="mixes text and numbers"):
+            qwkit.evaluate_scorer({"a": [1, 2, 3], "b": ["1", "2", "3"]}, [1, 2, 3])
+
+    def test_progress_counts_every_statistic(self):
+        rng = np.random.default_rng(30)
+        h, m = panel(120, 4, rng, missing=0.5)
+        h[:, 3] = np.nan
+        h[:2, 3] = 3.0  # a fourth column that shares fewer than two items with the others
+        h[1, 3] = 4.0
+        m = np.where(rng.random(120) < 0.1, np.nan, m)
+        groups = rng.integers(0, 4, 120)
+        groups[:1] = 9  # a group of one item: no interval
+        calls = []
+        res = qwkit.evaluate_scorer(
+            h, {"x": m, "y": m[::-1]}, groups=groups, nan_policy="omit",
+            progress=lambda done, total: calls.append((done, total)),
+        )  # fmt: skip
+        total = calls[-1][1]
+        assert calls[-1] == (total, total) and {t for _, t in calls} == {total}
+        done = [d for d, _ in calls]
+        assert done[:-1] == list(range(1, total + 1))  # each statistic once, then the end
+        assert total == (
+            sum(not math.isnan(e.statistic) for _, _, e in res.human_human.pairs)
+            + 5
+            + sum(
+                5
+                + 2
+                + sum(e.n_items >= 2 for _, e in x.per_rater[1:])
+                + 2 * sum(g.n_items >= 2 for g in x.groups)
+                for x in res.models
+            )
+        )
+        with pytest.raises(qwkit.QwkitTypeError, match="`progress`"):
+            qwkit.evaluate_scorer(h[:, :2], m, nan_policy="omit", progress=3)
 
 
 # ---------------------------------------------------------------------------- planning

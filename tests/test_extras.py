@@ -122,6 +122,15 @@ class TestInstallCommand:
             "pip install 'qwkit[dask] @ file:///tmp/qwkit-0.1.0-py3-none-any.whl'"
         )
 
+    def test_on_windows(self, monkeypatch, tmp_path):
+        # cmd.exe and PowerShell do not take single quotes; file URLs hold drive letters
+        folder = {"url": "file:///C:/Users/me/qwkit%20clone", "dir_info": {"editable": True}}
+        command = self._installed(monkeypatch, tmp_path, folder)
+        monkeypatch.setattr(sys, "platform", "win32")
+        assert command("xgboost") == 'pip install -e "C:\\Users\\me\\qwkit clone[xgboost]"'
+        (tmp_path / "site" / "qwkit-0.1.0.dist-info" / "direct_url.json").unlink()
+        assert command("lightgbm") == 'pip install "qwkit[lightgbm]"'
+
     def test_not_installed_at_all(self, monkeypatch, tmp_path):
         from qwkit import _extras
 

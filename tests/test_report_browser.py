@@ -1,18 +1,15 @@
 """The HTML reports in a real browser: headless Chromium (Debian's ``chromium`` package).
 
-For each report (``qwkit report`` on scores, and ``qwkit demo``'s) a copy of the page
-with a small script appended is loaded with ``--dump-dom``; on the load event the script
-writes, for every ``<img>``, whether it decoded and its natural size into the DOM, which
-Chromium then prints. The original page is also rendered to a PNG with ``--screenshot``.
-Never skipped: without Chromium the test fails and says how to install it.
+For each report (``qwkit report`` on scores, ``qwkit evaluate``'s on HANNA, and ``qwkit
+demo``'s) a copy of the page with a small script appended is loaded with ``--dump-dom``;
+on the load event the script writes, for every ``<img>``, whether it decoded and its
+natural size into the DOM, which Chromium then prints. The original page is also
+rendered to a PNG with ``--screenshot``. Never skipped: without Chromium the test fails
+and says how to install it.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -23,55 +20,9 @@ from PIL import Image
 from typer.testing import CliRunner
 
 import qwkit
+from browser_helpers import browser as _browser
+from browser_helpers import image_check as _image_check
 from qwkit.cli._app import app
-
-_PROBE = """
-<script>
-window.addEventListener("load", function () {
-  var rows = Array.prototype.map.call(document.images, function (img) {
-    return {id: img.id, complete: img.complete, width: img.naturalWidth,
-            height: img.naturalHeight};
-  });
-  var out = document.createElement("pre");
-  out.id = "qwkit-image-check";
-  out.textContent = JSON.stringify(rows);
-  document.body.appendChild(out);
-});
-</script>
-"""
-
-
-def _chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "headless Chromium is needed: apt-get install -y chromium"
-    return path
-
-
-def _browser(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"chromium-profile-{len(list(tmp_path.glob('chromium-profile-*')))}"
-    command = [
-        _chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--hide-scrollbars",
-        f"--user-data-dir={profile}",
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-
-
-def _image_check(tmp_path: Path, report: Path) -> list[dict]:
-    probe = tmp_path / f"probe-{report.name}"
-    probe.write_text(report.read_text().replace("</body>", _PROBE + "</body>"))
-    result = _browser(tmp_path, "--virtual-time-budget=10000", "--dump-dom", probe.as_uri())
-    match = re.search(r'<pre id="qwkit-image-check">(.*?)</pre>', result.stdout, re.S)
-    assert match, f"no probe output; chromium said: {result.stderr[-2000:]}"
-    return json.loads(match.group(1))
 
 
 def _screenshot(tmp_path: Path, report: Path, height: int) -> Image.Image:
@@ -121,6 +72,32 @@ class TestReportInBrowser:
         )
         assert result.exit_code == 0, result.stderr
         _check(tmp_path, report, n_images=4, height=5000)
+
+    def test_evaluation_report(self, tmp_path):
+        hanna = Path(qwkit.__file__).parent / "data" / "hanna_wide.csv"
+        report = tmp_path / "evaluation.html"
+        result = CliRunner().invoke(
+            app,
+            [
+                "evaluate",
+                str(hanna),
+                "--human",
+                "CH_h1,CH_h2,CH_h3",
+                "--machine",
+                "CH_chatgpt,CH_mistral",
+                "--group",
+                "system",
+                "--pairs",
+                "all",
+                "--nan-policy",
+                "omit",
+                "--report",
+                str(report),
+            ],
+        )
+        assert result.exit_code == 0, result.stderr
+        # the criteria, every pair of raters, and per machine its groups and confusion tables
+        _check(tmp_path, report, n_images=2 + 2 * 2, height=7000)
 
     def test_demo_report(self, tmp_path):
         out = tmp_path / "demo"

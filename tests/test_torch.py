@@ -774,6 +774,7 @@ ERROR_CASES = [
     ),
     ("num_classes-type", lambda: WeightedKappaLoss(3.0), True, "num_classes", None),
     ("num_classes-value", lambda: WeightedKappaLoss(1), False, "num_classes", None),
+    ("num_classes-huge", lambda: WeightedKappaLoss(10**6), False, "num_classes", None),
     ("num_classes-input", lambda: WeightedKappaLoss(3)(_X, _Y), False, "input", None),
     ("momentum-type", lambda: SoftKappaLoss(momentum="0.1"), True, "momentum", None),
     ("momentum-value", lambda: WeightedKappaLoss(3, momentum=1.5), False, "momentum", None),

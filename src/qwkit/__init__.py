@@ -5,6 +5,11 @@ Integrations with heavy dependencies live in their own modules and are never
 imported here.
 """
 
+# ruff: noqa: E402 - Ctrl-C while the command line loads the package is the command's
+from qwkit import _startup
+
+_startup.loading()
+
 from qwkit._accumulator import KappaAccumulator
 from qwkit._agreement import (
     AgreementTestResult,
@@ -79,7 +84,7 @@ from qwkit._thresholds import (
 from qwkit._warnings import ConvergenceWarning, DegenerateIntervalWarning, UndefinedKappaWarning
 from qwkit._weights import weight_matrix
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AgreementTestResult",
@@ -102,8 +107,8 @@ __all__ = [
     "KappaTestResult",
     "ModelEvaluation",
     "OptimismResult",
-    "PairwiseComparisonResult",
     "PRMSEResult",
+    "PairwiseComparisonResult",
     "QwkitError",
     "QwkitTypeError",
     "RatingsTable",

@@ -383,6 +383,15 @@ def prepare_counts(counts, coefficient, weights, labels) -> Prepared:
                     "`weights`='ratio' needs numeric categories; `labels` hold text.",
                     parameter="weights",
                 )
+            if lab.values.min() < 0:  # the categories of the table: none may be negative
+                j = int(np.argmin(lab.values))
+                raise QwkitError(
+                    "`weights`='ratio' (Krippendorff's ratio metric) needs non-negative "
+                    f"values (a ratio scale has a true zero); `labels` contain "
+                    f"{lab.values[j].item()} (column {j} of `counts`).",
+                    parameter="weights",
+                    also=("labels",),
+                )
             points = lab.values.astype(np.float64)
             scale = Scale(k, points=points, text=" (the `labels`)", values=lab.values)
         else:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -287,7 +288,10 @@ def data_files(data) -> tuple[list[str], str]:
     """The files ``data`` (a path, glob or folder, or a list of them) names, and their
     format: ``"parquet"``, or ``"csv"`` when every name ends in .csv or .tsv (possibly
     compressed: .gz, .bz2, .zst, .lz4)."""
-    paths = [data] if isinstance(data, (str, os.PathLike)) else list(data)
+    if isinstance(data, (str, os.PathLike)):
+        paths = [data]
+    else:
+        paths = list(data) if isinstance(data, (list, tuple)) else []
     if not paths or not all(isinstance(p, (str, os.PathLike)) for p in paths):
         raise QwkitTypeError(
             "`data` must be a dask DataFrame or a path, glob or list of paths to Parquet or "
@@ -329,15 +333,54 @@ def _opened(name: str):
 
 def _file_error(name: str, what: str, exc: Exception) -> QwkitError:
     text = " ".join(str(exc).split()) or type(exc).__name__
+    if what == "CSV" and "invalid UTF8" in text:  # pyarrow counts the header as row 1
+        row = re.search(r"Row #(\d+)", text)
+        where = f" (data row {int(row.group(1)) - 1})" if row else ""
+        return QwkitError(
+            f"File {name!r} is not UTF-8 text{where}: CSV files are read as UTF-8; convert "
+            "it first (e.g. `iconv -f cp1252 -t utf-8` for a Windows export).",
+            parameter="data",
+        )
     return QwkitError(f"File {name!r} cannot be read as {what}: {text}", parameter="data")
+
+
+#: What a CSV header that lacks a column may say about the file: (test of the header's
+#: text and the separator it was split at, the hint).
+_HEADER_HINTS = (
+    (
+        lambda header, sep: ";" in header,
+        "the header looks separated by ';', but .csv files are read as comma-separated "
+        "and .tsv files as tab-separated, with decimal points",
+    ),
+    (
+        lambda header, sep: sep == "," and "\t" in header,
+        "the header looks tab-separated: name the file .tsv",
+    ),
+    (
+        lambda header, sep: header.startswith("#"),
+        "the header is a comment: CSV files are read with the header on their first line",
+    ),
+)
 
 
 def _check_columns(name: str, found: list[str], spec: Spec) -> None:
     for column in dict.fromkeys(spec.columns.values()):
+        if found.count(column) > 1:
+            raise QwkitError(
+                f"`data` has {found.count(column)} columns named {column!r} in file {name!r}; "
+                "rename the copies.",
+                parameter="data",
+            )
         if column not in found:
+            hint = ""
+            if spec.kind == "csv":
+                sep = _CSV.get(_suffixes(name)[0], ",")
+                header = sep.join(found)
+                said = [why for test, why in _HEADER_HINTS if test(header, sep)]
+                hint = f"; {said[0]}" if said else ""
             raise QwkitError(
                 f"`data` has no column {column!r} in file {name!r}, whose columns are "
-                f"{show(found, limit=20)}.",
+                f"{show(found, limit=20)}{hint}.",
                 parameter="data",
             )
 
@@ -430,9 +473,12 @@ def _not_a_number(text, param: str, piece: Piece, row0: int, *, rated: bool) -> 
 
     ok = pc.match_substring_regex(text, _NUMBER)
     i = _first_true(pc.invert(ok)) if not pc.all(ok).as_py() else 0
-    hint = " For text ratings pass `labels` (in order)." if rated else ""
+    value = text[i].as_py()
+    hint = ". For text ratings pass `labels` (in order)." if rated else "."
+    if re.fullmatch(_NUMBER.replace(r"\.", ","), value.strip()):
+        hint = " (a decimal comma? CSV files are read with decimal points)."
     return QwkitError(
-        f"`{param}` must hold numbers; {piece.where(row0 + i)} has {text[i].as_py()!r}.{hint}",
+        f"`{param}` must hold numbers; {piece.where(row0 + i)} has {value!r}{hint}",
         parameter=param,
         row=piece.row(row0 + i),
     )

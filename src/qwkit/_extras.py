@@ -13,6 +13,7 @@ import importlib.metadata
 import json
 import re
 import shlex
+import sys
 from pathlib import Path
 from types import ModuleType
 from urllib.parse import unquote, urlparse
@@ -91,12 +92,15 @@ def install_command(extra: str) -> str:
       commit);
     - otherwise (from an index, or unknown): ``pip install 'qwkit[x]'``.
 
+    On Windows the argument is in double quotes, the only ones cmd.exe and PowerShell
+    both take (``pip install "qwkit[x]"``), and a folder is a Windows path.
+
     >>> install_command("lightgbm")  # doctest: +ELLIPSIS
     "pip install ...[lightgbm]..."
     """
     clone = _clone(_PACKAGE_DIR)
     if clone is not None:
-        return f"pip install -e {shlex.quote(f'{clone}[{extra}]')}"
+        return f"pip install -e {_quote(f'{clone}[{extra}]')}"
     try:
         origin = importlib.metadata.distribution("qwkit").read_text("direct_url.json")
     except importlib.metadata.PackageNotFoundError:
@@ -107,9 +111,9 @@ def install_command(extra: str) -> str:
         info = {}
     url = info.get("url", "")
     if "dir_info" in info and url.startswith("file:"):
-        folder = unquote(urlparse(url).path)
+        folder = _local_path(url)
         editable = "-e " if info["dir_info"].get("editable") else ""
-        return f"pip install {editable}{shlex.quote(f'{folder}[{extra}]')}"
+        return f"pip install {editable}{_quote(f'{folder}[{extra}]')}"
     if "vcs_info" in info:
         vcs = info["vcs_info"]
         commit = vcs.get("commit_id")
@@ -117,8 +121,27 @@ def install_command(extra: str) -> str:
     if url and ("vcs_info" in info or "archive_info" in info):
         if info.get("subdirectory"):
             url += f"#subdirectory={info['subdirectory']}"
-        return f"pip install {shlex.quote(f'qwkit[{extra}] @ {url}')}"
-    return f"pip install {shlex.quote(f'qwkit[{extra}]')}"
+        return f"pip install {_quote(f'qwkit[{extra}] @ {url}')}"
+    return f"pip install {_quote(f'qwkit[{extra}]')}"
+
+
+def _quote(text: str) -> str:
+    """``text`` as one argument of the shell the command is typed in: double quotes on
+    Windows (cmd.exe and PowerShell, where single quotes are not quotes), POSIX quoting
+    elsewhere."""
+    if sys.platform == "win32":
+        return f'"{text}"'
+    return shlex.quote(text)
+
+
+def _local_path(url: str) -> str:
+    """The local path of a ``file:`` URL (``C:\\x`` for ``file:///C:/x`` on Windows)."""
+    path = urlparse(url).path
+    if sys.platform == "win32":
+        import nturl2path
+
+        return nturl2path.url2pathname(path)
+    return unquote(path)
 
 
 def _clone(package_dir: Path) -> Path | None:

@@ -270,8 +270,8 @@ class BoostingObjective:
     def gradient_hessian(
         self, labels, preds, weight, *, names: Mapping[str, str] | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The booster's gradient and Hessian; errors name the inputs by ``names``
-        (see :func:`users_terms`)."""
+        """The booster's gradient and Hessian; errors name the inputs by ``names`` (qwkit's
+        parameter name → the name the booster's user knows it by)."""
         with users_terms(names):
             return boosting_gradient_hessian(labels, preds, weight, intercept=self.intercept)
 

@@ -342,7 +342,7 @@ def kappa_regression(
     standard deviation of y. Least squares maximizes the correlation over directions,
     so the optimum is the least-squares fit scaled by 1/κ̂, κ̂ = ‖ŷ_ls‖/‖y − ȳ‖
     (Vaughn & Justice 2015, eqs. 5, 8, 9), and κ̂ equals the correlation of y with
-    the model (eq. 14).
+    the model (their eq. 14).
 
     With ``alpha > 0`` the direction is the ridge solution and the scale is again the
     kappa-optimal one, c = ‖y − ȳ‖/‖ŷ_rr‖; `statistic` is corr(y, ŷ_rr). This is *not*

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numbers
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +25,7 @@ from qwkit._errors import QwkitError, QwkitTypeError, at_index
 from qwkit._validation import (
     _is_missing,
     as_1d,
+    bytes_as_text,
     check_finite,
     check_same_length,
     exact_number,
@@ -515,8 +516,49 @@ def _frame_to_array(frame):
     return arr, cols, order
 
 
+def _mapping_to_array(columns: Mapping, name: str):
+    """A mapping of column name → ratings (one per item) → (2-D array, names, declared
+    order): a data frame as a dict of columns."""
+    names = tuple(columns)
+    if not names:
+        raise QwkitError(f"`{name}` holds no column; got an empty mapping.", parameter=name)
+    series = list(columns.values())
+    arrays = []
+    for key, values in zip(names, series, strict=True):
+        if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+            values = values.to_numpy()
+        arr = np.asarray(values)
+        if arr.dtype.kind in "US" and not isinstance(values, np.ndarray):
+            arr = np.asarray(values, dtype=object)  # numpy turns [1, "a"] into text
+        if arr.ndim != 1:
+            raise QwkitError(
+                f"`{name}` column {key!r} must hold one rating per item (1-D); got shape "
+                f"{arr.shape}.",
+                parameter=name,
+            )
+        arrays.append(arr)
+    lengths = [a.shape[0] for a in arrays]
+    if len(set(lengths)) > 1:
+        shown = ", ".join(f"{k!r}: {n}" for k, n in zip(names, lengths, strict=True))
+        raise QwkitError(
+            f"`{name}` columns must rate the same items, one rating per item; got lengths {shown}.",
+            parameter=name,
+        )
+    kinds = {a.dtype.kind for a in arrays}
+    if kinds <= set("biuf") or (len(kinds) == 1 and kinds <= set("US")):
+        arr = np.column_stack(arrays)
+    else:
+        arr = np.empty((lengths[0], len(arrays)), dtype=object)
+        for j, a in enumerate(arrays):
+            arr[:, j] = a
+    order = declared_order(series, [str(k) for k in names])
+    return arr, names, order
+
+
 def _to_2d(ratings, name: str):
     """ratings → (2-D ndarray, column names or None, declared order or None)."""
+    if isinstance(ratings, Mapping):
+        return _mapping_to_array(ratings, name)
     if ratings is None or isinstance(ratings, (str, bytes)):
         raise QwkitTypeError(
             f"`{name}` must be a 2-D array-like of shape (n_items, n_raters); got {ratings!r}.",
@@ -566,7 +608,8 @@ def _split(arr: np.ndarray, name: str, columns):
     if kind in "biu":
         return np.ones(arr.shape, dtype=bool), arr.ravel(), False
     if kind in "US":
-        return np.ones(arr.shape, dtype=bool), arr.ravel().astype(str), True
+        where = lambda i: (_where(i, arr.shape, columns), i // arr.shape[1])  # noqa: E731
+        return np.ones(arr.shape, dtype=bool), bytes_as_text(arr.ravel(), name, where), True
     if kind != "O":
         raise QwkitTypeError(
             f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.", parameter=name
@@ -620,9 +663,9 @@ def rating_matrix(ratings, name: str = "ratings") -> RatingMatrix:
     """Validate an items × raters array-like of ratings with missing entries.
 
     numpy arrays (NaN for missing), nested lists and object arrays (None, NaN, pandas'
-    NA), pandas and polars data frames (one column per rater; an ordered Categorical or
-    Enum declares the order of the scale). Every rating is a number or every one is text;
-    numbers must be finite.
+    NA), pandas and polars data frames and mappings of column name → ratings (one column
+    per rater; an ordered Categorical or Enum declares the order of the scale). Every
+    rating is a number or every one is text; numbers must be finite.
     """
     arr, columns, declared = _to_2d(ratings, name)
     if arr.ndim != 2:

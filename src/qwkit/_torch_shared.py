@@ -31,6 +31,7 @@ from torch import nn
 
 import qwkit
 from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._scale import MAX_DENSE_CLASSES
 from qwkit._warnings import UndefinedKappaWarning, warn
 
 N_MOMENTS = 7
@@ -176,6 +177,12 @@ def check_num_classes(num_classes) -> int:
     if num_classes < 2:
         raise QwkitError(
             f"`num_classes` must be at least 2; got {num_classes}.", parameter="num_classes"
+        )
+    if num_classes > MAX_DENSE_CLASSES:
+        raise QwkitError(
+            f"`num_classes` must be at most {MAX_DENSE_CLASSES:,} (a dense table of classes); "
+            f"got {num_classes:,}.",
+            parameter="num_classes",
         )
     return int(num_classes)
 

@@ -121,6 +121,34 @@ def exact_number(item, name: str, where: str, row: int | None):
     )
 
 
+def bytes_as_text(arr: np.ndarray, name: str, where=None) -> np.ndarray:
+    """A numpy bytes array (dtype ``S``) as text, decoded as numpy decodes it (ASCII).
+
+    Bytes that are not ASCII have no one reading (UTF-8? Latin-1?): a
+    :class:`~qwkit.QwkitTypeError` names the first such value and where it is
+    (``where(flat_index) -> (text, row)``; default: ``index i`` of a vector).
+
+    >>> bytes_as_text(np.array([b"low", b"high"]), "y1").tolist()
+    ['low', 'high']
+    >>> bytes_as_text(np.array([b"ok", b"caf\\xc3\\xa9"]), "y1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    qwkit.QwkitTypeError: `y1` holds bytes that are not ASCII (b'caf\\xc3\\xa9' at index 1)...
+    """
+    try:
+        return arr.astype(str)
+    except UnicodeDecodeError:
+        items = arr.ravel().tolist()
+        i = next(k for k, item in enumerate(items) if not item.isascii())
+        text, row = where(i) if where is not None else (at_index(i), i)
+        raise QwkitTypeError(
+            f"`{name}` holds bytes that are not ASCII ({items[i]!r} at {text}); decode them "
+            f"to text first, in their encoding (e.g. `np.char.decode({name}, 'utf-8')`).",
+            parameter=name,
+            row=row,
+        ) from None
+
+
 # ---------------------------------------------------------------------------- 1-D arrays
 
 
@@ -221,7 +249,7 @@ def as_1d(values, name: str) -> np.ndarray:
             f"`{name}` must hold numbers or strings; got dtype {arr.dtype}.", parameter=name
         )
     if kind == "S":
-        arr = arr.astype(str)
+        arr = bytes_as_text(arr, name)
     elif not arr.dtype.isnative:  # big-endian data: the kernels read native order only
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr

@@ -114,7 +114,14 @@ def _frame(data, columns: list[str]):
 
 
 def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
-    """The partitions of every given input (``named``: parameter → value)."""
+    """The partitions of every given input (``named``: parameter → value; the first two,
+    the rated inputs, are required)."""
+    for k in list(named)[:2]:
+        if named[k] is None:
+            raise QwkitTypeError(
+                f"`{k}` must be a dask array or Series, or a column name with `data`; got None.",
+                parameter=k,
+            )
     given = {k: v for k, v in named.items() if v is not None}
     if data is not None:
         bad = [k for k, v in given.items() if not isinstance(v, str)]

@@ -158,7 +158,7 @@ class EconomicsResult:
     seed : int
         Seed of ``np.random.default_rng``: the whole table is a function of it.
     price_per_class, cost_per_class, tolerance : float
-        The insurance model (:func:`insurance_loss_matrix`).
+        The insurance model (:func:`~qwkit.insurance_loss_matrix`).
     loss : ndarray of shape (K, K)
         The insurance loss matrix of the synthetic data (read-only).
     """
@@ -635,7 +635,7 @@ def simulate_economics(
     include_wine : bool, default=True
         Also run the red wine quality data (``load_wine_quality``).
     price_per_class, cost_per_class, tolerance : float, default=10, 9, 5
-        The insurance model (:func:`insurance_loss_matrix`).
+        The insurance model (:func:`~qwkit.insurance_loss_matrix`).
 
     Returns
     -------
@@ -653,15 +653,16 @@ def simulate_economics(
 
     See Also
     --------
-    insurance_loss_matrix, bayes_decision, kappa_decision, optimize_thresholds
+    qwkit.insurance_loss_matrix, qwkit.bayes_decision, qwkit.kappa_decision,
+    qwkit.optimize_thresholds
 
     Notes
     -----
     The model is ridge regression of the class position on the noisy features
     (eq. E1), fitted on a stratified half of the items. Its scores are rated by
-    (a) ``kappa_thresholds``: the cut points of :func:`optimize_thresholds` fitted on
+    (a) ``kappa_thresholds``: the cut points of :func:`~qwkit.optimize_thresholds` fitted on
     the training half — the exact maximizer of the training kappa; (b)
-    ``bayes_profit``: :func:`bayes_decision` under the insurance loss matrix, with
+    ``bayes_profit``: :func:`~qwkit.bayes_decision` under the insurance loss matrix, with
     class probabilities from an ordered probit of the class on the score fitted on the
     training half (eq. E2; a Gaussian predictive distribution around the score); (c)
     ``rounding`` of the score to the nearest class; also ``kappa_decision`` (the same

@@ -90,7 +90,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         Numerical rank of the (centered, weighted) design.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also
@@ -266,7 +266,7 @@ default="quadratic"
         ``cv=None``).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also

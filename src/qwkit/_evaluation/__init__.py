@@ -8,18 +8,18 @@ the formulas whose equation numbers the code cites.
 
 from qwkit._evaluation._alt_test import AltTestResult, alt_test
 from qwkit._evaluation._degradation import DegradationTestResult, degradation_test
-from qwkit._evaluation._evaluate import (
+from qwkit._evaluation._evaluate import evaluate_scorer
+from qwkit._evaluation._observed import SMDResult, standardized_mean_difference
+from qwkit._evaluation._planning import SampleSizeResult, degradation_sample_size
+from qwkit._evaluation._prmse import PRMSEResult, prmse
+from qwkit._evaluation._result import (
     Criterion,
     Estimate,
     EvaluationResult,
     GroupEvaluation,
     HumanAgreement,
     ModelEvaluation,
-    evaluate_scorer,
 )
-from qwkit._evaluation._observed import SMDResult, standardized_mean_difference
-from qwkit._evaluation._planning import SampleSizeResult, degradation_sample_size
-from qwkit._evaluation._prmse import PRMSEResult, prmse
 
 __all__ = [
     "AltTestResult",

@@ -196,7 +196,8 @@ def alt_test(
     epsilon : float, default=0.2
         The cost-benefit margin ε: how much better than the judge an annotator may be
         and still lose (the authors suggest 0.2 for experts, 0.15 for skilled
-        annotators, 0.1 for crowd workers).
+        annotators, 0.1 for crowd workers); in [0, 1), as the advantage is a difference
+        of two win rates.
     q : float, default=0.05
         False discovery rate of the Benjamini–Yekutieli procedure.
     alignment : {"accuracy", "rmse", "kappa"}, default="accuracy"
@@ -263,8 +264,14 @@ default="quadratic"
     ([0.0172, 0.0116, 0.1516], (True, True, False))
     """
     epsilon = check_real(epsilon, "epsilon")
-    q = check_real(q, "q", positive=True)
-    if not q < 1.0:
+    if not epsilon < 1.0:  # the advantage is a difference of two win rates
+        raise QwkitError(
+            f"`epsilon` must be in [0, 1) (a difference of win rates; from 1 on every judge "
+            f"passes); got {epsilon!r}.",
+            parameter="epsilon",
+        )
+    q = check_real(q, "q")
+    if not 0.0 < q < 1.0:
         raise QwkitError(f"`q` must be strictly between 0 and 1; got {q!r}.", parameter="q")
     kind = check_choice(alignment, "alignment", ALIGNMENTS)
     min_raters = check_integer(min_raters_per_item, "min_raters_per_item", 2)

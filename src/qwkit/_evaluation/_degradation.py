@@ -264,7 +264,8 @@ def degradation_test(
     ----------
     human : array-like of shape (n_items, n_raters)
         Human ratings, one column per rater (or rating slot); NaN or None where an item
-        was not rated. Numpy arrays, nested lists, pandas and polars data frames.
+        was not rated. Numpy arrays, nested lists, pandas and polars data frames, or a
+        dict of column name → ratings.
     machine : array-like of shape (n_items,)
         One machine score per item: ratings on the human scale, or real-valued scores
         (quadratic weights score them as they are: the continuous form of

@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._errors import QwkitError
-from qwkit._evaluation import _report
-from qwkit._evaluation._degradation import (
-    PAIRS,
-    DegradationTestResult,
-    degradation_result,
-    verdict,
-)
-from qwkit._evaluation._input import Scores, check_margin, prepare
+from qwkit._evaluation._degradation import PAIRS, degradation_result, verdict
+from qwkit._evaluation._input import Scores, check_criterion, check_margin, prepare
 from qwkit._evaluation._observed import (
     agreement_sums,
     equivalence_pvalue,
@@ -29,335 +24,34 @@ from qwkit._evaluation._observed import (
     smd_sums,
 )
 from qwkit._evaluation._panel import kappa_sums
-from qwkit._evaluation._prmse import PRMSEResult, prmse_result
+from qwkit._evaluation._prmse import prmse_result
+from qwkit._evaluation._result import (
+    NAN,
+    Criterion,
+    Estimate,
+    EvaluationResult,
+    GroupEvaluation,
+    HumanAgreement,
+    ModelEvaluation,
+)
 from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
+from qwkit._results import plain
 from qwkit._validation import (
     as_1d,
     check_choice,
     check_confidence_level,
     check_n_resamples,
+    check_progress,
     check_real,
     check_rng,
     check_same_length,
 )
 from qwkit._weights import WeightsLike
 
-__all__ = [
-    "Criterion",
-    "Estimate",
-    "EvaluationResult",
-    "GroupEvaluation",
-    "HumanAgreement",
-    "ModelEvaluation",
-    "evaluate_scorer",
-]
+__all__ = ["evaluate_scorer"]
 
 #: The largest scale whose confusion tables a result keeps (for heat maps).
 _MAX_TABLE = 50
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Estimate:
-    """A statistic with its standard error and two-sided confidence interval."""
-
-    statistic: float
-    standard_error: float
-    low: float
-    high: float
-    n_items: int
-
-    def to_dict(self) -> dict:
-        """The estimate as plain Python values."""
-        return result_dict(self, ("statistic", "standard_error", "low", "high", "n_items"))
-
-
-_NAN = Estimate(math.nan, math.nan, math.nan, math.nan, 0)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Criterion:
-    """One criterion as a test: estimate, interval, threshold, p-value and verdict.
-
-    ``relation`` is ">=" (the estimate must exceed the threshold), "<=" or "within"
-    (|estimate| ≤ threshold, an equivalence test). ``verdict`` is "pass" when the whole
-    interval lies on the passing side, "fail" when it lies wholly on the other side,
-    "inconclusive" otherwise; the p-value is that of the one-sided (or two one-sided)
-    test that the interval inverts.
-    """
-
-    model: str
-    name: str
-    estimate: float
-    low: float
-    high: float
-    threshold: float
-    relation: str
-    pvalue: float
-    verdict: str
-
-    def to_dict(self) -> dict:
-        """The criterion as plain Python values."""
-        return result_dict(
-            self,
-            (
-                "model",
-                "name",
-                "estimate",
-                "low",
-                "high",
-                "threshold",
-                "relation",
-                "pvalue",
-                "verdict",
-            ),
-        )
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class GroupEvaluation:
-    """Kappa and SMD of one subgroup, with multiplicity-adjusted intervals."""
-
-    group: object
-    n_items: int
-    kappa: Estimate
-    smd: Estimate
-    pvalue: float  # equivalence |SMD| ≤ max_group_smd, Bonferroni-adjusted
-    verdict: str
-
-    def to_dict(self) -> dict:
-        """The group as plain Python values."""
-        return plain(
-            {
-                "group": self.group,
-                "n_items": self.n_items,
-                "kappa": self.kappa.to_dict(),
-                "smd": self.smd.to_dict(),
-                "pvalue": self.pvalue,
-                "verdict": self.verdict,
-            }
-        )
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class HumanAgreement:
-    """The human-human ceiling: the first two human columns on the items both rated,
-    and the kappa of every pair of human columns."""
-
-    raters: tuple
-    n_items: int
-    kappa: Estimate
-    pearson_r: Estimate
-    smd: Estimate  # (mean h₂ − mean h₁) / pooled sd, RSMTool's human-human SMD
-    exact_agreement: Estimate
-    adjacent_agreement: Estimate
-    pairs: tuple  # ((rater a, rater b, Estimate), ...)
-    confusion: np.ndarray | None = field(repr=False)
-
-    def __post_init__(self):
-        freeze_arrays(self)
-
-    def __reduce__(self):
-        return reduce_dataclass(self)
-
-    def to_dict(self) -> dict:
-        """The human-human agreement as plain Python values."""
-        out = {"raters": list(self.raters), "n_items": self.n_items}
-        for name in ("kappa", "pearson_r", "smd", "exact_agreement", "adjacent_agreement"):
-            out[name] = getattr(self, name).to_dict()
-        out["pairs"] = [{"a": a, "b": b, **e.to_dict()} for a, b, e in self.pairs]
-        out["confusion"] = self.confusion
-        return plain(out)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ModelEvaluation:
-    """Everything about one machine (one column of ``machine``)."""
-
-    name: str
-    n_items: int
-    n_omitted: int
-    real_valued: bool
-    kappa: Estimate
-    pearson_r: Estimate
-    smd: Estimate
-    exact_agreement: Estimate
-    adjacent_agreement: Estimate
-    per_rater: tuple  # ((human column, Estimate), ...): κ(h_r, m)
-    degradation: DegradationTestResult
-    prmse: PRMSEResult
-    groups: tuple
-    criteria: tuple
-    confusion: np.ndarray | None = field(repr=False)
-
-    def __post_init__(self):
-        freeze_arrays(self)
-
-    def __reduce__(self):
-        return reduce_dataclass(self)
-
-    @property
-    def verdict(self) -> str:
-        """'pass' when every criterion passes, 'fail' when one fails, else
-        'inconclusive'."""
-        return _overall(self.criteria)
-
-    def to_dict(self) -> dict:
-        """The model's evaluation as plain Python values."""
-        out = {
-            "name": self.name,
-            "n_items": self.n_items,
-            "n_omitted": self.n_omitted,
-            "real_valued": self.real_valued,
-            "verdict": self.verdict,
-            "criteria": [c.to_dict() for c in self.criteria],
-        }
-        for name in ("kappa", "pearson_r", "smd", "exact_agreement", "adjacent_agreement"):
-            out[name] = getattr(self, name).to_dict()
-        out["per_rater"] = [{"rater": r, **e.to_dict()} for r, e in self.per_rater]
-        out["degradation"] = self.degradation.to_dict()
-        out["prmse"] = self.prmse.to_dict()
-        out["groups"] = [g.to_dict() for g in self.groups]
-        out["confusion"] = self.confusion
-        return plain(out)
-
-
-def _overall(criteria) -> str:
-    found = {c.verdict for c in criteria}
-    return "fail" if "fail" in found else "inconclusive" if "inconclusive" in found else "pass"
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class EvaluationResult:
-    """Result of :func:`evaluate_scorer`.
-
-    Attributes
-    ----------
-    models : tuple of ModelEvaluation
-        One per machine column: its criteria (tests), kappa, Pearson r, SMD, exact and
-        adjacent agreement, kappa with each human, the degradation test, PRMSE, the
-        subgroups and its confusion table against the first human.
-    human_human : HumanAgreement
-        The ceiling: the same statistics for the first two human columns, and every
-        pair of humans.
-    human_names : tuple of str
-        The human columns; the first is the reference (RSMTool's ``sc1``).
-    labels : ndarray
-        The rating scale (the rows and columns of the confusion tables).
-    weights : str
-        Weights of every kappa.
-    settings : dict
-        margin, thresholds, confidence level, method, pairs, groups' correction.
-    n_items, n_double_scored : int
-        Items with a human rating; of them, rated by two or more humans.
-
-    Notes
-    -----
-    With one machine, the attributes of its :class:`ModelEvaluation` are reachable
-    directly (``result.degradation``, ``result.prmse``, ...); with several, pick one by
-    name or position: ``result["model_a"]``, ``result[0]``.
-    """
-
-    models: tuple
-    human_human: HumanAgreement
-    human_names: tuple
-    labels: object = field(repr=False)
-    weights: str = field(repr=False)
-    settings: dict = field(repr=False)
-    n_items: int = 0
-    n_double_scored: int = 0
-
-    def __post_init__(self):
-        freeze_arrays(self)
-
-    def __reduce__(self):
-        return reduce_dataclass(self)
-
-    def __getitem__(self, key) -> ModelEvaluation:
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-            return self.models[key]
-        for m in self.models:
-            if m.name == key:
-                return m
-        names = ", ".join(repr(m.name) for m in self.models)
-        raise KeyError(f"no model {key!r}; the models are {names}")
-
-    def _only(self) -> ModelEvaluation:
-        if len(self.models) != 1:
-            names = ", ".join(repr(m.name) for m in self.models)
-            raise QwkitError(
-                f"This evaluation holds {len(self.models)} models ({names}); pick one, e.g. "
-                f"result[{self.models[0].name!r}].",
-                parameter="machine",
-            )
-        return self.models[0]
-
-    @property
-    def criteria(self) -> tuple:
-        """Every criterion of every model, in one table (tuple of Criterion)."""
-        return tuple(c for m in self.models for c in m.criteria)
-
-    @property
-    def verdict(self) -> str:
-        """'pass', 'fail' or 'inconclusive' over every criterion of every model."""
-        return _overall(self.criteria)
-
-    kappa = property(lambda self: self._only().kappa, doc="κ(h₁, m) of the one model.")
-    pearson_r = property(lambda self: self._only().pearson_r, doc="Pearson r of the one model.")
-    smd = property(lambda self: self._only().smd, doc="SMD of the one model.")
-    exact_agreement = property(lambda self: self._only().exact_agreement)
-    adjacent_agreement = property(lambda self: self._only().adjacent_agreement)
-    degradation = property(lambda self: self._only().degradation, doc="The degradation test.")
-    prmse = property(lambda self: self._only().prmse, doc="PRMSE of the one model.")
-    groups = property(lambda self: self._only().groups, doc="Subgroups of the one model.")
-
-    def summary(self) -> str:
-        """The decision table first, then the ceiling, the other statistics and the
-        subgroups, as text."""
-        return _report.summary(self)
-
-    def to_dict(self) -> dict:
-        """The whole evaluation as plain Python values (for JSON)."""
-        return plain(
-            {
-                "verdict": self.verdict,
-                "criteria": [c.to_dict() for c in self.criteria],
-                "human_names": list(self.human_names),
-                **labels_dict(self.labels),
-                "weights": self.weights,
-                "settings": self.settings,
-                "n_items": self.n_items,
-                "n_double_scored": self.n_double_scored,
-                "human_human": self.human_human.to_dict(),
-                "models": [m.to_dict() for m in self.models],
-            }
-        )
-
-    def plot(
-        self,
-        kind: Literal["criteria", "groups", "confusion"] = "criteria",
-        *,
-        model: str | int | None = None,
-    ):
-        """Draw the evaluation with matplotlib (the ``plot`` extra).
-
-        Parameters
-        ----------
-        kind : {"criteria", "groups", "confusion"}, default="criteria"
-            ``"criteria"``: every criterion's estimate and interval against its
-            threshold, one panel per criterion, the models side by side.
-            ``"groups"``: each subgroup's kappa and SMD with their adjusted intervals.
-            ``"confusion"``: heat maps of the first two humans' table and of the first
-            human against the machine.
-        model : str or int, default=None
-            The model of ``"groups"`` and ``"confusion"`` (default: the first).
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-        """
-        return _report.plot(self, kind, model)
-
 
 # ---------------------------------------------------------------------------- compute
 
@@ -368,6 +62,7 @@ class _Options:
     method: str
     n_resamples: int
     gen: np.random.Generator
+    tick: Callable[[], None]  # one statistic done (``progress``)
 
 
 def _estimate(
@@ -380,6 +75,7 @@ def _estimate(
     **kinds,
 ) -> tuple[Estimate, Inference]:
     inf = infer(stat, opt.method, n_resamples=opt.n_resamples, rng=opt.gen, what=what, **kinds)
+    opt.tick()
     low, high = inf.interval(opt.level if level is None else level, df=df)
     return Estimate(inf.estimate, inf.standard_error, low, high, stat.n_items), inf
 
@@ -421,7 +117,7 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
     for a in range(h.shape[1]):
         for b in range(a + 1, h.shape[1]):
             rows = ~np.isnan(h[:, a]) & ~np.isnan(h[:, b])
-            est = _NAN
+            est = NAN
             if np.count_nonzero(rows) >= 2:
                 est = _estimate(
                     kappa_sums(h[rows, b], h[rows, a], scores.wmat), opt, "kappa", upper_bound=1.0
@@ -429,7 +125,7 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
             pairs.append((names[a], names[b], est))
     rows = ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
     if np.count_nonzero(rows) < 2:
-        return HumanAgreement(names[:2], int(rows.sum()), *(_NAN,) * 5, tuple(pairs), None)
+        return HumanAgreement(names[:2], int(rows.sum()), *(NAN,) * 5, tuple(pairs), None)
     kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
         h[rows, 0], h[rows, 1], scores, opt, human_pair=True
     )
@@ -449,7 +145,7 @@ def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
         rows = ids == g
         n = int(np.count_nonzero(rows))
         if n < 2:
-            out.append(GroupEvaluation(label, n, _NAN, _NAN, math.nan, "inconclusive"))
+            out.append(GroupEvaluation(label, n, NAN, NAN, math.nan, "inconclusive"))
             continue
         hg, mg = h[rows], m[rows]
         df = n - 1.0
@@ -568,7 +264,7 @@ def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> Model
     per_rater = [(scores.human_names[0], kappa)]
     for c, hname in enumerate(scores.human_names[1:], start=1):
         both = ~np.isnan(h[:, c]) & ~np.isnan(m)
-        est = _NAN
+        est = NAN
         if np.count_nonzero(both) >= 2:
             est = _estimate(
                 kappa_sums(m[both], h[both, c], scores.wmat), opt, "kappa", upper_bound=1.0
@@ -577,7 +273,9 @@ def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> Model
     deg = degradation_result(
         scores, j, s["pairs"], s["margin"], opt.level, opt.method, opt.n_resamples, opt.gen
     )
+    opt.tick()
     prm = prmse_result(scores, j, opt.level, opt.method, opt.n_resamples, opt.gen)
+    opt.tick()
     groups = ()
     if ids is not None:
         groups = _groups(ids[rows], labels, h[rows, 0], m[rows], scores, opt, s["max_group_smd"])
@@ -598,6 +296,39 @@ def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> Model
         criteria=_criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s),
         confusion=table,
     )
+
+
+def _steps(scores: Scores, ids, n_groups: int) -> int:
+    """How many statistics :func:`evaluate_scorer` infers (the ``total`` of ``progress``),
+    by the conditions under which each one is computed."""
+    present = ~np.isnan(scores.human)
+    r = present.shape[1]
+
+    def shared(a, b) -> bool:
+        return np.count_nonzero(a & b) >= 2
+
+    steps = sum(shared(present[:, a], present[:, b]) for a in range(r) for b in range(a + 1, r))
+    steps += 5 * shared(present[:, 0], present[:, 1])  # the ceiling's five statistics
+    for j in range(scores.machine.shape[1]):
+        scored = ~np.isnan(scores.machine[:, j])
+        steps += 5 + 2  # five with the reference human, the degradation and PRMSE
+        steps += sum(shared(present[:, c], scored) for c in range(1, r))
+        if ids is not None:
+            sizes = np.bincount(ids[present[:, 0] & scored], minlength=n_groups)
+            steps += 2 * int(np.count_nonzero(sizes >= 2))
+    return int(steps)
+
+
+def _ticker(progress, total: int) -> Callable[[], None]:
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(min(done, total), total)
+
+    return tick
 
 
 def _group_ids(groups, n: int):
@@ -630,6 +361,7 @@ def evaluate_scorer(
     n_resamples: int = 2000,
     rng: int | np.random.Generator | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
+    progress: Callable[[int, int], object] | None = None,
 ) -> EvaluationResult:
     """May this scorer stand in for a human rater? Williamson et al.'s criteria as tests.
 
@@ -651,7 +383,8 @@ def evaluate_scorer(
         (RSMTool's ``sc1``). At least some items must be rated by two humans.
     machine : array-like of shape (n_items,) or (n_items, n_models)
         Machine scores (ratings on the human scale, or real-valued scores), one column
-        per model to evaluate several at once; a data frame names them.
+        per model to evaluate several at once; a data frame or a dict of name → scores
+        names them (as a data frame or a dict of columns names the human raters).
     groups : array-like of shape (n_items,), default=None
         A subgroup label per item (e.g. a demographic group or a prompt).
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
@@ -662,7 +395,8 @@ default="quadratic"
     margin : float, default=0.10
         Non-inferiority margin of the degradation test, strictly between 0 and 1.
     min_kappa, min_correlation, max_smd, max_group_smd : float
-        The thresholds (0.70, 0.70, 0.15 and 0.10: Williamson, Xi & Breyer 2012).
+        The thresholds (0.70, 0.70, 0.15 and 0.10: Williamson, Xi & Breyer 2012);
+        ``min_kappa`` and ``min_correlation`` in [0, 1), the others positive.
     confidence_level : float, default=0.95
         Level of every interval; a verdict's one-sided test has level
         (1 − confidence_level)/2.
@@ -680,6 +414,10 @@ default="quadratic"
     nan_policy : {"raise", "omit"}, default="raise"
         A missing machine score is an error, or (``"omit"``) each model is evaluated on
         the items it scored (``ModelEvaluation.n_omitted`` says how many it left out).
+    progress : callable, default=None
+        ``progress(done, total)`` is called as each statistic's inference is done (e.g.
+        to drive a progress bar: the bootstrap of a large sample takes a while);
+        ``total`` counts every statistic of the evaluation.
 
     Returns
     -------
@@ -727,15 +465,17 @@ default="quadratic"
     """
     margin = check_margin(margin)
     thresholds = {
-        "min_kappa": check_real(min_kappa, "min_kappa"),
-        "min_correlation": check_real(min_correlation, "min_correlation"),
+        "min_kappa": check_criterion(min_kappa, "min_kappa"),
+        "min_correlation": check_criterion(min_correlation, "min_correlation"),
         "max_smd": check_real(max_smd, "max_smd", positive=True),
         "max_group_smd": check_real(max_group_smd, "max_group_smd", positive=True),
     }
     level = check_confidence_level(confidence_level)
     pairs = check_choice(pairs, "pairs", PAIRS)
     method = check_choice(method, "method", METHODS)
-    opt = _Options(level, method, check_n_resamples(n_resamples), check_rng(rng))
+    n_resamples = check_n_resamples(n_resamples)
+    gen = check_rng(rng)
+    progress = check_progress(progress)
     scores = prepare(human, machine, weights=weights, labels=labels, nan_policy=nan_policy)
     double = int(np.count_nonzero((~np.isnan(scores.human)).sum(axis=1) >= 2))
     if double == 0:
@@ -746,6 +486,8 @@ default="quadratic"
             parameter="human",
         )
     ids, group_labels = (None, ()) if groups is None else _group_ids(groups, scores.n_items)
+    total = 0 if progress is None else _steps(scores, ids, len(group_labels))
+    opt = _Options(level, method, n_resamples, gen, _ticker(progress, total))
     settings = {
         "margin": margin,
         **thresholds,
@@ -758,9 +500,12 @@ default="quadratic"
     models = tuple(
         _model(j, scores, ids, group_labels, opt, settings) for j in range(scores.machine.shape[1])
     )
+    human_human = _human_agreement(scores, opt)
+    if progress is not None:
+        progress(total, total)
     return EvaluationResult(
         models=models,
-        human_human=_human_agreement(scores, opt),
+        human_human=human_human,
         human_names=scores.human_names,
         labels=scores.scale,
         weights=scores.weights,

@@ -11,6 +11,7 @@ that every statistic is a vectorized pass over numbers.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ from qwkit._scale import (
     rating_matrix,
     scale_values,
 )
-from qwkit._validation import check_choice
+from qwkit._validation import check_choice, show
 from qwkit._weights import check_weights, kind_name, resolve
 
 __all__ = ["Scores", "check_margin", "prepare"]
@@ -49,6 +50,39 @@ class Scores:
     @property
     def n_items(self) -> int:
         return int(self.human.shape[0])
+
+    def units(self) -> tuple[float, float] | None:
+        """``(rating at position 0, step)`` when the scale is numeric and evenly spaced
+        (integers; ``labels`` at equal steps), so that position p is the rating
+        ``origin + step·p``; None for text or unevenly spaced ``labels``."""
+        scale = self.scale
+        if isinstance(scale, range):
+            return float(scale.start), float(scale.step)
+        values = np.asarray(scale)
+        if values.dtype.kind not in "biuf" or values.size == 0:
+            return None
+        if values.size == 1:
+            return float(values[0]), 1.0
+        steps = np.diff(values.astype(np.float64))
+        if not np.allclose(steps, steps[0], rtol=1e-12, atol=0.0):
+            return None
+        return float(values[0]), float(steps[0])
+
+
+def check_criterion(value, name: str) -> float:
+    """The threshold of a criterion on kappa or a correlation (``estimate ≥ value``): in
+    [0, 1), since no estimate can be shown to reach 1 or more."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`{name}` must be a real number in [0, 1); got {value!r}.", parameter=name
+        )
+    if not 0.0 <= float(value) < 1.0:
+        raise QwkitError(
+            f"`{name}` must be in [0, 1) (a kappa or a correlation the estimate must reach); "
+            f"got {value!r}.",
+            parameter=name,
+        )
+    return float(value)
 
 
 def check_margin(margin) -> float:
@@ -77,7 +111,10 @@ def _column_names(m: RatingMatrix, default: str) -> tuple[str, ...]:
 
 
 def _machine_matrix(machine, name: str) -> RatingMatrix:
-    """One score per item (1-D) or items × models (2-D, a data frame) as a matrix."""
+    """One score per item (1-D) or items × models (2-D, a data frame, a mapping of model
+    name → scores) as a matrix."""
+    if isinstance(machine, Mapping):
+        return rating_matrix(machine, name)
     if hasattr(machine, "to_frame") and not hasattr(machine, "columns"):
         machine = machine.to_frame()  # a Series keeps its name and declared order
     if not hasattr(machine, "columns") and not isinstance(machine, (str, bytes)):
@@ -87,6 +124,12 @@ def _machine_matrix(machine, name: str) -> RatingMatrix:
             arr = np.asarray(machine)
         except ValueError:  # ragged: rating_matrix says so
             arr = None
+        if arr is not None and arr.ndim == 0:
+            raise QwkitTypeError(
+                f"`{name}` must hold one score per item, array-like of shape (n_items,); "
+                f"got {machine!r}.",
+                parameter=name,
+            )
         if arr is not None and arr.ndim == 1:
             if arr.dtype.kind in "US" and not isinstance(machine, np.ndarray):
                 arr = np.asarray(machine, dtype=object)
@@ -168,6 +211,16 @@ def prepare(
             row=row,
         )
     if labels is None:
+        orders = [x.declared for x in (h, m)]
+        if all(o is not None for o in orders) and not (
+            orders[0].shape == orders[1].shape and bool(np.all(orders[0] == orders[1]))
+        ):
+            raise QwkitError(
+                f"`{hname}` and `{mname}` declare different category orders "
+                f"{show(orders[0])} and {show(orders[1])}; pass `labels`.",
+                parameter=mname,
+                also=(hname, "labels"),
+            )
         labels = h.declared if h.declared is not None else m.declared
     if not h.is_text and labels is None and not _integral(h.values):
         k = int(np.flatnonzero(h.values != np.floor(h.values))[0])
@@ -253,7 +306,7 @@ def prepare(
 
     hnames, mnames = _column_names(h, hname), _column_names(m, mname)
     _check_columns(hpos, hnames, hname, human=True)
-    _check_columns(mpos, mnames, mname, human=False)
+    _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
     return Scores(
         human=hpos,
         machine=mpos,
@@ -333,12 +386,13 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
     )
 
 
-def _check_columns(pos: np.ndarray, names, param: str, *, human: bool) -> None:
-    """Every column rates something, and not one single value throughout."""
+def _check_columns(pos: np.ndarray, names, param: str, *, human: bool, named: bool = False) -> None:
+    """Every column rates something, and not one single value throughout (a message names
+    the column of humans, of several machines, or of machines given by name)."""
     for j, name in enumerate(names):
         col = pos[:, j]
         col = col[~np.isnan(col)]
-        where = f" column {name!r}" if len(names) > 1 or human else ""
+        where = f" column {name!r}" if len(names) > 1 or human or named else ""
         if col.size == 0:
             raise QwkitError(f"`{param}`{where} rates no item; drop the column.", parameter=param)
         if col.size >= 2 and np.all(col == col[0]):

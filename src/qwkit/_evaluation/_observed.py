@@ -114,7 +114,9 @@ class SMDResult(IntervalResult):
     standard_error : float
         Its standard error over items.
     mean_machine, mean_human, sd_human : float
-        The parts, on the scale of the ratings.
+        The parts, on the scale of the ratings when it is numeric and evenly spaced
+        (integers; ``labels`` at equal steps), else on the positions 0, 1, … of
+        ``labels`` (text, or unevenly spaced numbers), on which the SMD is computed.
     threshold : float
         The equivalence bound: the criterion is |SMD| ≤ threshold.
     pvalue : float
@@ -196,13 +198,13 @@ def smd_result(
         )
     h, m = h[rows], m[rows]
     inf = infer(smd_sums(h, m), method, n_resamples=n_resamples, rng=gen, what="SMD")
-    offset = _offset(scores)
+    origin, step = scores.units() or (0.0, 1.0)  # positions for text or uneven labels
     return SMDResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
-        mean_machine=float(np.mean(m)) + offset,
-        mean_human=float(np.mean(h)) + offset,
-        sd_human=float(np.std(h, ddof=1)),
+        mean_machine=origin + step * float(np.mean(m)),
+        mean_human=origin + step * float(np.mean(h)),
+        sd_human=step * float(np.std(h, ddof=1)),
         threshold=threshold,
         pvalue=equivalence_pvalue(inf, threshold),
         n_items=int(h.size),
@@ -210,13 +212,6 @@ def smd_result(
         method=method,
         _inference=inf,
     )
-
-
-def _offset(scores: Scores) -> float:
-    """The rating at position 0 when the scale is numeric and affine (0 otherwise)."""
-    scale = scores.scale
-    first = scale[0] if len(scale) else 0
-    return float(first) if isinstance(first, (int, float, np.integer, np.floating)) else 0.0
 
 
 def standardized_mean_difference(

@@ -172,8 +172,8 @@ def degradation_sample_size(
     power : float, default=0.80
         Probability of showing non-inferiority when the degradation is as expected.
     alpha : float, default=0.025
-        One-sided level of the test; 0.025 is the level at which ``evaluate_scorer``'s
-        95% intervals decide.
+        One-sided level of the test, below 0.5; 0.025 is the level at which
+        ``evaluate_scorer``'s 95% intervals decide.
     weights, labels, pairs
         As for :func:`degradation_test` (pilot data only).
 
@@ -208,6 +208,11 @@ def degradation_sample_size(
     margin = check_margin(margin)
     power = _probability(power, "power")
     alpha = _probability(alpha, "alpha")
+    if not alpha < 0.5:
+        raise QwkitError(
+            f"`alpha` is the level of a one-sided test: strictly between 0 and 0.5; got {alpha!r}.",
+            parameter="alpha",
+        )
     kappas = human_human is not None or human_machine is not None
     data = human is not None or machine is not None
     if kappas == data:

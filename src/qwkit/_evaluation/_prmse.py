@@ -44,7 +44,8 @@ class PRMSEResult(IntervalResult):
         Estimated variance of the true scores (eq. 10).
     mse_true : float
         Estimated mean squared error of the machine as a predictor of the true score
-        (eq. 11).
+        (eq. 11). The three are in the squared units of the ratings when the scale is
+        numeric and evenly spaced, else of the positions 0, 1, … of ``labels``.
     n_items, n_double_scored, n_ratings : int
         Items used (a machine score and at least one human rating), those of them
         rated two or more times, and human ratings used.
@@ -159,10 +160,13 @@ def prmse_result(
             "error from such items.",
             parameter="human",
         )
-    ve, vt, mse = (float(x) for x in _parts(s))
+    ve, vt, mse = (float(x) for x in _parts(s))  # in squared positions
+    step = (scores.units() or (0.0, 1.0))[1]  # reported in the ratings' units
     if not vt > 0:
+        name = scores.machine_names[column]
+        whose = f" (items scored by {name!r})" if scores.machine.shape[1] > 1 else ""
         warn(
-            f"The estimated true-score variance is not positive ({vt:.4g}): the human "
+            f"The estimated true-score variance{whose} is not positive ({vt:.4g}): the human "
             "ratings vary no more between items than rater error explains, so PRMSE is "
             "undefined (nan).",
             DegenerateIntervalWarning,
@@ -173,9 +177,9 @@ def prmse_result(
     return PRMSEResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
-        variance_of_errors=ve,
-        true_score_variance=vt,
-        mse_true=mse,
+        variance_of_errors=ve * step * step,
+        true_score_variance=vt * step * step,
+        mse_true=mse * step * step,
         n_items=stat.n_items,
         n_double_scored=n_double,
         n_ratings=int(s[5]),

@@ -103,16 +103,27 @@ def summary(res) -> str:
 _COLORS = {"pass": "tab:green", "fail": "tab:red", "inconclusive": "tab:orange"}
 
 
+KINDS = ("criteria", "raters", "groups", "confusion")
+
+
 def _figure():
     plot = {"feature": "EvaluationResult.plot", "package": "matplotlib", "extra": "plot"}
     return require("matplotlib.figure", **plot).Figure
 
 
+def _text(value) -> str:
+    """User text (a column name, a group) for matplotlib: a '$' is printed, not read as
+    the start of a formula."""
+    return str(value).replace("$", r"\$")
+
+
 def plot(res, kind: str, model):
-    kind = check_choice(kind, "kind", ("criteria", "groups", "confusion"))
+    kind = check_choice(kind, "kind", KINDS)
     figure = _figure()
     if kind == "criteria":
         return _criteria(res, figure)
+    if kind == "raters":
+        return _raters(res, figure)
     m = res.models[0] if model is None else res[model]
     if kind == "groups":
         if not m.groups:
@@ -146,10 +157,58 @@ def _criteria(res, figure):
         lines = (-t, t) if rows[0].relation == "within" else (t,)
         for x in lines:
             ax.axvline(x, color="gray", linestyle="--", linewidth=1)
-        ax.set_yticks(range(len(models)), [str(x) for x in models])
-        ax.set_ylim(-0.7, len(models) - 0.3)
+        ax.set_yticks(range(len(models)), [_text(x) for x in models])
+        ax.set_ylim(len(models) - 0.3, -0.7)  # the first model on top
         ax.set_title(f"{name} ({_RELATION[rows[0].relation]} {t:g})", fontsize=9, loc="left")
-    fig.suptitle("Criteria as tests: estimate and interval against the threshold", fontsize=10)
+    fig.suptitle(
+        "Criteria as tests: estimate and interval against the threshold\n"
+        "(green: pass, red: fail, orange: inconclusive)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _raters(res, figure):
+    """Kappa of each machine with each human column, under the kappa of each pair of
+    human columns: the machine beside the human-human ceiling, rater by rater."""
+    rows = [(f"{_text(a)} vs {_text(b)}", e, "tab:gray") for a, b, e in res.human_human.pairs]
+    palette = ("tab:blue", "tab:purple", "tab:brown", "tab:olive", "tab:cyan", "tab:pink")
+    for i, m in enumerate(res.models):
+        color = palette[i % len(palette)]
+        rows += [(f"{_text(m.name)} vs {_text(r)}", e, color) for r, e in m.per_rater]
+    fig = figure(figsize=(7.5, 1.4 + 0.32 * len(rows)))
+    ax = fig.subplots()
+    for y, (_, e, color) in enumerate(rows):
+        if math.isnan(e.statistic):
+            continue
+        finite = math.isfinite(e.low) and math.isfinite(e.high)
+        ax.errorbar(
+            [e.statistic],
+            [y],
+            xerr=[[e.statistic - e.low], [e.high - e.statistic]] if finite else None,
+            fmt="o",
+            color=color,
+            capsize=3,
+        )
+    known = [e.statistic for _, _, e in res.human_human.pairs if not math.isnan(e.statistic)]
+    if known:
+        ax.axvspan(min(known), max(known), color="tab:gray", alpha=0.15, linewidth=0)
+    threshold = res.settings["min_kappa"]
+    ax.axvline(threshold, color="gray", linestyle="--", linewidth=1)
+    n_pairs = len(res.human_human.pairs)
+    if n_pairs < len(rows):
+        ax.axhline(n_pairs - 0.5, color="lightgray", linewidth=1)
+    ax.set_yticks(range(len(rows)), [label for label, _, _ in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel(f"kappa ({res.weights} weights)")
+    level = f"{100 * res.settings['confidence_level']:g}%"
+    ax.set_title(
+        f"Kappa of each pair of raters, {level} intervals; shaded: the human pairs' range, "
+        f"dashed: {threshold:g}",
+        fontsize=9,
+        loc="left",
+    )
     fig.tight_layout()
     return fig
 
@@ -157,7 +216,7 @@ def _criteria(res, figure):
 def _groups(res, m, figure):
     fig = figure(figsize=(9.0, 1.5 + 0.35 * len(m.groups)))
     ax_k, ax_s = fig.subplots(1, 2, sharey=True)
-    labels = [str(g.group) for g in m.groups]
+    labels = [_text(g.group) for g in m.groups]
     for y, g in enumerate(m.groups):
         for ax, e in ((ax_k, g.kappa), (ax_s, g.smd)):
             if math.isnan(e.statistic):
@@ -178,25 +237,30 @@ def _groups(res, m, figure):
         ax_s.axvline(x, color="gray", linestyle="--", linewidth=1)
     ax_k.axvline(m.kappa.statistic, color="gray", linestyle=":", linewidth=1)
     ax_k.set_yticks(range(len(labels)), labels)
+    ax_k.set_ylim(len(labels) - 0.5, -0.5)  # the first group on top, as in the tables
     ax_k.set_title("kappa by group", fontsize=9)
     ax_s.set_title(f"SMD by group (|SMD| <= {bound:g})", fontsize=9)
-    fig.suptitle(f"{m.name}: subgroups, Bonferroni-adjusted intervals", fontsize=10)
+    fig.suptitle(f"{_text(m.name)}: subgroups, Bonferroni-adjusted intervals", fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def _confusion(res, m, figure):
+    hh = res.human_human
     tables = [
-        (res.human_human.confusion, " vs ".join(map(str, res.human_human.raters))),
-        (m.confusion, f"{res.human_names[0]} vs {m.name}"),
+        (hh.confusion, (_text(hh.raters[0]), _text(hh.raters[1]))),
+        (
+            m.confusion,
+            (_text(res.human_names[0]), _text(m.name) + (" (rounded)" if m.real_valued else "")),
+        ),
     ]
     tables = [(t, title) for t, title in tables if t is not None]
     if not tables:
         raise QwkitError("The scale is too wide for confusion tables.", parameter="kind")
     fig = figure(figsize=(4.5 * len(tables), 4.2))
     axes = fig.subplots(1, len(tables), squeeze=False)[0]
-    ticks = [str(x) for x in np.asarray(res.labels).tolist()]
-    for ax, (table, title) in zip(axes, tables, strict=True):
+    ticks = [_text(x) for x in np.asarray(res.labels).tolist()]
+    for ax, (table, (rows, columns)) in zip(axes, tables, strict=True):
         image = ax.imshow(table, cmap="Blues")
         k = table.shape[0]
         for i in range(k):
@@ -213,9 +277,9 @@ def _confusion(res, m, figure):
                     )
         ax.set_xticks(range(k), ticks)
         ax.set_yticks(range(k), ticks)
-        ax.set_title(title, fontsize=9)
-        ax.set_ylabel(title.split(" vs ")[0])
-        ax.set_xlabel(title.split(" vs ")[1])
+        ax.set_title(f"{rows} vs {columns}", fontsize=9)
+        ax.set_ylabel(rows)
+        ax.set_xlabel(columns)
         fig.colorbar(image, ax=ax, shrink=0.8)
     fig.tight_layout()
     return fig

@@ -207,7 +207,7 @@ class Inference:
         """Two-sided interval at ``confidence_level``; ``df`` gives Wald intervals
         Student's t critical values (the subgroups of ``evaluate_scorer``)."""
         est = self.estimate
-        if math.isnan(est):
+        if math.isnan(est) or not self._has_draws():
             return ConfidenceInterval(math.nan, math.nan)
         tail = (1.0 - confidence_level) / 2.0
         if self.method == "bootstrap":
@@ -231,7 +231,7 @@ class Inference:
         """p-value of H0: θ ≤ null (``alternative="greater"``) or θ ≥ null ("less"),
         the test that the interval of the same method inverts."""
         est = self.estimate
-        if math.isnan(est):
+        if math.isnan(est) or not self._has_draws():
             return math.nan
         if self.method == "bootstrap":
             p_greater = self._bca_pvalue(null)
@@ -249,6 +249,11 @@ class Inference:
         return float(cdf(-t) if alternative == "greater" else cdf(t))
 
     # ------------------------------------------------------------------ BCa
+
+    def _has_draws(self) -> bool:
+        """False for a bootstrap without draws: the jackknife behind it was undefined, or
+        every resample was (a warning said so); its interval and p-value are nan."""
+        return self.method != "bootstrap" or (self.draws is not None and self.draws.size > 0)
 
     def _bca_terms(self) -> tuple[float, float]:
         theta = self.draws
@@ -284,6 +289,10 @@ def _critical(p: float, df: float) -> float:
 
 
 def _fisher(r: float, se: float) -> tuple[float, float]:
+    """Fisher's z of a correlation and its standard error; a correlation of ±1 (every
+    item on one line) is ±inf with standard error 0: a one-point interval."""
+    if abs(r) >= 1.0:
+        return math.copysign(math.inf, r), 0.0
     with np.errstate(all="ignore"):
         return float(np.arctanh(r)), se / (1.0 - r * r)
 

@@ -3,6 +3,13 @@
 Compiled lazily on first call (``import qwkit`` and the command line start fast),
 cached on disk, and released from the GIL. Never ``fastmath``: every kernel is exact.
 
+The cache: numba writes each compiled kernel beside its source, in ``_kernels/__pycache__``
+of the installed package, so that only the first process after an install compiles; where
+that folder is read-only, in the user's cache folder (``~/.cache/numba`` on Linux), or in
+``NUMBA_CACHE_DIR`` when it is set. Where none of them can be written, numba refuses
+``cache=True`` when a kernel is defined — which would make ``import qwkit`` fail — so the
+kernels are then compiled in every process instead (:data:`CACHE` is False).
+
 Large inputs are split into chunks that numba's thread pool (``parallel=True``,
 ``prange``) processes on several cores; how many is numba's setting
 (``numba.set_num_threads`` or the ``NUMBA_NUM_THREADS`` environment variable). Every
@@ -14,9 +21,25 @@ from __future__ import annotations
 
 import numba
 
-JIT = {"cache": True, "nogil": True}
+
+def _probe() -> int:  # pragma: no cover - never called, only defined with cache=True
+    return 0
+
+
+def _cache_possible() -> bool:
+    """Whether numba finds a folder it can write its cache of this folder's kernels to."""
+    try:
+        numba.njit(cache=True)(_probe)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return False
+    return True
+
+
+#: Whether compiled kernels are cached on disk (see the module's docstring).
+CACHE = _cache_possible()
+JIT = {"cache": CACHE, "nogil": True}
 #: Options of the threaded twins of the kernels.
-PARALLEL = {"cache": True, "nogil": True, "parallel": True}
+PARALLEL = {"cache": CACHE, "nogil": True, "parallel": True}
 #: Items per chunk of a threaded kernel (a multiple of 64).
 CHUNK = 1 << 16
 #: Below this many items a kernel runs on the calling thread: waking the pool costs

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import sys
 
+from qwkit import _startup
+
 __all__ = ["main"]
 
 
 def main() -> None:
     """Entry point of the ``qwkit`` script and of ``python -m qwkit``. Ctrl-C exits with
     130 and ``qwkit: interrupted`` while the command line loads or ends, too."""
+    _startup.loaded()  # from here on, Ctrl-C is said below
     try:
         try:
             from qwkit.cli._app import app

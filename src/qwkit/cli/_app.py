@@ -1,7 +1,7 @@
 """The typer application: the command groups, ``--version``, and the commands, each in
 the module of its own (``_cmd_score``: score, compare, and their ``--engine dask``;
-``_cmd_agreement``: agreement; ``_cmd_thresholds``: thresholds fit, apply;
-``_cmd_report``: report; ``_cmd_demo``: demo, economics).
+``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_thresholds``:
+thresholds fit, apply; ``_cmd_report``: report; ``_cmd_demo``: demo, economics).
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, prints
 (``_display``) and writes its files (``_output``, which never destroys data: see its
@@ -18,7 +18,14 @@ from typing import Annotated
 import typer
 
 import qwkit
-from qwkit.cli import _cmd_agreement, _cmd_demo, _cmd_report, _cmd_score, _cmd_thresholds
+from qwkit.cli import (
+    _cmd_agreement,
+    _cmd_demo,
+    _cmd_evaluate,
+    _cmd_report,
+    _cmd_score,
+    _cmd_thresholds,
+)
 from qwkit.cli._errors import QwkitCommand, QwkitGroup
 
 __all__ = ["app"]
@@ -78,6 +85,7 @@ for _name, _function in (
     ("score", _cmd_score.score),
     ("compare", _cmd_score.compare),
     ("agreement", _cmd_agreement.agreement),
+    ("evaluate", _cmd_evaluate.evaluate),
     ("report", _cmd_report.report),
     ("demo", _cmd_demo.demo),
     ("economics", _cmd_demo.economics),

@@ -44,6 +44,7 @@ from qwkit.cli._options import (
     SepOpt,
     SheetOpt,
     check_one_stdout,
+    column_list,
     decimal_option,
     encoding_option,
     labels_option,
@@ -90,23 +91,6 @@ def _column_option(help_text: str):
     return typer.Option(help=help_text, show_default=False, metavar="COLUMN")
 
 
-def _raters(values: list[str] | None) -> list[str]:
-    """``--raters a,b --raters c`` → ``[a, b, c]`` (each name once, at least two)."""
-    names = [name.strip() for value in values or () for name in value.split(",")]
-    if any(not name for name in names):
-        raise typer.BadParameter(
-            "expected comma-separated column names such as r1,r2,r3.", param_hint="--raters"
-        )
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise typer.BadParameter(f"'{repeated[0]}' is given twice.", param_hint="--raters")
-    if len(names) < 2:
-        raise typer.BadParameter(
-            f"give at least two rater columns; got {len(names)}.", param_hint="--raters"
-        )
-    return names
-
-
 def _layout(raters, long, item, rater, rating) -> list[str] | None:
     """The rater columns (wide format), or None for the long format; usage errors for a
     mix of the two."""
@@ -136,7 +120,7 @@ def _layout(raters, long, item, rater, rating) -> list[str] | None:
             "name the rater columns (e.g. --raters r1,r2,r3), or use --long.",
             param_hint="--raters",
         )
-    return _raters(raters)
+    return column_list(raters, "--raters", at_least=2, example="r1,r2,r3")
 
 
 def _pair_kappa(a: np.ndarray, b: np.ndarray, weights: str, labels) -> float:
@@ -154,18 +138,11 @@ def _pair_kappa(a: np.ndarray, b: np.ndarray, weights: str, labels) -> float:
     return qwkit.agreement_score(pair, coefficient="conger", weights=weights, labels=labels)
 
 
-def _present(ratings: np.ndarray) -> np.ndarray:
-    """Where a rating was given (not NaN, not None)."""
-    if ratings.dtype.kind == "f":
-        return ~np.isnan(ratings)
-    return np.frompyfunc(lambda v: v is not None, 1, 1)(ratings).astype(bool)
-
-
 def pairwise_kappas(ratings: np.ndarray, weights: str, labels) -> tuple[np.ndarray, np.ndarray]:
     """``(kappa, common)``: r × r matrices of each pair's weighted kappa on the items
     both rated (nan on the diagonal and for pairs with fewer than two such items) and
     of the number of those items."""
-    present = _present(ratings)
+    present = ~_columns.empty_cells(ratings)
     r = ratings.shape[1]
     kappa = np.full((r, r), math.nan)
     common = np.zeros((r, r), dtype=np.int64)
@@ -192,7 +169,7 @@ def _write_report(target, data, results, *, file, source_name, weights, ci, meth
     )
     report.add_warnings(warning_texts(caught))
     report.section("Overview")
-    missing = int(np.count_nonzero(~_present(data.ratings)))
+    missing = int(np.count_nonzero(_columns.empty_cells(data.ratings)))
     report.table(
         None,
         [

@@ -1,5 +1,6 @@
-"""``qwkit demo`` and ``qwkit economics``: the bundled data's walk-through, and the
-simulation of kappa versus profit. Each writes into a folder (``--out``)."""
+"""``qwkit demo`` and ``qwkit economics``: the bundled data's walk-through (the wine
+data, ``_demo``; HANNA, ``_demo_evaluation``), and the simulation of kappa versus
+profit. Each writes into a folder (``--out``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from rich.table import Table
 import qwkit
 import qwkit.economics
 from qwkit._extras import install_command
-from qwkit.cli import _demo, _display, _output
+from qwkit.cli import _demo, _demo_evaluation, _display, _output
 from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
 from qwkit.cli._options import ForceOpt, folder_option
 
@@ -53,11 +54,12 @@ def demo(
     ] = "qwkit-demo",
     force: ForceOpt = False,
 ) -> None:
-    """The main job on bundled wine data, with a report.
+    """The main jobs on bundled data, with a report.
 
     On the red wine quality data bundled with qwkit: models, kappa-optimal rescaling,
     exact thresholds, confidence intervals and the cost view; and why exact cut points
-    can lose to rounding on new data."""
+    can lose to rounding on new data. On the HANNA stories: may ChatGPT stand in for a
+    crowd rater?"""
     out = folder_option(out, "--out")
     with guard():
         console = _display.stdout_console()
@@ -66,9 +68,11 @@ def demo(
         target = folder.file(_demo.REPORT_NAME, kind=_output.REPORT, force=force)
         with captured_warnings() as caught:
             result = _demo.run(seed=seed, test_size=test_size)
+            hanna = _demo_evaluation.run()
             page = None
             if plots:
                 page = _demo.build_report(result, seed=seed, console=stderr_console())
+                _demo_evaluation.add_to_report(page, hanna)
         # the report is written before anything is printed (stdout may be closed early)
         note = Console(record=True, file=io.StringIO(), markup=False, width=console.width)
         if page is None:
@@ -81,6 +85,7 @@ def demo(
             _output.write_into(folder, target, page.render())
             note.print(f"Report: {target.shown}")
         _demo.render(result, console)
+        _demo_evaluation.render(hanna, console)
         console.print(note.export_text(styles=console.is_terminal), end="", markup=False)
 
 

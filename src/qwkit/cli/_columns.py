@@ -28,10 +28,13 @@ from qwkit.cli._io import Source, _arrow, read_columns
 __all__ = [
     "Loaded",
     "Ratings",
+    "Scored",
+    "empty_cells",
     "fractional_rating",
     "load",
     "load_long",
     "load_ratings",
+    "load_scored",
     "missing_mask",
     "numeric_values",
     "parse_labels",
@@ -86,9 +89,13 @@ def _first_bad_number(column: str, array, rows: np.ndarray | None, decimal: str 
     mark = f" (read with '{decimal}' as the decimal mark)" if decimal != "." else ""
     if bad.size:
         i = int(bad[0])
+        value = array[i].as_py()
+        comma = decimal == "." and re.match(_number_pattern(","), value) is not None
+        hint = " (a decimal comma? --decimal ',' reads them where ',' does not separate)"
+        hint = hint if comma else ""
         return CliError(
             f"column '{column}' must hold numbers{mark}; data row {file_row(i, rows)} has "
-            f"{_row_text(array[i].as_py())}."
+            f"{_row_text(value)}{hint}."
         )
     return CliError(f"column '{column}' has values that are not numbers pyarrow can read.")
 
@@ -538,4 +545,132 @@ def load_long(
         origin,
         len(items),
         rows=order,
+    )
+
+
+# ---------------------------------------------------------------------------- scorer evaluation
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """Human ratings and machine scores of the same items, read by :func:`load_scored`:
+    one array per column (NaN, or None for text, where a cell is empty), the groups (or
+    None) and the scale (``labels``; None: qwkit's). Item i is data row i + 1."""
+
+    human: dict[str, np.ndarray]
+    machine: dict[str, np.ndarray]
+    groups: np.ndarray | None
+    labels: np.ndarray | None
+    labels_origin: str
+    n_rows: int
+
+
+def empty_cells(ratings: np.ndarray) -> np.ndarray:
+    """Where ratings read with their gaps (NaN, or None for text) have an empty cell."""
+    if ratings.dtype.kind == "f":
+        return np.isnan(ratings)
+    return np.frompyfunc(lambda v: v is None, 1, 1)(ratings).astype(bool)
+
+
+def _gaps_rows(column: np.ndarray) -> np.ndarray:
+    """Positions of the cells present in a column with gaps."""
+    return np.flatnonzero(~empty_cells(column))
+
+
+def _integer_ratings(column: np.ndarray, name: str) -> None:
+    """Human ratings on qwkit's own scale are integers: a fractional one is an error
+    naming its data row (a scale of other values is passed with --labels)."""
+    rows = _gaps_rows(column)
+    values = column[rows]
+    bad = np.flatnonzero(values != np.floor(values))
+    if bad.size:
+        i = int(rows[bad[0]])
+        raise CliError(
+            f"column '{name}' must hold integer ratings; data row {i + 1} has {column[i]} "
+            "(a scale of other values needs --labels)."
+        )
+
+
+def _machine_column(array, name: str, labels, origin: str, decimal: str, *, text: bool):
+    """A machine column with its gaps: ratings on the scale (text, or numbers in
+    ``labels``) or real-valued scores (finite numbers; whether they may be real is
+    qwkit's to say)."""
+    if text:
+        return _with_gaps(array, name, labels, decimal, text=True, origin=origin)
+    column = _with_gaps(array, name, None, decimal, text=False)
+    rows = _gaps_rows(column)
+    values = column[rows]
+    if labels is not None and np.all(values == np.floor(values)):  # ratings: on the scale
+        _on_scale(values.astype(np.int64), name, labels, origin, rows)
+    return column
+
+
+def _group_values(array, name: str) -> np.ndarray:
+    """The group of each item: numbers or text; an empty cell is an error with its row."""
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
+        raise CliError(f"column '{name}' has no group in data row {i + 1}; every item needs one.")
+    kind = array.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        trimmed = pc.utf8_trim_whitespace(array)
+        if pc.all(pc.match_substring_regex(trimmed, r"^[+-]?\d{1,18}$")).as_py():
+            return pc.cast(trimmed, pa.int64()).to_numpy(zero_copy_only=False)
+        return np.asarray(trimmed.to_numpy(zero_copy_only=False), dtype=str)
+    if pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+        return array.to_numpy(zero_copy_only=False)
+    return text_values(array, name)
+
+
+def load_scored(
+    source: Source,
+    *,
+    human: Sequence[str],
+    machine: Sequence[str],
+    group: str | None,
+    labels: np.ndarray | None,
+    omit_unscored: bool,
+    text_allowed: bool,
+    console=None,
+) -> Scored:
+    """The columns of ``qwkit evaluate``: human rating columns (an empty cell is an item
+    that rater did not rate), machine columns (an empty cell is an error unless
+    ``omit_unscored``) and an optional group column. What only the file can tell is
+    checked here with the column and the data row: a cell that is not a number, a rating
+    that is not an integer (without ``labels``) or not on the scale, a score that is not
+    finite, a missing score or group."""
+    names = [*human, *machine, *([group] if group else [])]
+    read = read_columns(source, names, console=console)
+    arrays = dict(read.arrays)
+    origin = "--labels"
+    if labels is None:
+        labels, declared = _declared_scale(source, read.orders, [*human, *machine])
+        origin = declared or origin
+    matrix = _ratings_matrix(source, arrays, human, labels, origin, text_allowed=text_allowed)
+    text = matrix.dtype == object
+    if not text and labels is None:
+        for j, name in enumerate(human):
+            _integer_ratings(matrix[:, j], name)
+    decimal = source.decimal
+    scores = {}
+    for name in machine:
+        column = _machine_column(arrays[name], name, labels, origin, decimal, text=text)
+        missing = np.flatnonzero(empty_cells(column))
+        if missing.size and not omit_unscored:
+            raise CliError(
+                f"column '{name}' has no score in data row {int(missing[0]) + 1}; every item "
+                "needs one, or pass --nan-policy omit to evaluate each machine on the items it "
+                "scored."
+            )
+        scores[name] = column
+    groups = _group_values(arrays[group], group) if group else None
+    return Scored(
+        human={name: matrix[:, j] for j, name in enumerate(human)},
+        machine=scores,
+        groups=groups,
+        labels=labels,
+        labels_origin=origin,
+        n_rows=matrix.shape[0],
     )

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from qwkit.cli._errors import StdoutConsole, stderr_console
+from qwkit.cli._errors import StdoutConsole, stderr_console, writing_stdout
 
 __all__ = [
     "class_ranges",
@@ -52,7 +52,8 @@ def plain(value: Any) -> Any:
 
 
 def print_json(obj: dict) -> None:
-    typer.echo(json.dumps(plain(obj)))
+    with writing_stdout():
+        typer.echo(json.dumps(plain(obj)))
 
 
 def stdout_console(*, to_stderr: bool = False) -> Console:

@@ -87,11 +87,34 @@ class Terminated(BaseException):
 
 class StdoutConsole(Console):
     """A console on stdout whose broken pipe is left to :func:`guard` (rich's own
-    handling exits with 1)."""
+    handling exits with 1), and whose other failures to write name standard output."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
         raise BrokenPipeError
+
+    def print(self, *args, **kwargs) -> None:
+        with writing_stdout():
+            super().print(*args, **kwargs)
+
+
+def stdout_failure(exc: OSError) -> CliError:
+    """A failure to write standard output (``> out.txt`` on a full disk, ``/dev/full``)
+    in words that name it; what is left in stdout's buffer is dropped."""
+    _silence_stdout()
+    return CliError(f"cannot write standard output: {exc.strerror or one_line(exc)}.")
+
+
+@contextmanager
+def writing_stdout() -> Iterator[None]:
+    """Writes to standard output: a failure names it (a broken pipe is left to
+    :func:`guard`: the reader stopped, which is not an error)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise stdout_failure(exc) from None
 
 
 def stderr_console() -> Console:
@@ -263,6 +286,13 @@ OPTION_WORDS = {
     "method": "--method",
     "rng": "--seed",
     "coefficient": "--coefficient",
+    "margin": "--margin",
+    "pairs": "--pairs",
+    "nan_policy": "--nan-policy",
+    "min_kappa": "--min-kappa",
+    "min_correlation": "--min-correlation",
+    "max_smd": "--max-smd",
+    "max_group_smd": "--max-group-smd",
 }
 
 
@@ -361,6 +391,9 @@ class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
             sys.exit(exc.exit_code)
         except typer.Abort:
             code = EXIT_INTERRUPTED
+        except OSError as exc:  # writing --help or --version (a command's are said in guard)
+            typer.echo(f"qwkit: error: {stdout_failure(exc)}", err=True)
+            sys.exit(1)
         if code == EXIT_INTERRUPTED:
             typer.echo("qwkit: interrupted", err=True)
         sys.exit(code if isinstance(code, int) else 0)

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
 import sys
 import tempfile
@@ -266,16 +265,27 @@ def _spooled(stream, name: str) -> Iterator[Path]:
     is killed, by the next qwkit that copies a stream: ``_files``)."""
     fd, tmp = _files.new_temporary(Path(tempfile.gettempdir()) / "qwkit-input")
     try:
-        with os.fdopen(fd, "wb", closefd=False) as out:
-            try:
-                shutil.copyfileobj(stream, out, 1 << 20)
-            except OSError as exc:
-                raise CliError(f"could not read {name}: {exc.strerror or exc}.") from None
+        try:
+            with os.fdopen(fd, "wb", closefd=False) as out:
+                while chunk := _read_chunk(stream, name):
+                    out.write(chunk)
+        except OSError as exc:  # writing the copy: e.g. a full temporary folder
+            raise CliError(
+                f"could not copy {name} into the temporary folder '{tmp.parent}': "
+                f"{exc.strerror or exc} (TMPDIR chooses another)."
+            ) from None
         yield tmp
     finally:
         os.close(fd)  # first: Windows removes no open file
         with suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def _read_chunk(stream, name: str) -> bytes:
+    try:
+        return stream.read(1 << 20)
+    except OSError as exc:
+        raise CliError(f"could not read {name}: {exc.strerror or exc}.") from None
 
 
 @contextmanager

@@ -201,6 +201,27 @@ CountsOpt = Annotated[
 ]
 
 
+def column_list(values: list[str] | None, option: str, *, at_least: int, example: str) -> list[str]:
+    """``--raters a,b --raters c`` → ``[a, b, c]``: comma-separated column names, each
+    once, at least ``at_least`` of them (usage errors otherwise)."""
+    names = [name.strip() for value in values or () for name in value.split(",")]
+    if any(not name for name in names):
+        raise typer.BadParameter(
+            f"expected comma-separated column names such as {example}.", param_hint=option
+        )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise typer.BadParameter(f"'{repeated[0]}' is given twice.", param_hint=option)
+    if len(names) < at_least:
+        what = option.removeprefix("--").rstrip("s")
+        number = {1: "one", 2: "two"}.get(at_least, str(at_least))
+        raise typer.BadParameter(
+            f"give at least {number} {what} column{'s' if at_least > 1 else ''}; got {len(names)}.",
+            param_hint=option,
+        )
+    return names
+
+
 def check_one_stdout(output: str | None, as_json: bool, option: str) -> None:
     """Refuse an output on standard output together with --json (both would print there)."""
     if as_json and _output.is_standard_output(output):

@@ -64,7 +64,7 @@ from typing import BinaryIO
 import qwkit
 from qwkit import _files
 from qwkit.cli import _io
-from qwkit.cli._errors import CliError
+from qwkit.cli._errors import CliError, stdout_failure
 
 __all__ = [
     "ECONOMICS_FIGURE",
@@ -487,8 +487,9 @@ def _said_of(target: Target) -> Iterator[None]:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        shown = "standard output" if target.is_stdout else target.shown
-        raise _fail(shown, f"{exc.strerror or exc}.") from None
+        if target.is_stdout:
+            raise stdout_failure(exc) from None
+        raise _fail(target.shown, f"{exc.strerror or exc}.") from None
 
 
 class _Written:

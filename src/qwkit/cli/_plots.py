@@ -30,6 +30,7 @@ __all__ = [
     "pairwise_heatmap",
     "per_class_agreement",
     "percent",
+    "png",
     "threshold_plot",
     "tick_step",
 ]
@@ -62,7 +63,8 @@ def _figure(width: float, height: float):
     return fig
 
 
-def _png(fig) -> bytes:
+def png(fig) -> bytes:
+    """A matplotlib figure (one of ours, or a result's ``.plot()``) as PNG bytes."""
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         # a label in a script the font lacks (e.g. CJK) is drawn as a box, not a warning
@@ -191,7 +193,7 @@ def pairwise_heatmap(values: np.ndarray, names: Sequence[str], *, title: str, la
     """Heatmap of an r × r matrix of pairwise agreement between raters (the diagonal
     and undefined pairs blank), the values written in the cells up to
     ``MAX_CELL_NUMBERS`` raters."""
-    return _png(pairwise_figure(values, names, title=title, label=label))
+    return png(pairwise_figure(values, names, title=title, label=label))
 
 
 def confusion_heatmap(
@@ -205,7 +207,7 @@ def confusion_heatmap(
     """Heatmap of the K×K table; colour is the share of each row. Counts are written in
     the cells up to ``MAX_CELL_NUMBERS`` classes; beyond ``MAX_TICK_LABELS`` classes
     every ``tick_step(K)``-th is labelled (the caption says so)."""
-    return _png(
+    return png(
         heatmap_figure(confusion, labels, title=title, truth_name=truth_name, pred_name=pred_name)
     )
 
@@ -264,7 +266,7 @@ def per_class_agreement(
     """For each class of the rows (``truth_name``): exact agreement, agreement within one
     class, and the share of the class among both raters' ratings. Beyond
     ``MAX_BAR_CLASSES`` classes, lines instead of bars."""
-    return _png(per_class_figure(confusion, labels, truth_name=truth_name, pred_name=pred_name))
+    return png(per_class_figure(confusion, labels, truth_name=truth_name, pred_name=pred_name))
 
 
 def kappa_distribution(
@@ -275,7 +277,7 @@ def kappa_distribution(
     replicates: np.ndarray,
 ) -> bytes:
     """Histogram of bootstrap kappas with the estimate and the confidence interval."""
-    return _png(kappa_figure(kappa, interval, confidence_level, method, replicates))
+    return png(kappa_figure(kappa, interval, confidence_level, method, replicates))
 
 
 def kappa_figure(
@@ -456,7 +458,7 @@ def threshold_plot(
     separates. The marks are stacked so that none overlaps another; with more than
     ``MAX_CUT_LABELS`` cut points (or marks that would need more than four rows) the
     lines are left unmarked (the report's table lists them)."""
-    return _png(
+    return png(
         threshold_figure(
             scores,
             truth,
@@ -493,7 +495,7 @@ def model_intervals(
     ax.set_xlabel("quadratic weighted kappa (held out)")
     ax.set_title(title)
     _tidy(ax)
-    return _png(fig)
+    return png(fig)
 
 
 def cost_bars(names: Sequence[str], values: Sequence[float], *, xlabel: str, title: str) -> bytes:
@@ -519,4 +521,4 @@ def cost_bars(names: Sequence[str], values: Sequence[float], *, xlabel: str, tit
     ax.set_title(title)
     ax.margins(x=0.2)
     _tidy(ax)
-    return _png(fig)
+    return png(fig)

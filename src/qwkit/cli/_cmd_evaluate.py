@@ -1,0 +1,336 @@
+"""``qwkit evaluate``: may a machine (an automated scorer, an LLM judge) stand in for a
+human rater?
+
+The file holds one row per item: human rating columns (``--human``, the first one the
+reference; an empty cell is an item that rater did not rate — usually most items are
+rated once and some twice), one or more machine columns (``--machine``: ratings on the
+human scale or real-valued scores) and optionally a group column (``--group``). It is
+``qwkit.evaluate_scorer`` (docs/evaluation.md): Williamson, Xi & Breyer's (2012)
+criteria as tests — each with its estimate, interval, threshold, p-value and verdict —
+the human-human ceiling beside each machine, every rater's kappa, PRMSE and the
+subgroups. ``--report FILE.html`` adds the figures of ``EvaluationResult.plot``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import numpy as np
+import typer
+
+import qwkit
+from qwkit.cli import _columns, _display, _evaluation_display, _io, _output
+from qwkit.cli._errors import (
+    captured_warnings,
+    guard,
+    in_file_terms,
+    stderr_console,
+    warning_texts,
+)
+from qwkit.cli._options import (
+    DecimalOpt,
+    EncodingOpt,
+    FileArg,
+    ForceOpt,
+    JsonOpt,
+    LabelsOpt,
+    SeedOpt,
+    SepOpt,
+    SheetOpt,
+    Weights,
+    WeightsOpt,
+    check_one_stdout,
+    column_list,
+    decimal_option,
+    encoding_option,
+    labels_option,
+    sep_option,
+)
+from qwkit.cli._progress import progress_bar
+
+__all__ = ["evaluate"]
+
+
+class EvaluationMethod(str, Enum):
+    asymptotic = "asymptotic"
+    jackknife = "jackknife"
+    bootstrap = "bootstrap"
+
+
+class Pairs(str, Enum):
+    first = "first"
+    all = "all"
+
+
+class NanPolicy(str, Enum):
+    raise_ = "raise"
+    omit = "omit"
+
+
+def _open_unit(value: float) -> float:
+    """``--margin``: strictly between 0 and 1 (a loss of kappa)."""
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1; got {value:g}.")
+    return value
+
+
+def _positive(value: float) -> float:
+    if not value > 0.0:
+        raise typer.BadParameter(f"must be positive; got {value:g}.")
+    return value
+
+
+def _threshold(help_text: str, *, positive: bool = False):
+    return typer.Option(
+        help=help_text,
+        metavar="X",
+        callback=_positive if positive else None,
+        min=None if positive else -1.0,
+        max=None if positive else 1.0,
+    )
+
+
+def _columns_option(help_text: str):
+    return typer.Option(help=help_text, show_default=False, metavar="COLUMNS")
+
+
+def _distinct(human: list[str], machine: list[str], group: str | None) -> None:
+    """A column is a human's, a machine's or the groups', not two of them."""
+    roles = [("--human", human), ("--machine", machine), ("--group", [group] if group else [])]
+    seen: dict[str, str] = {}
+    for option, names in roles:
+        for name in names:
+            if name in seen:
+                raise typer.BadParameter(
+                    f"column '{name}' is given to both {seen[name]} and {option}.",
+                    param_hint=option,
+                )
+            seen[name] = option
+
+
+def _real_scores(exc, machine: dict, weights: Weights) -> str | None:
+    """The command line's words for real-valued scores under weights that need ratings
+    (the API's error about ``machine`` and ``weights``): None for any other error."""
+    if exc.parameters != ("machine", "weights"):
+        return None
+    real = [name for name, v in machine.items() if v.dtype.kind == "f" and _fractional(v)]
+    if not real:
+        return None
+    return (
+        f"column '{real[0]}' holds real-valued scores; --weights {weights.value} needs "
+        "ratings on the scale: round the scores first (qwkit thresholds apply), or use "
+        "--weights quadratic, whose continuous form scores real values as they are."
+    )
+
+
+def _fractional(values) -> bool:
+    present = values[~np.isnan(values)]
+    return bool(np.any(present != np.floor(present)))
+
+
+def evaluate(
+    file: FileArg,
+    human: Annotated[
+        list[str] | None,
+        _columns_option(
+            "The human rating columns, comma-separated (e.g. h1,h2,h3); the first is the "
+            "reference human. An empty cell is an item that rater did not rate: some items "
+            "must be rated by two humans."
+        ),
+    ] = None,
+    machine: Annotated[
+        list[str] | None,
+        _columns_option(
+            "The machine columns to evaluate, separated by commas (e.g. model,llm): "
+            "ratings on the human scale or real-valued scores."
+        ),
+    ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            help="Column of subgroups (e.g. a demographic group or a prompt): kappa and "
+            "SMD per group, with Bonferroni-adjusted intervals.",
+            show_default=False,
+            metavar="COLUMN",
+        ),
+    ] = None,
+    margin: Annotated[
+        float,
+        typer.Option(
+            help="Non-inferiority margin of the degradation test: the loss of kappa from "
+            "the human-human agreement the machine may show (strictly between 0 and 1).",
+            callback=_open_unit,
+            metavar="X",
+        ),
+    ] = 0.10,
+    min_kappa: Annotated[
+        float, _threshold("Criterion: kappa with the reference human >= X.")
+    ] = 0.70,
+    min_correlation: Annotated[
+        float, _threshold("Criterion: Pearson's r with the reference human >= X.")
+    ] = 0.70,
+    max_smd: Annotated[
+        float, _threshold("Criterion: |standardized mean difference| <= X.", positive=True)
+    ] = 0.15,
+    max_group_smd: Annotated[
+        float, _threshold("Criterion: |SMD| within every group <= X.", positive=True)
+    ] = 0.10,
+    weights: WeightsOpt = Weights.quadratic,
+    labels: LabelsOpt = None,
+    ci: Annotated[
+        float,
+        typer.Option(
+            "--ci",
+            "--confidence-level",
+            help="Confidence level of every interval; a verdict's one-sided test has "
+            "level (1 - LEVEL)/2.",
+            min=0.5,
+            max=0.9999,
+            metavar="LEVEL",
+        ),
+    ] = 0.95,
+    method: Annotated[
+        EvaluationMethod,
+        typer.Option(
+            help="Standard errors and intervals: asymptotic (the delta method over items), "
+            "jackknife (exact, delete one item) or bootstrap (BCa; slow on large files).",
+            metavar="METHOD",
+        ),
+    ] = EvaluationMethod.asymptotic,
+    n_resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples.", min=100, metavar="N")
+    ] = 2000,
+    seed: SeedOpt = 20261121,
+    pairs: Annotated[
+        Pairs,
+        typer.Option(
+            help="Human pairs of the degradation test: first (the first two --human "
+            "columns) or all (every pair, weighted by its items: for rating slots, or "
+            "raters who each rated a subset).",
+            metavar="PAIRS",
+        ),
+    ] = Pairs.first,
+    nan_policy: Annotated[
+        NanPolicy,
+        typer.Option(
+            help="An empty machine cell: raise (an error) or omit (each machine is "
+            "evaluated on the items it scored; how many it left out is reported).",
+            metavar="POLICY",
+        ),
+    ] = NanPolicy.raise_,
+    report: Annotated[
+        str | None,
+        typer.Option(
+            "--report",
+            help="Also write an HTML report with the figures ('-': standard output). An "
+            "existing file is replaced only if it is a qwkit report, or with --force.",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ] = None,
+    title: Annotated[
+        str | None,
+        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
+    ] = None,
+    sep: SepOpt = None,
+    decimal: DecimalOpt = ".",
+    encoding: EncodingOpt = "utf-8",
+    sheet: SheetOpt = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """May a machine stand in for a human rater?
+
+    Williamson et al.'s (2012) criteria as tests. For each machine: kappa and Pearson's
+    r with the reference human, the degradation from human-human kappa on the same items
+    (a paired non-inferiority test), the standardized mean difference, each with its
+    interval, threshold, p-value and a verdict (pass: the whole interval on the passing
+    side; fail: wholly on the other; inconclusive otherwise); beside them the human-human
+    ceiling, the kappa of every pair of raters, PRMSE and the subgroups."""
+    humans = column_list(human, "--human", at_least=2, example="h1,h2,h3")
+    machines = column_list(machine, "--machine", at_least=1, example="model,llm")
+    _distinct(humans, machines, group)
+    scale_given = labels_option(labels)
+    sep = sep_option(sep)
+    decimal = decimal_option(decimal, sep)
+    encoding = encoding_option(encoding)
+    check_one_stdout(report, as_json, "--report")
+    with guard():
+        target = None
+        if report is not None:
+            target = _output.plan(
+                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
+            )
+        with _io.open_source(
+            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
+        ) as source:
+            data = _columns.load_scored(
+                source,
+                human=humans,
+                machine=machines,
+                group=group,
+                labels=scale_given,
+                omit_unscored=nan_policy is NanPolicy.omit,
+                text_allowed=weights is Weights.identity,
+                console=stderr_console(),
+            )
+        terms = in_file_terms(
+            {"groups": group},
+            labels=data.labels_origin,
+            said={"human": "--human", "machine": "--machine"},
+            explain=lambda exc: _real_scores(exc, data.machine, weights),
+        )
+        with captured_warnings() as caught, terms:
+            with progress_bar(f"{method.value} evaluation", unit="statistics") as progress:
+                res = qwkit.evaluate_scorer(
+                    data.human,
+                    data.machine,
+                    groups=data.groups,
+                    weights=weights.value,
+                    labels=data.labels,
+                    margin=margin,
+                    min_kappa=min_kappa,
+                    min_correlation=min_correlation,
+                    max_smd=max_smd,
+                    max_group_smd=max_group_smd,
+                    confidence_level=ci,
+                    pairs=pairs.value,
+                    method=method.value,
+                    n_resamples=n_resamples,
+                    rng=seed,
+                    nan_policy=nan_policy.value,
+                    progress=progress,
+                )
+            if target is not None:
+                page = _evaluation_display.report(
+                    res,
+                    file=file,
+                    source_name=source.name,
+                    group=group,
+                    n_rows=data.n_rows,
+                    labels_given=data.labels is not None,
+                    title=title,
+                    seed=seed,
+                    n_resamples=n_resamples,
+                )
+        if target is not None:
+            page.add_warnings(warning_texts(caught))
+            _output.write_text(target, page.render())
+        if as_json:
+            _display.print_json(
+                {
+                    "file": file,
+                    "human": humans,
+                    "machine": machines,
+                    "group": group,
+                    "n_rows": data.n_rows,
+                    "nan_policy": nan_policy.value,
+                    **res.to_dict(),
+                }
+            )
+            return
+        console = _display.stdout_console(to_stderr=target is not None and target.is_stdout)
+        _evaluation_display.print_evaluation(res, console, label=source.label)
+        if target is not None and not target.is_stdout:
+            console.print(f"wrote {report}")
