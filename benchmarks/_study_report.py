@@ -174,8 +174,9 @@ def corrected_t_test(differences: np.ndarray, n_splits: int) -> tuple[float, flo
 
     `differences` holds one difference per outer test fold, all folds of all repetitions
     (J = repetitions × K values). Their plain t-test treats them as independent, but the
-    folds' training parts overlap (and the repetitions reuse the same items), which makes
-    the values positively correlated and the plain variance of their mean far too small.
+    folds' training parts overlap (and the repetitions reuse the same items), which can
+    make the values positively correlated and the plain variance of their mean too small
+    (benchmarks/README_training.md, section 4, measures both tests' levels).
     Nadeau & Bengio's (2003) correction, for repeated K-fold as Bouckaert & Frank (2004)
     apply it: Var(mean) = (1/J + n_test/n_train)·s², n_test/n_train = 1/(K − 1), with
     J − 1 degrees of freedom. It asks whether the two *procedures* differ on training sets

@@ -11,9 +11,8 @@ Model: a latent Z ~ N(0, 1) gives the true class y (cut points ``a`` of the scen
 class probabilities as listed), and the score is s = Z + sigma * E, E ~ N(0, 1)
 independent. Four scenarios: 5 classes with a very strong (sigma = 0.15), a strong
 (sigma = 0.3) and a moderate (sigma = 0.6) signal, 7 classes with a weak one
-(sigma = 1.0); n from 30 to 1,000. Each
-replication draws n items, fits the cut points of s
-(``optimize_thresholds``, the exact optimum), and asks what quadratic weighted kappa
+(sigma = 1.0); n from 30 to 1,000. Each replication draws n items, fits the cut points
+of s (``optimize_thresholds``, the exact optimum), and asks what quadratic weighted kappa
 those cut points have on the population: the *truth*. It is computed exactly, not by
 Monte Carlo: the population table of (true class, predicted class) is
 
@@ -28,7 +27,8 @@ scenario and n, over the replications:
 * for each method of `optimism_corrected_kappa`: bias = mean corrected - mean truth,
   and as a share of the optimism (with its Monte Carlo SE, that of the bias divided by
   the optimism); root mean squared error against the truth;
-  coverage of the truth by the 95% interval, and its mean width;
+  coverage of the truth by the 95% interval, how often the truth fell below and above
+  it, and its mean width;
 * for the cv method, the pieces of the interval: the spread of apparent - truth and
   of the estimated optimism against their mean standard errors, the correlation of
   the two, and the coverage of the intervals built with the apparent kappa's
@@ -38,8 +38,9 @@ scenario and n, over the replications:
 
 The Monte Carlo standard errors are given in parentheses. Seeded: the numbers are
 reproducible (the generator of each (scenario, n) cell is seeded from the seed, the
-scenario and n, so that the cells do not depend on one another). docs/optimism.md
-shows the output of the full run with the default settings.
+scenario and n, so that the cells do not depend on one another). The output records the
+machine, the wall time and any warning; docs/optimism.md shows that of the full run with
+the default settings.
 """
 
 from __future__ import annotations
