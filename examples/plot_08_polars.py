@@ -27,7 +27,7 @@ per_system = (
     .unnest("test")
     .sort("statistic")
 )
-print(per_system.select("system", "statistic", "ci_low", "ci_high", "n_samples"))
+print(per_system.select("system", "statistic", "ci_low", "ci_high", "n_items"))
 
 # %%
 fig, ax = plt.subplots(figsize=(6.4, 3.6))

@@ -1,53 +1,42 @@
-"""The map of the package in CONTRIBUTING.md is the truth: every module has a floor, and
-every import of a qwkit module goes down (or stays on its own floor), with the declared
-feature-on-feature imports as the only exceptions."""
+"""The folders of ``src/qwkit`` are its floors; every import goes down.
+
+The floor of a module is read from where it lies (CONTRIBUTING.md draws the same map):
+
+1. ``_kernels/`` — numba only;
+2. ``_base/`` — what every feature shares;
+3. ``_table/`` — the two-rater table and inference on it;
+4. features — every other private module or folder at the top (``_kappa/``,
+   ``_costs.py``...): a new feature is one by being there;
+5. ``__init__`` — the flat public API;
+6. integrations — every public module at the top (``qwkit.sklearn``, ...) and
+   ``_integrations/``, what they keep to themselves;
+7. ``cli/`` and ``__main__``.
+
+A module imports from its own floor or below. Within the ground floors (1–3) a module
+imports its own folder or a lower one; a feature imports no other feature (what two
+features need moves down a floor) and not the public API above it; integrations and the
+command line import no feature's private names (the public API and the ground floors
+only), and only integrations import ``_integrations/``. No two modules import each other,
+even through others.
+"""
 
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "qwkit"
-MAP = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-FEATURES = 4
-
-
-def _floors() -> dict[str, int]:
-    """Module name (or prefix ending in '*', or folder ending in '/') → floor."""
-    floors: dict[str, int] = {}
-    for line in MAP.splitlines():
-        row = re.match(r"\| (\d) \| (.*?) \| (.*) \|$", line)
-        if row is None:
-            continue
-        cell = row.group(2) if "`" in row.group(2) else row.group(3)
-        for name in re.findall(r"`([^`]+)`", cell):
-            if re.fullmatch(r"[A-Za-z_][\w]*[*/]?", name):
-                floors.setdefault(name, int(row.group(1)))
-    return floors
-
-
-FLOORS = _floors()
-#: The feature-on-feature imports CONTRIBUTING.md allows ("`_a` → `_b`").
-ALLOWED = set(re.findall(r"`(_\w+)` → `(_\w+)`", MAP))
-
-
-def floor_of(dotted: str) -> int | None:
-    top = dotted.split(".")[0]
-    if f"{top}/" in FLOORS:
-        return FLOORS[f"{top}/"]
-    if top in FLOORS:
-        return FLOORS[top]
-    for name, floor in FLOORS.items():
-        if name.endswith("*") and top.startswith(name[:-1]):
-            return floor
-    return None
+#: The ground floors, bottom up.
+GROUND = ("_kernels", "_base", "_table")
+FEATURES, API, INTEGRATIONS, CLI = 4, 5, 6, 7
+INTEGRATION_HELPERS = "_integrations"
 
 
 def _modules() -> dict[str, Path]:
+    """Dotted name under ``qwkit`` (``"__init__"`` for the package itself) → file."""
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(PACKAGE).with_suffix("").parts
@@ -58,52 +47,100 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+#: The names at the top of the package: modules (``_costs``) and folders (``_kappa``).
+TOPS = {name.split(".")[0] for name in MODULES}
 
 
-def _imports(path: Path) -> list[tuple[str, bool]]:
-    """(qwkit module imported, whether it is a public name of ``qwkit`` itself)."""
+def floor_of(dotted: str) -> int:
+    top = dotted.split(".")[0]
+    if top in GROUND:
+        return GROUND.index(top) + 1
+    if top == "__init__":
+        return API
+    if top in ("cli", "__main__"):
+        return CLI
+    if top == INTEGRATION_HELPERS or not top.startswith("_"):
+        return INTEGRATIONS
+    return FEATURES
+
+
+def _imports(path: Path) -> list[str]:
+    """The qwkit modules a file imports ("__init__" for a public name of ``qwkit``)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path.name}: a relative import; qwkit imports absolutely"
             if node.module == "qwkit":
                 for alias in node.names:
-                    module = alias.name in MODULES or f"{alias.name}/" in FLOORS
-                    found.append((alias.name, not module))
-            elif node.module.startswith("qwkit."):
-                found.append((node.module.removeprefix("qwkit."), False))
+                    found.append(alias.name if alias.name in TOPS else "__init__")
+            elif node.module and node.module.startswith("qwkit."):
+                module = node.module.removeprefix("qwkit.")
+                for alias in node.names:  # `from qwkit._base import _weights`
+                    child = f"{module}.{alias.name}"
+                    found.append(child if child in MODULES else module)
         elif isinstance(node, ast.Import):
-            found += [
-                (a.name.removeprefix("qwkit."), False)
-                for a in node.names
-                if a.name.startswith("qwkit.")
-            ]
+            for alias in node.names:
+                if alias.name == "qwkit":
+                    found.append("__init__")
+                elif alias.name.startswith("qwkit."):
+                    found.append(alias.name.removeprefix("qwkit."))
     return found
 
 
-def test_the_map_was_read():
-    assert FLOORS["_kernels/"] == 1 and FLOORS["_validation"] == 2 and FLOORS["cli/"] == 6
-    assert ("_accumulator", "_inference") in ALLOWED
+IMPORTS = {module: _imports(path) for module, path in MODULES.items()}
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
-def test_every_module_has_a_floor(module):
-    assert floor_of(module) is not None, f"{module} is not in CONTRIBUTING.md's map"
+def test_the_floors_were_read():
+    assert floor_of("_kernels._sums") == 1 and floor_of("_base._weights") == 2
+    assert floor_of("_table._cells") == 3 and floor_of("_kappa._score") == FEATURES
+    assert floor_of("_costs") == FEATURES and floor_of("sklearn") == INTEGRATIONS
+    assert floor_of("_integrations._boosting") == INTEGRATIONS and floor_of("cli._app") == CLI
+    assert {"_kernels", "_base", "_table", "_kappa", "cli", "sklearn"} <= TOPS
+    assert "_base._validation" in IMPORTS["_kappa._score"]
+    assert "__init__" in IMPORTS["economics"]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_go_down(module):
-    mine = floor_of(module)
-    for target, public in _imports(MODULES[module]):
-        if public:  # `from qwkit import kappa_score`: the public API, for features and up
-            assert mine >= FEATURES, f"{module} (floor {mine}) uses the public API: {target}"
-            continue
-        theirs = floor_of(target)
-        assert theirs is not None, f"{module} imports {target}, which has no floor"
+    mine, top = floor_of(module), module.split(".")[0]
+    for target in IMPORTS[module]:
+        assert target.split(".")[0] in TOPS, f"{module} imports {target}, which does not exist"
+        theirs, their_top = floor_of(target), target.split(".")[0]
         assert theirs <= mine, f"{module} (floor {mine}) imports {target} (floor {theirs})"
-        top, their_top = module.split(".")[0], target.split(".")[0]
-        if mine == theirs == FEATURES and top != their_top:
-            same_family = top.startswith("_agreement") and their_top.startswith("_agreement")
-            assert same_family or (top, their_top) in ALLOWED, (
-                f"{module} imports another feature's internals ({target}); move the shared "
-                "piece down a floor or declare the dependency in CONTRIBUTING.md"
+        if mine < FEATURES:
+            assert theirs < mine or their_top == top, f"{module} imports {target}"
+        if mine == FEATURES:
+            assert theirs < FEATURES or their_top == top, (
+                f"{module} imports another feature ({target}); move the shared piece down a floor"
             )
+
+
+@pytest.mark.parametrize(
+    "module", sorted(m for m in MODULES if floor_of(m) > API and not m.startswith("_integrations"))
+)
+def test_integrations_and_cli_use_no_feature_privates(module):
+    for target in IMPORTS[module]:
+        floor = floor_of(target)
+        assert floor != FEATURES, f"{module} imports a feature's private module {target}"
+        if target.startswith(INTEGRATION_HELPERS):
+            assert floor_of(module) == INTEGRATIONS, f"{module} imports {target}"
+
+
+def test_no_circles():
+    """Depth-first search for a cycle among the modules (imports inside functions too)."""
+    graph = {m: {t for t in IMPORTS[m] if t in MODULES and t != m} for m in MODULES}
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(node, path):
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                loop = [*path[path.index(nxt) :], nxt]
+                raise AssertionError("import circle: " + " -> ".join(loop))
+            if nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])

@@ -142,6 +142,7 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "QwkitTypeError",
             "UndefinedKappaWarning",
             "DegenerateIntervalWarning",
+            "ScaleWarning",
             "ConvergenceWarning",
         ],
     ),

@@ -6,11 +6,10 @@ imported here.
 """
 
 # ruff: noqa: E402 - Ctrl-C while the command line loads the package is the command's
-from qwkit import _startup
+from qwkit._base import _startup
 
 _startup.loading()
 
-from qwkit._accumulator import KappaAccumulator
 from qwkit._agreement import (
     AgreementTestResult,
     RatingsTable,
@@ -20,13 +19,15 @@ from qwkit._agreement import (
     agreement_test_from_counts,
     ratings_from_long,
 )
-from qwkit._compare import (
-    KappaComparisonResult,
-    PairwiseComparisonResult,
-    compare_kappa_test,
-    mean_kappa,
-    pairwise_compare_kappa_test,
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._results import public_module
+from qwkit._base._warnings import (
+    ConvergenceWarning,
+    DegenerateIntervalWarning,
+    ScaleWarning,
+    UndefinedKappaWarning,
 )
+from qwkit._base._weights import weight_matrix
 from qwkit._costs import (
     RiskClassModel,
     cost_matrix,
@@ -36,7 +37,6 @@ from qwkit._costs import (
 )
 from qwkit._datasets import Hanna, WineQuality, load_hanna, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
-from qwkit._errors import QwkitError, QwkitTypeError
 from qwkit._evaluation import (
     AltTestResult,
     Criterion,
@@ -57,32 +57,38 @@ from qwkit._evaluation import (
     standardized_mean_difference,
 )
 from qwkit._gradients import kappa_gradient_hessian
-from qwkit._inference import KappaTestResult, kappa_test, kappa_test_from_confusion
 from qwkit._kappa import (
+    KappaAccumulator,
+    KappaComparisonResult,
+    KappaTestResult,
+    PairwiseComparisonResult,
     SoftKappaAccumulator,
+    compare_kappa_test,
     confusion_matrix,
     kappa_from_confusion,
     kappa_score,
+    kappa_test,
+    kappa_test_from_confusion,
+    mean_kappa,
+    pairwise_compare_kappa_test,
     soft_kappa_score,
 )
-from qwkit._optimism import OptimismResult, optimism_corrected_kappa
 from qwkit._regression import (
     KappaRegressionResult,
     KappaRescaleResult,
     kappa_regression,
     kappa_rescale,
 )
-from qwkit._resampling import ConfidenceInterval
-from qwkit._results import public_module
+from qwkit._table._resampling import ConfidenceInterval
 from qwkit._thresholds import (
     DinkelbachCertificate,
+    OptimismResult,
     ThresholdAccumulator,
     ThresholdResult,
     apply_thresholds,
+    optimism_corrected_kappa,
     optimize_thresholds,
 )
-from qwkit._warnings import ConvergenceWarning, DegenerateIntervalWarning, UndefinedKappaWarning
-from qwkit._weights import weight_matrix
 
 __version__ = "0.2.0"
 
@@ -115,6 +121,7 @@ __all__ = [
     "RiskClassModel",
     "SMDResult",
     "SampleSizeResult",
+    "ScaleWarning",
     "SoftKappaAccumulator",
     "ThresholdAccumulator",
     "ThresholdResult",
@@ -184,6 +191,7 @@ public_module(
     QwkitError,
     QwkitTypeError,
     RiskClassModel,
+    ScaleWarning,
     SoftKappaAccumulator,
     ThresholdAccumulator,
     ThresholdResult,

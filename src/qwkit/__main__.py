@@ -3,7 +3,7 @@
 import os
 import sys
 
-from qwkit._startup import EXIT_INTERRUPTED
+from qwkit._base._startup import EXIT_INTERRUPTED
 from qwkit.cli import main
 
 if __name__ == "__main__":

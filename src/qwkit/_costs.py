@@ -48,16 +48,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._validation import (
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._results import freeze_arrays, reduce_dataclass
+from qwkit._base._validation import (
     check_choice,
     check_confusion,
     check_cost,
     check_integer,
     check_real,
 )
-from qwkit._weights import named_weights, weight_matrix
+from qwkit._base._weights import named_weights, weight_matrix
 
 __all__ = [
     "RiskClassModel",

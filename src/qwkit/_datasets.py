@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from qwkit._validation import check_choice
+from qwkit._base._validation import check_choice
 
 __all__ = ["Hanna", "WineQuality", "load_hanna", "load_wine_quality"]
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._fractional import minimize_ratio
-from qwkit._scale import prepare_labels
-from qwkit._validation import as_real_array, check_cost
-from qwkit._weights import WeightsLike, check_weights, resolve
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._fractional import minimize_ratio
+from qwkit._base._scale import prepare_labels
+from qwkit._base._validation import as_real_array, check_cost
+from qwkit._base._weights import WeightsLike, check_weights, resolve
 
 __all__ = ["bayes_decision", "kappa_decision"]
 
@@ -41,7 +41,7 @@ def _check_proba(proba) -> np.ndarray:
     arr = as_real_array(proba, "proba")
     if arr.ndim != 2:
         raise QwkitError(
-            f"`proba` must be 2-D of shape (n_samples, n_classes); got shape {arr.shape}.",
+            f"`proba` must be 2-D of shape (n_items, n_classes); got shape {arr.shape}.",
             parameter="proba",
         )
     if arr.shape[0] == 0 or arr.shape[1] == 0:
@@ -95,7 +95,7 @@ def bayes_decision(
 
     Parameters
     ----------
-    proba : array-like of shape (n_samples, K)
+    proba : array-like of shape (n_items, K)
         Class probabilities (e.g. ``predict_proba``): finite, non-negative, each row
         summing to 1 within 1e-6 (rows are then renormalized).
     cost : array-like of shape (K, K)
@@ -108,7 +108,7 @@ def bayes_decision(
 
     Returns
     -------
-    ndarray of shape (n_samples,)
+    ndarray of shape (n_items,)
         Column index jᵢ = argminⱼ Σₜ pᵢₜ·cost[t, j] (eq. D1), or ``labels[jᵢ]``; ties go
         to the smallest j.
 
@@ -158,7 +158,7 @@ def kappa_decision(
 
     Parameters
     ----------
-    proba : array-like of shape (n_samples, K)
+    proba : array-like of shape (n_items, K)
         Class probabilities of every item, columns in the order of the rating scale:
         finite, non-negative, rows summing to 1 within 1e-6 (then renormalized).
     weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
@@ -173,7 +173,7 @@ default="quadratic"
 
     Returns
     -------
-    ndarray of shape (n_samples,)
+    ndarray of shape (n_items,)
         The decided column index of every row, or its label.
 
     Raises

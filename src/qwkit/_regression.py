@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit import _linalg
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._numerics import to_unit_max
-from qwkit._results import freeze_arrays, reduce_dataclass, result_dict
-from qwkit._validation import (
+from qwkit._base import _linalg
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._numerics import to_unit_max
+from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
+from qwkit._base._validation import (
     check_real,
     check_same_length,
     feature_matrix,
@@ -96,12 +96,12 @@ class KappaRegressionResult:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_items, n_features)
             Features, with the columns used in the fit.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_items,)
         """
         names = _column_names(X)
         if self.feature_names is not None and names is not None and names != self.feature_names:
@@ -156,11 +156,11 @@ class KappaRescaleResult:
 
         Parameters
         ----------
-        y_score : array-like of shape (n_samples,)
+        y_score : array-like of shape (n_items,)
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_items,)
         """
         f = real_vector(y_score, "y_score")
         return self.intercept + self.slope * f
@@ -291,9 +291,9 @@ def kappa_regression(
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like of shape (n_items, n_features)
         Features (2-D; for the scores of a single model use :func:`kappa_rescale`).
-    y : array-like of shape (n_samples,)
+    y : array-like of shape (n_items,)
         Target ratings (integers or reals) with at least two distinct values.
     alpha : float, default=0.0
         Ridge penalty α‖β‖² on the centered least-squares problem (the intercept is
@@ -301,10 +301,10 @@ def kappa_regression(
         it is then chosen to maximize kappa (see Notes).
     fit_intercept : bool, default=True
         Fit an intercept. Without one, kappa is maximized over ``f = X @ beta``.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative item weights: weighted means, weighted least squares, weighted
         kappa. Integer weights give the same model as repeated rows.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``; the same model as the repeated rows).
 
@@ -433,13 +433,13 @@ def kappa_rescale(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    y_true : array-like of shape (n_items,)
         True ratings, with at least two distinct values.
-    y_score : array-like of shape (n_samples,)
+    y_score : array-like of shape (n_items,)
         Real-valued scores of any model.
-    sample_weight : array-like of shape (n_samples,), default=None
+    sample_weight : array-like of shape (n_items,), default=None
         Non-negative item weights.
-    counts : array-like of shape (n_samples,), default=None
+    counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``).
 

@@ -21,6 +21,7 @@ This module imports dask; ``import qwkit`` never does.
 from __future__ import annotations
 
 import math
+import os
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 _DASK = {"feature": "qwkit.dask", "package": "dask[distributed,dataframe]", "extra": "dask"}
 dask = require("dask", minimum="2024.1", **_DASK)
@@ -39,33 +40,37 @@ da = require("dask.array", **_DASK)
 dd = require("dask.dataframe", **_DASK)
 
 
+from dask.delayed import Delayed
+
 import qwkit
-from qwkit._dask_pieces import (
-    Checks,
-    Deferred,
-    Piece,
-    Seen,
-    Spec,
-    data_files,
-    located,
-    parquet_piece,
-    plan,
-    read_csv,
-)
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._scale import MAX_DENSE_CLASSES, prepare_labels
-from qwkit._state import QuadraticSums, TableStats
-from qwkit._sufficient import TABLE_CLASSES, scale_hint
-from qwkit._validation import (
+from qwkit import KappaTestResult, ThresholdResult
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
+from qwkit._base._validation import (
     check_alternative,
     check_integer,
     check_progress,
     check_replace_undefined_by,
 )
-from qwkit._weights import WeightsLike, check_weights
+from qwkit._base._weights import WeightsLike, check_weights
+from qwkit._integrations._dask_pieces import (
+    Checks,
+    Deferred,
+    Piece,
+    Seen,
+    Spec,
+    located,
+    parquet_piece,
+    plan,
+    read_csv,
+)
+from qwkit._integrations._dask_pieces import data_files as _data_files
+from qwkit._table._state import QuadraticSums, TableStats
+from qwkit._table._sufficient import TABLE_CLASSES, scale_hint
 
 __all__ = [
     "confusion_matrix",
+    "data_files",
     "kappa_score",
     "kappa_test",
     "optimize_thresholds",
@@ -73,6 +78,10 @@ __all__ = [
 ]
 
 Alternative = Literal["two-sided", "greater", "less"]
+#: An input column: a dask array or dask Series, or a column name of ``data``.
+Column = da.Array | dd.Series | str
+#: A table: a dask DataFrame, or a path, glob or folder of files, or a list of them.
+Data = dd.DataFrame | str | os.PathLike | list[str | os.PathLike]
 Progress = Callable[[int, int], None]
 #: Default bound on the (score, true rating) pairs of optimize_thresholds (≈ 2.4 GB).
 MAX_PAIRS = 100_000_000
@@ -137,14 +146,14 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
             return _Inputs(pieces, [(p,) for p in parts], partial(_frame_batch, given))
         return _file_inputs(given, data, modes)
     first = next(iter(named))
-    kinds = {k: _kind(v, k) for k, v in given.items()}
-    if len(set(kinds.values())) > 1:
+    collections = {k: _collection(v, k) for k, v in given.items()}
+    if len(set(collections.values())) > 1:
         raise QwkitTypeError(
             "The inputs must all be dask arrays or all dask Series (or column names with "
-            f"`data`); got {', '.join(f'`{k}`: {v}' for k, v in kinds.items())}.",
+            f"`data`); got {', '.join(f'`{k}`: {v}' for k, v in collections.items())}.",
             parameter=first,
         )
-    if kinds[first] == "array":
+    if collections[first] == "array":
         ref = given[first]
         out = {}
         for k, v in given.items():
@@ -187,10 +196,10 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
 def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
     """Parquet pieces (each read by a task of its own, named ``read-parquet-…``, like
     dask's reader) or CSV files (each streamed by its leaf)."""
-    names, kind = data_files(data)
-    spec = Spec(given, kind, {k: m for k, m in modes.items() if k in given})
+    names, file_format = _data_files(data)
+    spec = Spec(given, file_format, {k: m for k, m in modes.items() if k in given})
     pieces = plan(names, spec)
-    if kind == "csv":
+    if file_format == "csv":
         return _Inputs(pieces, [()] * len(pieces), partial(read_csv, spec))
     token = uuid.uuid4().hex[:12]
     reads = [
@@ -214,7 +223,7 @@ def _one_batch(piece, batch):
     yield batch
 
 
-def _kind(value, name: str) -> str:
+def _collection(value, name: str) -> str:
     if isinstance(value, da.Array):
         return "array"
     if isinstance(value, dd.Series):
@@ -380,8 +389,8 @@ def _client():
         return None
 
 
-def _check_named_scale(kind, labels) -> None:
-    if isinstance(kind, str) and labels is not None and labels.n_classes > TABLE_CLASSES:
+def _check_named_scale(weights, labels) -> None:
+    if isinstance(weights, str) and labels is not None and labels.n_classes > TABLE_CLASSES:
         raise QwkitError(
             f"`labels` has {labels.n_classes} categories; qwkit.dask tables hold at most "
             f"{TABLE_CLASSES} for named weights (beyond that the in-memory functions use a "
@@ -409,20 +418,53 @@ _COMMON = """
 """
 
 
+def data_files(data: str | os.PathLike | list[str | os.PathLike]) -> list[str]:
+    """The data files that ``data=`` names, in the order they are read.
+
+    Parameters
+    ----------
+    data : path, glob, folder or list of them
+        As ``data`` of the functions here: a file, a glob's matches, or a folder's
+        files (its subfolders included; names starting with '.' or '_' skipped); local
+        paths or anything ``fsspec`` opens.
+
+    Returns
+    -------
+    list of str
+        The files, all Parquet or all CSV (``.csv``, ``.tsv``, possibly compressed).
+
+    Raises
+    ------
+    QwkitError
+        A path that names no file, or files of both kinds (the error names ``data``).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from qwkit.dask import data_files
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.csv", "a.csv", "_SUCCESS"):
+    ...     _ = (folder / name).write_text("y1,y2")
+    >>> [pathlib.Path(f).name for f in data_files(folder)]
+    ['a.csv', 'b.csv']
+    """
+    return _data_files(data)[0]
+
+
 def kappa_score(
-    y1,
-    y2,
+    y1: Column,
+    y2: Column,
     *,
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
     replace_undefined_by: float = np.nan,
-    data=None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> float | Delayed:
     """Weighted kappa of two raters over dask collections: :func:`qwkit.kappa_score`.
 
     Parameters
@@ -454,13 +496,18 @@ def kappa_score(
     0.318182
     """
     replace = check_replace_undefined_by(replace_undefined_by)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     lab = None if labels is None else prepare_labels(labels)
-    _check_named_scale(kind, lab)
-    ordered = not (isinstance(kind, str) and kind == "identity")
+    _check_named_scale(weights, lab)
+    ordered = not (isinstance(weights, str) and weights == "identity")
     inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=ordered)
     no_rows = _no_rows(qwkit.kappa_score)
-    if isinstance(kind, str) and kind == "quadratic" and sample_weight is None and counts is None:
+    if (
+        isinstance(weights, str)
+        and weights == "quadratic"
+        and sample_weight is None
+        and counts is None
+    ):
         return _reduce(  # five integer sums: one pass, no table, any integer range
             lambda: QuadraticSums(lab),
             lambda s, y1, y2: s.update(y1, y2),
@@ -472,11 +519,11 @@ def kappa_score(
             compute=compute,
             progress=progress,
         )
-    limit = TABLE_CLASSES if isinstance(kind, str) else MAX_DENSE_CLASSES
+    limit = TABLE_CLASSES if isinstance(weights, str) else MAX_DENSE_CLASSES
     return _reduce(
         lambda: TableStats(lab, max_classes=limit, moments=False, ordered=ordered),
         _update_table,
-        lambda s: _kappa_of_table(s, kind, replace),
+        lambda s: _kappa_of_table(s, weights, replace),
         inputs,
         checks=checks,
         no_rows=no_rows,
@@ -497,24 +544,24 @@ def _pair_inputs(y1, y2, sample_weight, counts, data, labels, *, ordered: bool):
     return _inputs(named, data, modes), Checks(("y1", "y2"), orders=labels is None)
 
 
-def _kappa_of_table(stats: TableStats, kind, replace) -> float:
+def _kappa_of_table(stats: TableStats, weights, replace) -> float:
     stats.check_items()
     hint = scale_hint(stats.labels, stats.offset, stats.k)
-    return stats.kappa(kind, replace, hint=hint)
+    return stats.kappa(weights, replace, hint=hint)
 
 
 def confusion_matrix(
-    y1,
-    y2,
+    y1: Column,
+    y2: Column,
     *,
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
-    data=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> np.ndarray | Delayed:
     """The K×K table of two raters over dask collections: :func:`qwkit.confusion_matrix`.
 
     Parameters
@@ -549,19 +596,19 @@ def _table_of(stats: TableStats) -> np.ndarray:
 
 
 def kappa_test(
-    y1,
-    y2,
+    y1: Column,
+    y2: Column,
     *,
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
-    sample_weight=None,
-    counts=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
     alternative: Alternative = "two-sided",
-    data=None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> KappaTestResult | Delayed:
     """Kappa with standard errors, test and intervals over dask collections.
 
     The merged table carries everything :func:`qwkit.kappa_test` needs: with unit
@@ -583,10 +630,10 @@ def kappa_test(
     KappaTestResult, or dask.delayed.Delayed when ``compute`` is False
     """
     alternative = check_alternative(alternative)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     lab = None if labels is None else prepare_labels(labels)
-    _check_named_scale(kind, lab)
-    ordered = not (isinstance(kind, str) and kind == "identity")
+    _check_named_scale(weights, lab)
+    ordered = not (isinstance(weights, str) and weights == "identity")
     inputs, checks = _pair_inputs(y1, y2, sample_weight, counts, data, lab, ordered=ordered)
     return _reduce(
         lambda: qwkit.KappaAccumulator(labels, weights=weights),
@@ -602,16 +649,16 @@ def kappa_test(
 
 
 def soft_kappa_score(
-    y_true,
-    y_score,
+    y_true: Column,
+    y_score: Column,
     *,
-    sample_weight=None,
-    counts=None,
-    data=None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> float | Delayed:
     """Soft kappa of real-valued predictions over dask collections:
     :func:`qwkit.soft_kappa_score`, from its six sums, kept exactly.
 
@@ -648,19 +695,19 @@ def _update_soft(acc, y_true, y_score, sample_weight=None, counts=None):
 
 
 def optimize_thresholds(
-    y_true,
-    y_score,
+    y_true: Column,
+    y_score: Column,
     *,
-    labels: ArrayLike | None = None,
     weights: WeightsLike = "quadratic",
-    sample_weight=None,
-    counts=None,
+    labels: ArrayLike | None = None,
+    sample_weight: Column | None = None,
+    counts: Column | None = None,
     max_pairs: int = MAX_PAIRS,
-    data=None,
+    data: Data | None = None,
     compute: bool = True,
     split_every: int = 8,
     progress: Progress | None = None,
-):
+) -> ThresholdResult | Delayed:
     """The exact kappa-optimal cut points over dask collections:
     :func:`qwkit.optimize_thresholds`.
 
@@ -671,7 +718,7 @@ def optimize_thresholds(
 
     Parameters
     ----------
-    y_true, y_score, labels, weights, sample_weight, counts
+    y_true, y_score, weights, labels, sample_weight, counts
         As in :func:`qwkit.optimize_thresholds`.
     max_pairs : int, default=100_000_000
         The merged pairs live in one process (about 24 bytes each, more with survey

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import csv
 import math
+import numbers
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import NamedTuple
@@ -60,12 +61,13 @@ from qwkit import (
     optimize_thresholds,
     risk_class_model,
 )
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._extras import require
-from qwkit._files import atomic_write
-from qwkit._linalg import ridge
-from qwkit._results import freeze_arrays, reduce_dataclass
-from qwkit._validation import check_integer, check_real
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._extras import require
+from qwkit._base._files import atomic_write
+from qwkit._base._linalg import ridge
+from qwkit._base._results import freeze_arrays, reduce_dataclass
+from qwkit._base._validation import check_integer, check_real, check_rng
+from qwkit._base._warnings import renamed_attribute, renamed_parameter
 
 __all__ = ["EconomicsResult", "EconomicsRow", "simulate_economics"]
 
@@ -147,7 +149,7 @@ class EconomicsResult:
         One row per data set, noise level and rule, in that order.
     n_classes : int
         Classes of the synthetic data (the wine data has its own 6).
-    n_samples : int
+    n_items : int
         Items of each synthetic data set (half train, half test).
     n_features : int
         Features of the synthetic data.
@@ -155,8 +157,9 @@ class EconomicsResult:
         Independent train/test splits (fresh synthetic data) per noise level.
     alpha : float
         Ridge penalty.
-    seed : int
-        Seed of ``np.random.default_rng``: the whole table is a function of it.
+    seed : int or None
+        The integer ``rng`` was (the whole table is a function of it), or None when
+        ``rng`` was a Generator or None.
     price_per_class, cost_per_class, tolerance : float
         The insurance model (:func:`~qwkit.insurance_loss_matrix`).
     loss : ndarray of shape (K, K)
@@ -165,11 +168,13 @@ class EconomicsResult:
 
     rows: tuple[EconomicsRow, ...]
     n_classes: int
-    n_samples: int
+    n_items: int
+    #: Deprecated: the old name of ``n_items``.
+    n_samples = renamed_attribute("n_samples", "n_items")
     n_features: int
     n_repeats: int
     alpha: float
-    seed: int
+    seed: int | None
     price_per_class: float
     cost_per_class: float
     tolerance: float
@@ -269,7 +274,8 @@ class EconomicsResult:
         """A printable table (rounded for display) and the cost of maximizing kappa."""
         lines = [
             "Kappa versus profit (Steele 2016, §5): ridge regression, held-out half, "
-            f"{self.n_repeats} repeat(s), seed {self.seed}",
+            f"{self.n_repeats} repeat(s), "
+            + (f"seed {self.seed}" if self.seed is not None else "a given rng"),
             "profit = dollars per item under insurance_loss_matrix (price "
             f"{self.price_per_class:g}/class, cost {self.cost_per_class:g}/class, tolerance "
             f"{self.tolerance:g})",
@@ -534,8 +540,8 @@ def _one_split(x, y, k, alpha, loss, rng):
     return {rule: _metrics(y[test], pred, k, loss, absolute) for rule, pred in decisions.items()}
 
 
-def _synthetic(n_samples, n_features, k, edges, beta, noise, rng):
-    x = rng.standard_normal((n_samples, n_features))
+def _synthetic(n_items, n_features, k, edges, beta, noise, rng):
+    x = rng.standard_normal((n_items, n_features))
     risk = x @ beta  # r ~ N(0, 1)
     y = np.searchsorted(edges, risk, side="left").astype(np.int64)  # equal-mass classes
     return x + noise * rng.standard_normal(x.shape), y
@@ -592,15 +598,17 @@ def _summarize(dataset, noise, per_repeat) -> list[EconomicsRow]:
 # ---------------------------------------------------------------------------- API
 
 
+@renamed_parameter("seed", "rng")
+@renamed_parameter("n_samples", "n_items")
 def simulate_economics(
     *,
     noise_levels=_DEFAULT_NOISE,
-    n_samples=4000,
+    n_items=4000,
     n_features=10,
     n_classes=8,
     alpha=10.0,
     n_repeats=10,
-    seed=20261121,
+    rng=20261121,
     include_wine=True,
     price_per_class=10,
     cost_per_class=9,
@@ -617,7 +625,7 @@ def simulate_economics(
     noise_levels : sequence of float, default=(0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
         Standard deviations of the Gaussian noise added to every standardized feature.
         Distinct, finite, non-negative.
-    n_samples : int, default=4000
+    n_items : int, default=4000
         Items per synthetic data set (at least 8 per class).
     n_features : int, default=10
         Features of the synthetic data.
@@ -630,8 +638,10 @@ def simulate_economics(
         Train/test splits per noise level; every repeat draws fresh synthetic data and
         fresh noise. The wine data are fixed: their repeats differ only in the split and
         the noise. Standard errors need at least 2.
-    seed : int, default=20261121
-        Seed of ``np.random.default_rng``: the same seed gives the same table.
+    rng : None, int or numpy.random.Generator, default=20261121
+        Source of randomness; an integer seeds a new Generator, and the same seed gives
+        the same table. (``seed``, its old name, still works and is deprecated, as is
+        ``n_samples`` for ``n_items``.)
     include_wine : bool, default=True
         Also run the red wine quality data (``load_wine_quality``).
     price_per_class, cost_per_class, tolerance : float, default=10, 9, 5
@@ -649,7 +659,7 @@ def simulate_economics(
         Bad noise levels, too few samples, classes or repeats, negative ``alpha``, bad
         insurance parameters.
     TypeError
-        Non-integer counts or seed, non-bool ``include_wine``.
+        Non-integer counts, a bad ``rng``, non-bool ``include_wine``.
 
     See Also
     --------
@@ -679,7 +689,7 @@ def simulate_economics(
     --------
     >>> from qwkit.economics import simulate_economics
     >>> res = simulate_economics(
-    ...     noise_levels=(0.0, 1.0), n_samples=400, n_repeats=2, include_wine=False
+    ...     noise_levels=(0.0, 1.0), n_items=400, n_repeats=2, include_wine=False
     ... )
     >>> len(res.rows)
     12
@@ -690,10 +700,14 @@ def simulate_economics(
     """
     noise = _check_noise(noise_levels)
     k = check_integer(n_classes, "n_classes", 2)
-    n = check_integer(n_samples, "n_samples", 8 * k)
+    n = check_integer(n_items, "n_items", 8 * k)
     d = check_integer(n_features, "n_features", 1)
     reps = check_integer(n_repeats, "n_repeats", 1)
-    seed_value = check_integer(seed, "seed", 0)
+    if isinstance(rng, (numbers.Integral, np.integer)) and not isinstance(rng, bool):
+        seed_value = check_integer(rng, "rng", 0)  # recorded: the table is a function of it
+    else:
+        seed_value = None
+    gen = check_rng(rng if seed_value is None else seed_value)
     alpha = check_real(alpha, "alpha")
     if not isinstance(include_wine, (bool, np.bool_)):
         raise QwkitTypeError(
@@ -705,17 +719,16 @@ def simulate_economics(
     )
     loss = insurance_loss_matrix(k, **insurance)
 
-    rng = np.random.default_rng(seed_value)
     rows: list[EconomicsRow] = []
 
     edges = risk_class_model(k).edges
-    beta = rng.standard_normal(d)
+    beta = gen.standard_normal(d)
     beta /= np.linalg.norm(beta)
     for level in noise:
         per_repeat = []
         for _ in range(reps):
-            x, y = _synthetic(n, d, k, edges, beta, level, rng)
-            per_repeat.append(_one_split(x, y, k, float(alpha), loss, rng))
+            x, y = _synthetic(n, d, k, edges, beta, level, gen)
+            per_repeat.append(_one_split(x, y, k, float(alpha), loss, gen))
         rows += _summarize("synthetic", level, per_repeat)
 
     if include_wine:
@@ -727,14 +740,14 @@ def simulate_economics(
         for level in noise:
             per_repeat = []
             for _ in range(reps):
-                x = x_std + level * rng.standard_normal(x_std.shape)
-                per_repeat.append(_one_split(x, y_wine, k_wine, float(alpha), loss_wine, rng))
+                x = x_std + level * gen.standard_normal(x_std.shape)
+                per_repeat.append(_one_split(x, y_wine, k_wine, float(alpha), loss_wine, gen))
             rows += _summarize("wine", level, per_repeat)
 
     return EconomicsResult(
         rows=tuple(rows),
         n_classes=k,
-        n_samples=n,
+        n_items=n,
         n_features=d,
         n_repeats=reps,
         alpha=float(alpha),

@@ -17,7 +17,7 @@ arrays. Sample weights come from the Dataset (native) or ``fit(sample_weight=...
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 _lgb = require(
     "lightgbm", feature="qwkit.lightgbm", package="LightGBM", extra="lightgbm", minimum="4.0"
@@ -27,7 +27,7 @@ _lgb = require(
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._gradients import BoostingObjective, call_names, users_terms
+from qwkit._integrations._boosting import BoostingObjective, call_names, users_terms
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
@@ -105,5 +105,5 @@ def _unpack(first, second, weight):
 
 
 def _names(second) -> dict[str, str]:
-    """How errors name the inputs of this call (see ``_gradients.call_names``)."""
+    """How errors name the inputs of this call (see ``_integrations._boosting.call_names``)."""
     return call_names("Dataset" if isinstance(second, _lgb.Dataset) else None, "preds")

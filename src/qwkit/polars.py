@@ -14,7 +14,7 @@
 - ``.qwk.kappa(other, ...)`` — weighted kappa, equal to :func:`qwkit.kappa_score` on each
   group's rows (bit for bit);
 - ``.qwk.kappa_test(other, ...)`` — a struct of ``statistic``, ``standard_error``,
-  ``standard_error_null``, ``ci_low``, ``ci_high``, ``pvalue`` and ``n_samples``
+  ``standard_error_null``, ``ci_low``, ``ci_high``, ``pvalue`` and ``n_items``
   (:func:`qwkit.kappa_test` and its ``confidence_interval``);
 - ``.qwk.soft_kappa(other, ...)`` — the continuous QWK of real-valued scores
   (:func:`qwkit.soft_kappa_score`);
@@ -39,7 +39,7 @@ cannot.
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 require("polars", feature="qwkit.polars", package="Polars", extra="polars", minimum="1.0")
 
@@ -72,7 +72,7 @@ KAPPA_TEST = pl.Struct(
         "ci_low": pl.Float64,
         "ci_high": pl.Float64,
         "pvalue": pl.Float64,
-        "n_samples": pl.Int64,
+        "n_items": pl.Int64,
     }
 )
 #: The struct of ``.qwk.agreement_test``.
@@ -159,7 +159,8 @@ def _rows(
     return _struct(y1, y2, *(_expr(given[name]) for name in names)), read
 
 
-def _kappa_test_row(result, confidence_level, method, n_resamples, rng) -> dict:
+def _test_row(result, confidence_level, method, n_resamples, rng) -> dict:
+    """A test result and its interval as one row of a struct column."""
     low, high = result.confidence_interval(
         confidence_level, method=method, n_resamples=n_resamples, rng=rng
     )
@@ -170,7 +171,7 @@ def _kappa_test_row(result, confidence_level, method, n_resamples, rng) -> dict:
         "ci_low": low,
         "ci_high": high,
         "pvalue": result.pvalue,
-        "n_samples": result.n_samples,
+        "n_items": result.n_items,
     }
 
 
@@ -292,7 +293,7 @@ default="asymptotic"
         polars.Expr
             A struct expression with fields ``statistic``, ``standard_error``,
             ``standard_error_null``, ``ci_low``, ``ci_high``, ``pvalue`` (Float64) and
-            ``n_samples`` (Int64); ``.struct.unnest()`` makes them columns.
+            ``n_items`` (Int64); ``.struct.unnest()`` makes them columns.
 
         Examples
         --------
@@ -301,7 +302,7 @@ default="asymptotic"
         >>> df = pl.DataFrame({"y": [4, 4, 3, 4, 4, 0, 1, 1, 2, 1],
         ...                    "pred": [0, 4, 1, 0, 4, 0, 1, 1, 2, 1]})
         >>> row = df.select(pl.col("y").qwk.kappa_test("pred").struct.unnest()).row(0, named=True)
-        >>> round(row["statistic"], 6), row["n_samples"]
+        >>> round(row["statistic"], 6), row["n_items"]
         (0.318182, 10)
         """
         y1, y2 = self._expr, _expr(other)
@@ -312,7 +313,7 @@ default="asymptotic"
         def from_rows(values: pl.Series) -> dict:
             a, b, item_weights = read(values)
             result = kappa_test(a, b, **item_weights, **options)
-            return _kappa_test_row(result, *interval)
+            return _test_row(result, *interval)
 
         return _per_group(struct, from_rows, KAPPA_TEST)
 
@@ -478,19 +479,8 @@ default="asymptotic"
 
         def finish(values: pl.Series) -> dict:
             result = agreement_test(values.struct.unnest(), **options)
-            low, high = result.confidence_interval(
-                confidence_level, method=method, n_resamples=n_resamples, rng=rng
-            )
-            return {
-                "statistic": result.statistic,
-                "standard_error": result.standard_error,
-                "standard_error_null": result.standard_error_null,
-                "ci_low": low,
-                "ci_high": high,
-                "pvalue": result.pvalue,
-                "n_items": result.n_items,
-                "n_raters": result.n_raters,
-            }
+            row = _test_row(result, confidence_level, method, n_resamples, rng)
+            return {**row, "n_raters": result.n_raters}
 
         return _per_group(self._raters(others), finish, AGREEMENT_TEST)
 

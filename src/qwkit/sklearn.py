@@ -15,7 +15,7 @@ scikit-learn (``pip install 'qwkit[sklearn]'``).
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 require("sklearn", feature="qwkit.sklearn", package="scikit-learn", extra="sklearn", minimum="1.6")
 
@@ -40,10 +40,10 @@ from qwkit import (
     optimize_thresholds,
     soft_kappa_score,
 )
-from qwkit._errors import QwkitError
-from qwkit._scale import declared_order, positions_on_scale
-from qwkit._validation import item_weights, show
-from qwkit._weights import check_weights, resolve
+from qwkit._base._errors import QwkitError
+from qwkit._base._scale import declared_order, positions_on_scale
+from qwkit._base._validation import item_weights, show
+from qwkit._base._weights import check_weights, resolve
 
 __all__ = ["KappaRegressor", "OptimalRounder", "kappa_scorer", "soft_kappa_scorer"]
 
@@ -131,11 +131,11 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_items, n_features)
             Features.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_items,)
             Ratings (integers or reals), with at least two distinct values.
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_items,), default=None
             Non-negative item weights; integer weights act as repeated rows.
 
         Returns
@@ -162,11 +162,11 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_items, n_features)
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_items,)
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -177,10 +177,10 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_items, n_features)
+        y : array-like of shape (n_items,)
             True ratings.
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_items,), default=None
 
         Returns
         -------
@@ -226,15 +226,15 @@ class OptimalRounder(ClassifierMixin, BaseEstimator):
         :class:`KappaRegressor()`. The regressor is fitted on the ratings themselves
         when they are numbers in increasing order on the scale, and on their positions
         0, …, K − 1 on the scale otherwise (strings, or a scale such as [3, 1, 2]).
+    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
+default="quadratic"
+        Disagreement weights of the kappa the thresholds maximize and ``score``
+        reports, indexed ``[true class, predicted class]``.
     labels : array-like of shape (K,), default=None
         The ordered rating scale. When None: the declared order of an ordered pandas
         Categorical or polars Enum ``y``; otherwise integer ratings span every integer
         from the smallest to the largest (qwkit's rule; a middle rating that never
         occurs is still a class), other ratings are taken in sorted order.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
-        Disagreement weights of the kappa the thresholds maximize and ``score``
-        reports, indexed ``[true class, predicted class]``.
     cv : int, cross-validation generator, iterable of splits or None, default=5
         How the scores for fitting thresholds are obtained. An int is a
         ``StratifiedKFold`` on the ratings (no shuffling; scikit-learn's rule for
@@ -261,7 +261,7 @@ default="quadratic"
         of the cut points, which were fitted to those same scores: for an honest
         estimate pass the out-of-fold scores to :func:`qwkit.optimism_corrected_kappa`
         (see Examples).
-    oof_score_ : ndarray of shape (n_samples,)
+    oof_score_ : ndarray of shape (n_items,)
         The scores the thresholds were fitted on: out of fold (in-sample with
         ``cv=None``).
     n_features_in_ : int
@@ -320,10 +320,10 @@ default="quadratic"
     (0.709385, 0.645859)
     """
 
-    def __init__(self, estimator=None, *, labels=None, weights="quadratic", cv=5):
+    def __init__(self, estimator=None, *, weights="quadratic", labels=None, cv=5):
         self.estimator = estimator
-        self.labels = labels
         self.weights = weights
+        self.labels = labels
         self.cv = cv
 
     def _base_estimator(self):
@@ -357,12 +357,12 @@ default="quadratic"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_items, n_features)
             Features, in whatever form `estimator` accepts.
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_items,)
             Ratings (integers or strings; any values of `labels` when given), with
             at least two classes of positive weight.
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_items,), default=None
             Non-negative item weights, passed to the regressor's ``fit`` and to the
             thresholds.
 
@@ -437,11 +437,11 @@ default="quadratic"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_items, n_features)
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_items,)
         """
         check_is_fitted(self)
         # Feature names and the number of features are checked here; shape and dtype
@@ -461,11 +461,11 @@ default="quadratic"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_items, n_features)
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_items,)
         """
         return apply_thresholds(self.predict_score(X), self.thresholds_, labels=self.classes_)
 
@@ -474,10 +474,10 @@ default="quadratic"
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        X : array-like of shape (n_items, n_features)
+        y : array-like of shape (n_items,)
             True ratings, values of ``classes_``.
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like of shape (n_items,), default=None
 
         Returns
         -------

@@ -31,16 +31,16 @@ Metrics — mergeable across batches and processes (:meth:`KappaMetric.sync`):
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 torch = require("torch", feature="qwkit.torch", package="PyTorch", extra="torch", minimum="2.1")
 
 from typing import Literal
 
-from qwkit import _torch_shared as _s
-from qwkit._errors import QwkitError
-from qwkit._torch_metrics import KappaMetric, SoftKappaMetric
-from qwkit._validation import check_choice
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import check_choice
+from qwkit._integrations import _torch_shared as _s
+from qwkit._integrations._torch_metrics import KappaMetric, SoftKappaMetric
 
 __all__ = [
     "KappaMetric",

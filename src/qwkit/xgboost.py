@@ -18,7 +18,7 @@ by arrays. Sample weights come from the DMatrix (native) or ``fit(sample_weight=
 from __future__ import annotations
 
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
-from qwkit._extras import require
+from qwkit._base._extras import require
 
 _xgb = require(
     "xgboost", feature="qwkit.xgboost", package="XGBoost", extra="xgboost", minimum="2.0"
@@ -28,7 +28,7 @@ _xgb = require(
 import numpy as np
 
 from qwkit import soft_kappa_score
-from qwkit._gradients import BoostingObjective, call_names, users_terms
+from qwkit._integrations._boosting import BoostingObjective, call_names, users_terms
 
 __all__ = ["KappaObjective", "kappa_metric", "kappa_objective"]
 
@@ -115,7 +115,7 @@ def _unpack(first, second, weight):
 
 
 def _names(second) -> dict[str, str]:
-    """How errors name the inputs of this call (see ``_gradients.call_names``)."""
+    """How errors name the inputs of this call (see ``_integrations._boosting.call_names``)."""
     return call_names("DMatrix" if isinstance(second, _xgb.DMatrix) else None, "predt")
 
 

@@ -11,12 +11,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._results import result_dict
+from qwkit._base._validation import check_choice, check_integer, check_real
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._input import prepare
 from qwkit._evaluation._panel import kappa_sums
-from qwkit._results import result_dict
-from qwkit._validation import check_choice, check_integer, check_real
-from qwkit._weights import WeightsLike
 
 __all__ = ["ALIGNMENTS", "AltTestResult", "alt_test"]
 
@@ -144,11 +144,11 @@ def _benjamini_yekutieli(pvalues: np.ndarray, q: float) -> np.ndarray:
     return rejected
 
 
-def _scores(kind: str, pred: np.ndarray, others: np.ndarray) -> np.ndarray:
+def _scores(alignment: str, pred: np.ndarray, others: np.ndarray) -> np.ndarray:
     """Per-item alignment of ``pred`` with the remaining annotators (NaN = not rated)."""
     present = ~np.isnan(others)
     count = present.sum(axis=1)
-    if kind == "accuracy":
+    if alignment == "accuracy":
         return ((others == pred[:, None]) & present).sum(axis=1) / count
     sq = np.where(present, (pred[:, None] - others) ** 2, 0.0).sum(axis=1)
     return -np.sqrt(sq / count)
@@ -228,6 +228,14 @@ default="quadratic"
         ``winning_rate``, ``advantage_probability``, ``passed``, and per annotator
         ``pvalues``, ``rejected``, ``advantage`` and ``n_items``.
 
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
+
     Raises
     ------
     QwkitError
@@ -273,13 +281,13 @@ default="quadratic"
     q = check_real(q, "q")
     if not 0.0 < q < 1.0:
         raise QwkitError(f"`q` must be strictly between 0 and 1; got {q!r}.", parameter="q")
-    kind = check_choice(alignment, "alignment", ALIGNMENTS)
+    alignment = check_choice(alignment, "alignment", ALIGNMENTS)
     min_raters = check_integer(min_raters_per_item, "min_raters_per_item", 2)
     min_items = check_integer(min_items_per_rater, "min_items_per_rater", 2)
     scores = prepare(
         human,
         judge,
-        weights=weights if kind == "kappa" else "quadratic",
+        weights=weights if alignment == "kappa" else "quadratic",
         labels=labels,
         nan_policy=nan_policy,
         names=("human", "judge"),
@@ -301,14 +309,15 @@ default="quadratic"
             continue
         others = np.delete(h[items], j, axis=1)
         mine, theirs = f[items], h[items, j]
-        if kind == "kappa":
+        if alignment == "kappa":
             judge_score = _pseudo_values(mine, others, scores.wmat)
             human_score = _pseudo_values(theirs, others, scores.wmat)
             tie = mine == theirs
             judge_score = np.where(tie, 0.0, judge_score)
             human_score = np.where(tie, 0.0, human_score)
         else:
-            judge_score, human_score = _scores(kind, mine, others), _scores(kind, theirs, others)
+            judge_score = _scores(alignment, mine, others)
+            human_score = _scores(alignment, theirs, others)
         judge_wins = judge_score >= human_score
         human_wins = human_score >= judge_score
         diff = human_wins.astype(np.float64) - judge_wins  # (eq. 16)
@@ -331,7 +340,7 @@ default="quadratic"
         passed=rate >= 0.5,
         epsilon=epsilon,
         q=q,
-        alignment=kind,
+        alignment=alignment,
         raters=tuple(names),
         pvalues=tuple(pvals),
         rejected=tuple(bool(r) for r in rejected),

@@ -10,7 +10,14 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_rng,
+)
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._input import Scores, check_margin, prepare
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._sums import (
@@ -23,8 +30,6 @@ from qwkit._evaluation._sums import (
     on_rows,
     text_block,
 )
-from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
-from qwkit._weights import WeightsLike
 
 __all__ = [
     "PAIRS",
@@ -119,8 +124,9 @@ class DegradationTestResult(IntervalResult):
         low, high = self.confidence_interval()
         return verdict(low, high, -self.margin, ">=")
 
-    def summary(self) -> str:
-        """A text block: both kappas, the degradation, its interval and the test."""
+    def summary(self, confidence_level: float | None = None) -> str:
+        """A text block: both kappas, the degradation, its interval and the test. The interval at
+        ``confidence_level`` (None: the level of the call); the verdict is the call's."""
         return text_block(
             f"Degradation test ({self.weights} weights, {self.method})",
             [
@@ -128,7 +134,10 @@ class DegradationTestResult(IntervalResult):
                 ("Human-human kappa", self.human_human),
                 ("Degradation", self.statistic),
                 ("Standard error", self.standard_error),
-                (self._level(), tuple(self.confidence_interval())),
+                (
+                    self._level(confidence_level),
+                    tuple(self.confidence_interval(confidence_level)),
+                ),
                 ("Margin", -self.margin),
                 ("p (H0: degradation <= -margin)", self.pvalue),
                 ("Verdict", self.verdict),
@@ -304,6 +313,14 @@ default="quadratic"
         ``statistic``, ``human_machine``, ``human_human``, ``standard_error``,
         ``pvalue``, ``verdict``, ``.confidence_interval()``, ``.summary()``,
         ``.to_dict()``.
+
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------

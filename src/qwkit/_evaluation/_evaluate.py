@@ -12,7 +12,19 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._results import plain
+from qwkit._base._validation import (
+    as_1d,
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_progress,
+    check_real,
+    check_rng,
+    check_same_length,
+)
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._degradation import PAIRS, degradation_result, verdict
 from qwkit._evaluation._input import Scores, check_criterion, check_margin, prepare
 from qwkit._evaluation._observed import (
@@ -35,18 +47,6 @@ from qwkit._evaluation._result import (
     ModelEvaluation,
 )
 from qwkit._evaluation._sums import METHODS, Inference, ItemSums, infer
-from qwkit._results import plain
-from qwkit._validation import (
-    as_1d,
-    check_choice,
-    check_confidence_level,
-    check_n_resamples,
-    check_progress,
-    check_real,
-    check_rng,
-    check_same_length,
-)
-from qwkit._weights import WeightsLike
 
 __all__ = ["evaluate_scorer"]
 
@@ -77,7 +77,14 @@ def _estimate(
     inf = infer(stat, opt.method, n_resamples=opt.n_resamples, rng=opt.gen, what=what, **kinds)
     opt.tick()
     low, high = inf.interval(opt.level if level is None else level, df=df)
-    return Estimate(inf.estimate, inf.standard_error, low, high, stat.n_items), inf
+    estimate = Estimate(
+        statistic=inf.estimate,
+        standard_error=inf.standard_error,
+        low=low,
+        high=high,
+        n_items=stat.n_items,
+    )
+    return estimate, inf
 
 
 def _pair_estimates(
@@ -124,13 +131,22 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
                 )[0]
             pairs.append((names[a], names[b], est))
     rows = ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
-    if np.count_nonzero(rows) < 2:
-        return HumanAgreement(names[:2], int(rows.sum()), *(NAN,) * 5, tuple(pairs), None)
-    kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
-        h[rows, 0], h[rows, 1], scores, opt, human_pair=True
-    )
+    kappa = r = smd = exact = adjacent = NAN  # fewer than two items rated by both
+    table = None
+    if np.count_nonzero(rows) >= 2:
+        kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
+            h[rows, 0], h[rows, 1], scores, opt, human_pair=True
+        )
     return HumanAgreement(
-        names[:2], int(rows.sum()), kappa, r, smd, exact, adjacent, tuple(pairs), table
+        raters=names[:2],
+        n_items=int(rows.sum()),
+        kappa=kappa,
+        pearson_r=r,
+        smd=smd,
+        exact_agreement=exact,
+        adjacent_agreement=adjacent,
+        pairs=tuple(pairs),
+        confusion=table,
     )
 
 
@@ -145,7 +161,16 @@ def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
         rows = ids == g
         n = int(np.count_nonzero(rows))
         if n < 2:
-            out.append(GroupEvaluation(label, n, NAN, NAN, math.nan, "inconclusive"))
+            out.append(
+                GroupEvaluation(
+                    group=label,
+                    n_items=n,
+                    kappa=NAN,
+                    smd=NAN,
+                    pvalue=math.nan,
+                    verdict="inconclusive",
+                )
+            )
             continue
         hg, mg = h[rows], m[rows]
         df = n - 1.0
@@ -159,7 +184,14 @@ def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
         p = max(inf.pvalue(-bound, "greater", df=df), inf.pvalue(bound, "less", df=df))
         p = min(1.0, n_groups * p) if not math.isnan(p) else p
         out.append(
-            GroupEvaluation(label, n, kappa, smd, p, verdict(smd.low, smd.high, bound, "within"))
+            GroupEvaluation(
+                group=label,
+                n_items=n,
+                kappa=kappa,
+                smd=smd,
+                pvalue=p,
+                verdict=verdict(smd.low, smd.high, bound, "within"),
+            )
         )
     return tuple(out)
 
@@ -187,15 +219,15 @@ def _test(
     else:
         p = inf.pvalue(threshold, "greater")
     return Criterion(
-        model,
-        name,
-        est.statistic,
-        est.low,
-        est.high,
-        threshold,
-        relation,
-        p,
-        verdict(est.low, est.high, threshold, relation),
+        model=model,
+        name=name,
+        estimate=est.statistic,
+        low=est.low,
+        high=est.high,
+        threshold=threshold,
+        relation=relation,
+        pvalue=p,
+        verdict=verdict(est.low, est.high, threshold, relation),
     )
 
 
@@ -212,15 +244,15 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
         ),
         _test(name, "Pearson r", r, rinf, s["min_correlation"], ">="),
         Criterion(
-            name,
-            "degradation",
-            deg.statistic,
-            dlow,
-            dhigh,
-            -deg.margin,
-            ">=",
-            deg.pvalue,
-            deg.verdict,
+            model=name,
+            name="degradation",
+            estimate=deg.statistic,
+            low=dlow,
+            high=dhigh,
+            threshold=-deg.margin,
+            relation=">=",
+            pvalue=deg.pvalue,
+            verdict=deg.verdict,
         ),
         _test(name, "SMD", smd, sinf, s["max_smd"], "within"),
     ]
@@ -233,15 +265,15 @@ def _criteria(name, kappa, kinf, r, rinf, smd, sinf, deg, groups, s) -> tuple:
         p = math.nan if any(math.isnan(x) for x in ps) else max(ps)
         rows.append(
             Criterion(
-                name,
-                "subgroup SMD",
-                worst.smd.statistic,
-                worst.smd.low,
-                worst.smd.high,
-                s["max_group_smd"],
-                "within",
-                p,
-                overall,
+                model=name,
+                name="subgroup SMD",
+                estimate=worst.smd.statistic,
+                low=worst.smd.low,
+                high=worst.smd.high,
+                threshold=s["max_group_smd"],
+                relation="within",
+                pvalue=p,
+                verdict=overall,
             )
         )
     return tuple(rows)
@@ -425,6 +457,14 @@ default="quadratic"
         ``criteria`` (the decision table), ``verdict``, ``models``, ``human_human``,
         ``.summary()``, ``.to_dict()``, ``.plot()``; with one machine also
         ``degradation``, ``prmse``, ``kappa``, ``smd``, ``groups`` ... directly.
+
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------

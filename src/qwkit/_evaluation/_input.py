@@ -16,17 +16,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwkit._errors import QwkitError, QwkitTypeError
-from qwkit._scale import (
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     RatingMatrix,
     measure_scale,
+    offsets_from,
     prepare_ratings,
     rating_matrix,
     scale_values,
 )
-from qwkit._validation import check_choice, show
-from qwkit._weights import check_weights, kind_name, resolve
+from qwkit._base._scale_check import may_fire, merge_sketches, sketch_values, warn_codes
+from qwkit._base._validation import check_choice, show
+from qwkit._base._weights import check_weights, resolve, weights_name
 
 __all__ = ["Scores", "check_margin", "prepare"]
 
@@ -181,12 +183,12 @@ def prepare(
     """Validate human ratings and machine scores of the same items onto one scale."""
     hname, mname = names
     policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
-    kind = check_weights(weights)
+    weights = check_weights(weights)
     if labels is None:
-        fast = _numeric_arrays(human, machine, kind, policy, names)
+        fast = _numeric_arrays(human, machine, weights, policy, names)
         if fast is not None:
             return fast
-    ordered = not (isinstance(kind, str) and kind == "identity")
+    ordered = not (isinstance(weights, str) and weights == "identity")
     h = rating_matrix(human, hname)
     n, n_raters = h.shape
     if n_raters == 0 or h.values.size == 0:
@@ -273,12 +275,16 @@ def prepare(
         if rh.n_classes is None:
             k = max(offset + k, lo + kk) - min(offset, lo)
             offset = min(offset, lo)
-    if not (isinstance(kind, str) and kind == "quadratic"):
+    if rh.n_classes is None:  # the scale inferred from human and integer machine ratings
+        inferred = [rh] + [c for j, c in enumerate(columns) if not (real[j] or c.checked)]
+        warn_codes(merge_sketches([c.memo["sketch"] for c in inferred]))
+    if not (isinstance(weights, str) and weights == "quadratic"):
         if any(real):
             j = real.index(True)
             raise QwkitError(
-                f"`{mname}`{_which(m, j)} holds real-valued scores; weights={kind_name(kind)!r} "
-                "need ratings on the scale. Round them first (`apply_thresholds`), or use "
+                f"`{mname}`{_which(m, j)} holds real-valued scores; "
+                f"weights={weights_name(weights)!r} need ratings on the scale. Round them first "
+                "(`apply_thresholds`), or use "
                 "weights='quadratic', whose continuous form scores real values as they are.",
                 parameter=mname,
                 also=("weights",),
@@ -289,14 +295,14 @@ def prepare(
                 f"of at most {MAX_DENSE_CLASSES}. Pass `labels` with the ratings that occur.",
                 parameter="labels",
             )
-        wmat = resolve(kind, k, scale="the rating scale", hint="; pass `labels` to fix it")
+        wmat = resolve(weights, k, scale="the rating scale", hint="; pass `labels` to fix it")
     else:
         wmat = None
 
     def positions(r) -> np.ndarray:
         if r.checked:
             return np.asarray(r.a, dtype=np.float64)
-        return (np.asarray(r.a, dtype=np.int64) - np.int64(offset)).astype(np.float64)
+        return offsets_from(r.a, offset).astype(np.float64)  # exact, then relative floats
 
     hpos = np.full((n, n_raters), np.nan)
     hpos[h.present] = positions(rh)
@@ -314,7 +320,7 @@ def prepare(
         machine_names=mnames,
         real=tuple(real),
         wmat=wmat,
-        weights=kind_name(kind),
+        weights=weights_name(weights),
         scale=scale_values(rh, offset, k) if not rh.checked else rh.labels.values,
         n_omitted=tuple(int(x) for x in (~m.present).sum(axis=0)),
     )
@@ -328,7 +334,7 @@ def _numeric_array(x, ndims: tuple[int, ...]) -> np.ndarray | None:
     return x.astype(np.float64, copy=False)
 
 
-def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
+def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | None:
     """The common case in vectorized numpy: numeric ndarrays, integer human ratings, no
     ``labels``. None for anything else (and for anything wrong: the general path then
     says what), so that every error comes from one place."""
@@ -349,7 +355,7 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
         not bool(np.all(m_missing[:, j] | (m[:, j] == np.floor(m[:, j]))))
         for j in range(m.shape[1])
     )
-    named_quadratic = isinstance(kind, str) and kind == "quadratic"
+    named_quadratic = isinstance(weights, str) and weights == "quadratic"
     if any(real) and not named_quadratic:
         return None
     integer = [h] + [m[:, j] for j in range(m.shape[1]) if not real[j]]
@@ -361,7 +367,7 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
     if named_quadratic:
         wmat = None
     elif k <= MAX_DENSE_CLASSES:
-        wmat = resolve(kind, k, scale="the rating scale", hint="; pass `labels` to fix it")
+        wmat = resolve(weights, k, scale="the rating scale", hint="; pass `labels` to fix it")
     else:
         return None
     hname, mname = names
@@ -370,6 +376,9 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
     hpos, mpos = h - lo, m - lo
     _check_columns(hpos, hnames, hname, human=True)
     _check_columns(mpos, mnames, mname, human=False)
+    if may_fire(int(lo), int(hi)):  # negative or wide: are there missing-value codes?
+        ratings = np.concatenate([x[~np.isnan(x)] for x in integer])
+        warn_codes(sketch_values(np.unique(ratings)))
     offset = int(lo)
     return Scores(
         human=hpos,
@@ -378,7 +387,7 @@ def _numeric_arrays(human, machine, kind, policy: str, names) -> Scores | None:
         machine_names=mnames,
         real=real,
         wmat=wmat,
-        weights=kind_name(kind),
+        weights=weights_name(weights),
         scale=np.arange(offset, offset + k)
         if k <= MAX_DENSE_CLASSES
         else range(offset, offset + k),

@@ -9,7 +9,14 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_real,
+    check_rng,
+)
 from qwkit._evaluation._degradation import verdict
 from qwkit._evaluation._input import Scores, prepare
 from qwkit._evaluation._sums import (
@@ -19,13 +26,6 @@ from qwkit._evaluation._sums import (
     ItemSums,
     infer,
     text_block,
-)
-from qwkit._validation import (
-    check_choice,
-    check_confidence_level,
-    check_n_resamples,
-    check_real,
-    check_rng,
 )
 
 __all__ = [
@@ -161,14 +161,18 @@ class SMDResult(IntervalResult):
         low, high = self.confidence_interval()
         return verdict(low, high, self.threshold, "within")
 
-    def summary(self) -> str:
-        """A text block with the SMD, its interval and the equivalence test."""
+    def summary(self, confidence_level: float | None = None) -> str:
+        """A text block with the SMD, its interval and the equivalence test. The interval at
+        ``confidence_level`` (None: the level of the call); the verdict is the call's."""
         return text_block(
             f"Standardized mean difference, machine - human ({self.method})",
             [
                 ("SMD", self.statistic),
                 ("Standard error", self.standard_error),
-                (self._level(), tuple(self.confidence_interval())),
+                (
+                    self._level(confidence_level),
+                    tuple(self.confidence_interval(confidence_level)),
+                ),
                 ("Mean machine, mean human", (self.mean_machine, self.mean_human)),
                 ("SD human", self.sd_human),
                 (f"p (H0: |SMD| >= {self.threshold:g})", self.pvalue),
@@ -260,6 +264,14 @@ def standardized_mean_difference(
     SMDResult
         ``statistic``, ``standard_error``, ``pvalue`` (equivalence), ``verdict``,
         ``.confidence_interval()``, ``.summary()``, ``.to_dict()``.
+
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
 
     Notes
     -----

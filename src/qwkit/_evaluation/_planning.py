@@ -11,13 +11,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from qwkit._errors import QwkitError, QwkitTypeError
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._results import result_dict
+from qwkit._base._validation import check_choice
+from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._degradation import PAIRS, degradation_sums
 from qwkit._evaluation._input import check_margin, prepare
 from qwkit._evaluation._sums import text_block
-from qwkit._results import result_dict
-from qwkit._validation import check_choice
-from qwkit._weights import WeightsLike
 
 __all__ = ["SampleSizeResult", "degradation_sample_size", "normal_variance"]
 
@@ -255,4 +255,12 @@ def degradation_sample_size(
         )
     z = float(special.ndtri(1 - alpha) + special.ndtri(power))
     n = max(2, math.ceil((z * sigma / (delta + margin)) ** 2))  # (eq. 19)
-    return SampleSizeResult(n, delta, sigma, margin, power, alpha, source)
+    return SampleSizeResult(
+        n_items=n,
+        expected_degradation=delta,
+        standard_deviation=sigma,
+        margin=margin,
+        power=power,
+        alpha=alpha,
+        source=source,
+    )

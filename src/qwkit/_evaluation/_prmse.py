@@ -9,7 +9,14 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_rng,
+)
+from qwkit._base._warnings import DegenerateIntervalWarning, warn
 from qwkit._evaluation._input import Scores, prepare
 from qwkit._evaluation._sums import (
     METHODS,
@@ -19,8 +26,6 @@ from qwkit._evaluation._sums import (
     infer,
     text_block,
 )
-from qwkit._validation import check_choice, check_confidence_level, check_n_resamples, check_rng
-from qwkit._warnings import DegenerateIntervalWarning, warn
 
 __all__ = ["PRMSEResult", "prmse", "prmse_result", "prmse_sums"]
 
@@ -78,14 +83,18 @@ class PRMSEResult(IntervalResult):
         "method",
     )
 
-    def summary(self) -> str:
-        """A text block with PRMSE, its interval and its parts."""
+    def summary(self, confidence_level: float | None = None) -> str:
+        """A text block with PRMSE, its interval and its parts. The interval at
+        ``confidence_level`` (None: the level of the call); the verdict is the call's."""
         return text_block(
             f"PRMSE: machine scores against true scores ({self.method})",
             [
                 ("PRMSE", self.statistic),
                 ("Standard error", self.standard_error),
-                (self._level(), tuple(self.confidence_interval())),
+                (
+                    self._level(confidence_level),
+                    tuple(self.confidence_interval(confidence_level)),
+                ),
                 ("Variance of rater errors", self.variance_of_errors),
                 ("True-score variance", self.true_score_variance),
                 ("MSE (true score)", self.mse_true),
@@ -234,6 +243,14 @@ def prmse(
     PRMSEResult
         ``statistic``, ``standard_error``, ``variance_of_errors``,
         ``true_score_variance``, ``mse_true``, ``.confidence_interval()``.
+
+    Warns
+    -----
+    ScaleWarning
+        When ``labels`` is None and the integer scale inferred from the human ratings
+        (and integer machine ratings) holds values that look like missing-value codes
+        (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
+        (docs/kappa.md, "Missing-value codes").
 
     Raises
     ------

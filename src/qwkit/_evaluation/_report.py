@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from qwkit._errors import QwkitError
-from qwkit._extras import require
-from qwkit._validation import check_choice
+from qwkit._base import _plots as _p
+from qwkit._base._errors import QwkitError
+from qwkit._base._validation import check_choice
 
 __all__ = ["plot", "summary"]
 
@@ -107,14 +107,7 @@ KINDS = ("criteria", "raters", "groups", "confusion")
 
 
 def _figure():
-    plot = {"feature": "EvaluationResult.plot", "package": "matplotlib", "extra": "plot"}
-    return require("matplotlib.figure", **plot).Figure
-
-
-def _text(value) -> str:
-    """User text (a column name, a group) for matplotlib: a '$' is printed, not read as
-    the start of a formula."""
-    return str(value).replace("$", r"\$")
+    return _p.figure_class("EvaluationResult.plot")
 
 
 def plot(res, kind: str, model):
@@ -157,7 +150,7 @@ def _criteria(res, figure):
         lines = (-t, t) if rows[0].relation == "within" else (t,)
         for x in lines:
             ax.axvline(x, color="gray", linestyle="--", linewidth=1)
-        ax.set_yticks(range(len(models)), [_text(x) for x in models])
+        ax.set_yticks(range(len(models)), [_p.text(x) for x in models])
         ax.set_ylim(len(models) - 0.3, -0.7)  # the first model on top
         ax.set_title(f"{name} ({_RELATION[rows[0].relation]} {t:g})", fontsize=9, loc="left")
     fig.suptitle(
@@ -172,11 +165,11 @@ def _criteria(res, figure):
 def _raters(res, figure):
     """Kappa of each machine with each human column, under the kappa of each pair of
     human columns: the machine beside the human-human ceiling, rater by rater."""
-    rows = [(f"{_text(a)} vs {_text(b)}", e, "tab:gray") for a, b, e in res.human_human.pairs]
+    rows = [(f"{_p.text(a)} vs {_p.text(b)}", e, "tab:gray") for a, b, e in res.human_human.pairs]
     palette = ("tab:blue", "tab:purple", "tab:brown", "tab:olive", "tab:cyan", "tab:pink")
     for i, m in enumerate(res.models):
         color = palette[i % len(palette)]
-        rows += [(f"{_text(m.name)} vs {_text(r)}", e, color) for r, e in m.per_rater]
+        rows += [(f"{_p.text(m.name)} vs {_p.text(r)}", e, color) for r, e in m.per_rater]
     fig = figure(figsize=(7.5, 1.4 + 0.32 * len(rows)))
     ax = fig.subplots()
     for y, (_, e, color) in enumerate(rows):
@@ -216,7 +209,7 @@ def _raters(res, figure):
 def _groups(res, m, figure):
     fig = figure(figsize=(9.0, 1.5 + 0.35 * len(m.groups)))
     ax_k, ax_s = fig.subplots(1, 2, sharey=True)
-    labels = [_text(g.group) for g in m.groups]
+    labels = [_p.text(g.group) for g in m.groups]
     for y, g in enumerate(m.groups):
         for ax, e in ((ax_k, g.kappa), (ax_s, g.smd)):
             if math.isnan(e.statistic):
@@ -240,7 +233,7 @@ def _groups(res, m, figure):
     ax_k.set_ylim(len(labels) - 0.5, -0.5)  # the first group on top, as in the tables
     ax_k.set_title("kappa by group", fontsize=9)
     ax_s.set_title(f"SMD by group (|SMD| <= {bound:g})", fontsize=9)
-    fig.suptitle(f"{_text(m.name)}: subgroups, Bonferroni-adjusted intervals", fontsize=10)
+    fig.suptitle(f"{_p.text(m.name)}: subgroups, Bonferroni-adjusted intervals", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -248,10 +241,13 @@ def _groups(res, m, figure):
 def _confusion(res, m, figure):
     hh = res.human_human
     tables = [
-        (hh.confusion, (_text(hh.raters[0]), _text(hh.raters[1]))),
+        (hh.confusion, (_p.text(hh.raters[0]), _p.text(hh.raters[1]))),
         (
             m.confusion,
-            (_text(res.human_names[0]), _text(m.name) + (" (rounded)" if m.real_valued else "")),
+            (
+                _p.text(res.human_names[0]),
+                _p.text(m.name) + (" (rounded)" if m.real_valued else ""),
+            ),
         ),
     ]
     tables = [(t, title) for t, title in tables if t is not None]
@@ -259,7 +255,7 @@ def _confusion(res, m, figure):
         raise QwkitError("The scale is too wide for confusion tables.", parameter="kind")
     fig = figure(figsize=(4.5 * len(tables), 4.2))
     axes = fig.subplots(1, len(tables), squeeze=False)[0]
-    ticks = [_text(x) for x in np.asarray(res.labels).tolist()]
+    ticks = [_p.text(x) for x in np.asarray(res.labels).tolist()]
     for ax, (table, (rows, columns)) in zip(axes, tables, strict=True):
         image = ax.imshow(table, cmap="Blues")
         k = table.shape[0]

@@ -9,11 +9,11 @@ from typing import Literal
 
 import numpy as np
 
-from qwkit._errors import QwkitError
+from qwkit._base._errors import QwkitError
+from qwkit._base._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
 from qwkit._evaluation import _report
 from qwkit._evaluation._degradation import DegradationTestResult
 from qwkit._evaluation._prmse import PRMSEResult
-from qwkit._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
 
 __all__ = [
     "NAN",
@@ -41,7 +41,7 @@ class Estimate:
         return result_dict(self, ("statistic", "standard_error", "low", "high", "n_items"))
 
 
-NAN = Estimate(math.nan, math.nan, math.nan, math.nan, 0)
+NAN = Estimate(statistic=math.nan, standard_error=math.nan, low=math.nan, high=math.nan, n_items=0)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

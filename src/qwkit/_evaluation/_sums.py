@@ -27,10 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from qwkit._resampling import ConfidenceInterval
-from qwkit._results import freeze_arrays, reduce_dataclass, result_dict
-from qwkit._validation import check_confidence_level
-from qwkit._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
+from qwkit._base._validation import check_confidence_level, check_interval_method
+from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._table._resampling import ConfidenceInterval
 
 __all__ = ["METHODS", "Inference", "IntervalResult", "ItemSums", "combine", "infer", "text_block"]
 
@@ -391,13 +391,19 @@ class IntervalResult:
     __slots__ = ()
     _fields: tuple = ()
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+    def confidence_interval(
+        self, confidence_level: float | None = None, *, method: str | None = None
+    ) -> ConfidenceInterval:
         """Two-sided confidence interval of ``statistic``.
 
         Parameters
         ----------
         confidence_level : float, default=None
             The level; None: the level of the call that made this result.
+        method : str, default=None
+            The method of the call that made this result (None says the same): the
+            interval is made of what that call computed (a bootstrap's draws, a
+            jackknife's values).
 
         Returns
         -------
@@ -406,10 +412,13 @@ class IntervalResult:
             ``"jackknife"``), or the BCa bootstrap interval (``"bootstrap"``).
         """
         level = self.confidence_level if confidence_level is None else confidence_level
+        if method is not None:
+            check_interval_method(method, self.method, "the function that made this result")
         return self._inference.interval(check_confidence_level(level))
 
-    def _level(self) -> str:
-        return f"{100 * self.confidence_level:g}% confidence interval"
+    def _level(self, confidence_level: float | None = None) -> str:
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return f"{100 * level:g}% confidence interval"
 
     def to_dict(self) -> dict:
         """The result as plain Python values, its interval as ``confidence_interval``."""

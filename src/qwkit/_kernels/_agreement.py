@@ -257,8 +257,9 @@ def column_extremes(a):
 
 
 @njit(**_JIT)
-def ratio_apply(y, s):
-    """out[k] = Σₗ s[l]·((y[k] − y[l])/(y[k] + y[l]))², 0/0 read as 0 (y ≥ 0)."""
+def ratio_apply(y, s, base):
+    """out[k] = Σₗ s[l]·((y[k] − y[l])/(base + y[k] + y[l]))², 0/0 read as 0
+    (base/2 + y ≥ 0: ``y`` relative to the scale's start, ``base`` twice that start)."""
     v = y.shape[0]
     out = np.zeros(v)
     for k in range(v):
@@ -266,7 +267,7 @@ def ratio_apply(y, s):
         sk = s[k]
         acc = 0.0
         for m in range(k + 1, v):
-            t = yk + y[m]
+            t = base + yk + y[m]
             if t > 0.0:
                 d = (yk - y[m]) / t
                 d *= d

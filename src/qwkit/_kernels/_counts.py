@@ -49,6 +49,41 @@ def minmax2(a, b):
 
 
 @njit(**_JIT)
+def distinct_extremes(x, low, high, n_low, n_high):
+    """Merge the values of ``x`` into the k smallest and k largest distinct values.
+
+    ``low`` (ascending) and ``high`` (descending) are int64 arrays of length k whose
+    first ``n_low`` and ``n_high`` entries hold the values found so far (0 and 0 on a
+    first call); returns the new (n_low, n_high). One pass; most values (those between
+    the k-th smallest and the k-th largest) cost two compares.
+    """
+    k = low.shape[0]
+    for i in range(x.shape[0]):
+        v = np.int64(x[i])
+        if n_low < k or v < low[n_low - 1]:
+            j = n_low
+            while j > 0 and low[j - 1] > v:
+                j -= 1
+            if j == 0 or low[j - 1] != v:
+                end = min(n_low, k - 1)
+                for t in range(end, j, -1):
+                    low[t] = low[t - 1]
+                low[j] = v
+                n_low = min(n_low + 1, k)
+        if n_high < k or v > high[n_high - 1]:
+            j = n_high
+            while j > 0 and high[j - 1] < v:
+                j -= 1
+            if j == 0 or high[j - 1] != v:
+                end = min(n_high, k - 1)
+                for t in range(end, j, -1):
+                    high[t] = high[t - 1]
+                high[j] = v
+                n_high = min(n_high + 1, k)
+    return n_low, n_high
+
+
+@njit(**_JIT)
 def five_sums_checked(a, b):
     """Σa, Σb, Σa², Σb², Σab in int64, with the extremes of both arrays.
 

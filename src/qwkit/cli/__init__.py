@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from qwkit import _startup
+from qwkit._base import _startup
 
 __all__ = ["main"]
 
@@ -23,7 +23,7 @@ def main() -> None:
             from qwkit.cli._app import app
         except ImportError as exc:  # typer or rich missing
             if exc.name in ("typer", "rich", "click"):
-                from qwkit._extras import install_command
+                from qwkit._base._extras import install_command
 
                 print(
                     f"The qwkit command line needs typer and rich: {install_command('cli')}",

@@ -133,7 +133,7 @@ def _pair_kappa(a: np.ndarray, b: np.ndarray, weights: str, labels) -> float:
         except qwkit.QwkitError as exc:  # real-valued ratings: not on a kappa scale
             if exc.parameter not in ("y1", "y2"):
                 raise
-    pair = np.empty((len(a), 2), dtype=a.dtype)
+    pair = np.empty((len(a), 2), dtype=a.dtype if isinstance(a, np.ndarray) else object)
     pair[:, 0], pair[:, 1] = a, b
     return qwkit.agreement_score(pair, coefficient="conger", weights=weights, labels=labels)
 
@@ -152,8 +152,8 @@ def pairwise_kappas(ratings: np.ndarray, weights: str, labels) -> tuple[np.ndarr
             common[g, h] = common[h, g] = int(both.sum())
             if common[g, h] >= 2:
                 a, b = ratings[both, g], ratings[both, h]
-                if a.dtype == object:
-                    a, b = a.astype(str), b.astype(str)
+                if a.dtype == object:  # text, or integers beyond ±2**53: read as such
+                    a, b = a.tolist(), b.tolist()
                 kappa[g, h] = kappa[h, g] = _pair_kappa(a, b, weights, labels)
     return kappa, common
 

@@ -14,7 +14,7 @@ from rich.table import Table
 
 import qwkit
 import qwkit.economics
-from qwkit._extras import install_command
+from qwkit._base._extras import install_command
 from qwkit.cli import _demo, _demo_evaluation, _display, _output
 from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
 from qwkit.cli._options import ForceOpt, folder_option
@@ -153,9 +153,9 @@ def economics(
         simulate = qwkit.economics.simulate_economics
         if console.is_terminal:
             with console.status("simulating..."):
-                result = simulate(seed=seed, n_repeats=n_repeats)
+                result = simulate(rng=seed, n_repeats=n_repeats)
         else:
-            result = simulate(seed=seed, n_repeats=n_repeats)
+            result = simulate(rng=seed, n_repeats=n_repeats)
         with _output.staged_outputs(folder, targets) as stage:
             result.to_csv(stage / "economics.csv")
             if plots:

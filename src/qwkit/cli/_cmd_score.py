@@ -263,14 +263,14 @@ def print_score(test, bounds, ci, method, *, title, dropped, confusion, names, n
         _display.stats_table(
             title,
             [
-                (f"kappa ({test.weights_kind} weights)", _display.number(test.statistic)),
+                (f"kappa ({test.weights} weights)", _display.number(test.statistic)),
                 ("standard error", _display.number(test.standard_error)),
                 (
                     f"{_plots.percent(ci)} CI ({method.value})",
                     f"[{_display.number(low)}, {_display.number(high)}]",
                 ),
                 ("p-value (H0: kappa = 0)", _display.pvalue(test.pvalue)),
-                ("items", _display.items(test.n_samples, dropped)),
+                ("items", _display.items(test.n_items, dropped)),
             ],
         )
     )
@@ -405,8 +405,8 @@ def compare(
             _display.stats_table(
                 f"{source.label}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
                 [
-                    (f"kappa a ({res.weights_kind} weights)", number(res.kappa_a)),
-                    (f"kappa b ({res.weights_kind} weights)", number(res.kappa_b)),
+                    (f"kappa a ({res.weights} weights)", number(res.kappa_a)),
+                    (f"kappa b ({res.weights} weights)", number(res.kappa_b)),
                     ("difference a − b", number(res.statistic)),
                     ("standard error (paired)", number(res.standard_error)),
                     (
@@ -414,7 +414,7 @@ def compare(
                         f"[{number(low)}, {number(high)}]",
                     ),
                     ("p-value (H0: equal kappas)", _display.pvalue(res.pvalue)),
-                    ("items", _display.items(res.n_samples, data.dropped)),
+                    ("items", _display.items(res.n_items, data.dropped)),
                 ],
             )
         )
@@ -458,7 +458,7 @@ def _compare_many(
     console = _display.stdout_console()
     kappas = Table(title=f"{source.label}: {len(pred)} models against '{truth}'")
     kappas.add_column("model")
-    kappas.add_column(f"kappa ({res.weights_kind} weights)", justify="right")
+    kappas.add_column(f"kappa ({res.weights} weights)", justify="right")
     for model, kappa in zip(res.models, res.kappas, strict=True):
         kappas.add_row(f"'{model}'", number(kappa))
     console.print(kappas)
@@ -479,7 +479,7 @@ def _compare_many(
         )
     console.print(pairs)
     console.print(
-        f"items: {_display.items(res.n_samples, data.dropped)}; Δ kappa: kappa a − kappa b; "
+        f"items: {_display.items(res.n_items, data.dropped)}; Δ kappa: kappa a − kappa b; "
         f"SE: its paired standard error; CI ({method.value}) and p: each pair alone; "
         f"{_ADJUSTED[correction.value]}: adjusted for the {len(res.pairs)} pairs."
     )

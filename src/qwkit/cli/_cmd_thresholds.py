@@ -146,7 +146,7 @@ def thresholds_fit(
             "truth": truth,
             "score": score_col,
             "optimism_corrected": optimism_json(opt, ci),
-            "n_samples": data.n_items if opt is None else opt.n_samples,
+            "n_items": data.n_items if opt is None else opt.n_items,
             "n_rows": len(y),
             "rows_dropped": data.dropped,
             "sample_weight": sample_weight,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from qwkit._base._scale import with_gaps
 from qwkit.cli._errors import CliError, file_row, in_file_terms
 from qwkit.cli._io import Source, _arrow, read_columns
 
@@ -103,10 +104,10 @@ def _first_bad_number(column: str, array, rows: np.ndarray | None, decimal: str 
 def numeric_values(
     array, column: str, *, rows: np.ndarray | None = None, decimal: str = "."
 ) -> np.ndarray:
-    """A column without missing values as numbers: int64 when every value is an integer
-    written without a decimal mark, float64 otherwise. Text must be a decimal number
-    with ``decimal`` as its decimal mark (``0x3`` or ``1_000`` is an error naming the
-    row)."""
+    """A column without missing values as numbers: int64 (uint64 beyond it) when every
+    value is an integer written without a decimal mark, float64 otherwise. Text must be
+    a decimal number with ``decimal`` as its decimal mark (``0x3`` or ``1_000`` is an
+    error naming the row)."""
     pa = _arrow()
     import pyarrow.compute as pc
 
@@ -120,11 +121,19 @@ def numeric_values(
         integers = pc.all(pc.match_substring_regex(trimmed, r"^[+-]?\d+$")).as_py()
         if decimal != "." and not integers:
             trimmed = pc.replace_substring(trimmed, decimal, ".")
-        for target in (pa.int64(), pa.float64()) if integers else (pa.float64(),):
+        for target in (pa.int64(), pa.uint64()) if integers else (pa.float64(),):
             try:
                 return pc.cast(trimmed, target).to_numpy(zero_copy_only=False)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 continue
+        if integers:  # float64 would round them (2**53 + 1 is not a float64)
+            cells = trimmed.to_pylist()
+            i = next(i for i, v in enumerate(cells) if not -(2**63) <= int(v) < 2**63)
+            raise CliError(
+                f"column '{column}' holds integers that no 64-bit integer type holds "
+                "together (-2**63 to 2**63 - 1, or 0 to 2**64 - 1), which qwkit would have "
+                f"to round; data row {file_row(i, rows)} has {cells[i]}."
+            )
         raise _first_bad_number(column, array, rows, decimal)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
         values = array.to_numpy(zero_copy_only=False)
@@ -265,7 +274,7 @@ class Loaded:
     @property
     def n_items(self) -> int:
         """How many items the rows stand for: the sum of the counts, the rows of positive
-        weight, or the rows (as ``n_samples`` of qwkit's results)."""
+        weight, or the rows (as ``n_items`` of qwkit's results)."""
         if self.counts is not None:
             return int(np.sum(self.counts, dtype=np.float64))
         if self.sample_weight is not None:
@@ -403,7 +412,8 @@ class Ratings:
 
 def _with_gaps(array, column, labels, decimal: str, *, text: bool, origin: str = "--labels"):
     """A rating column whose missing values stay missing: float with NaN (numbers) or
-    object with None (text); a cell that is not a number is an error with its row."""
+    object with None (text, and integers beyond ±2**53, which float64 would round); a
+    cell that is not a number is an error with its row."""
     pa = _arrow()
     import pyarrow.compute as pc
 
@@ -418,12 +428,11 @@ def _with_gaps(array, column, labels, decimal: str, *, text: bool, origin: str =
                 _on_scale(values, column, labels, origin, rows)
             out[valid] = values
         return out
-    out = np.full(len(array), np.nan)
-    if len(present):
-        values = rating_values(present, column, labels, rows=rows, decimal=decimal)
-        _on_scale(values, column, labels, origin, rows)
-        out[valid] = values
-    return out
+    if not len(present):
+        return np.full(len(array), np.nan)
+    values = rating_values(present, column, labels, rows=rows, decimal=decimal)
+    _on_scale(values, column, labels, origin, rows)
+    return with_gaps(valid, values)  # float with NaN; object with None beyond ±2**53
 
 
 def _on_scale(values: np.ndarray, column: str, labels, origin: str, rows) -> None:

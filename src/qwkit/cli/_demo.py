@@ -357,19 +357,19 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
     )
     _report.cut_points_table(report, result.thresholds.thresholds, labels, "grade", optimal=True)
     report.figure(
-        _plots.threshold_plot(
-            result.score_test,
-            result.y_test,
-            labels,
-            result.thresholds.thresholds,
-            title="Held-out least-squares scores by true grade, with the cut points",
-            legend_title="tasters' grade",
+        _plots.drawn(
+            lambda: result.thresholds.plot(
+                result.y_test,
+                result.score_test,
+                classes=labels,
+                title="Held-out least-squares scores by true grade, with the cut points",
+                legend_title="tasters' grade",
+            )
         ),
         alt="Held-out scores by true grade with the kappa-optimal cut points",
     )
     best = m[result.best]
     report.section(f"The best rule by QWK: {best.name}")
-    replicates = _progress.bootstrap_distribution(best.test, N_RESAMPLES, seed, console=console)
     _report.add_agreement(
         report,
         level=3,
@@ -381,8 +381,10 @@ def build_report(result: DemoResult, *, seed: int = 20261121, console=None):
             test=best.test,
             interval=result.best_bootstrap,
             confidence_level=0.95,
-            method="bootstrap (BCa)",
-            replicates=replicates,
+            method="bootstrap",
+            n_resamples=N_RESAMPLES,
+            seed=seed,
+            console=console,
             truth_name="the tasters' grade",
             pred_name="the rule's grade",
         ),

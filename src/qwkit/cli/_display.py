@@ -17,6 +17,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from qwkit._base import _results as results
+from qwkit._base._plots import label_text
 from qwkit.cli._errors import StdoutConsole, stderr_console, writing_stdout
 
 __all__ = [
@@ -38,17 +40,7 @@ __all__ = [
 
 def plain(value: Any) -> Any:
     """numpy scalars and arrays → Python; nan and ±inf → None (JSON has neither)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    return results.plain(value, json=True)
 
 
 def print_json(obj: dict) -> None:
@@ -62,15 +54,6 @@ def stdout_console(*, to_stderr: bool = False) -> Console:
     if to_stderr:
         return stderr_console()
     return StdoutConsole(markup=False)
-
-
-def label_text(label) -> str:
-    """A rating label as text: integers as they are, other numbers with at most six
-    significant digits (no ``0.30000000000000004``)."""
-    value = label.item() if isinstance(label, np.generic) else label
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
 
 
 def cut_texts(cuts: Sequence[float]) -> list[str]:

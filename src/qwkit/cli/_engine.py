@@ -1,11 +1,12 @@
 """``qwkit score PATH --engine dask``: kappa of data that do not fit in memory.
 
-PATH is a file, a glob (``'ratings/*.parquet'``) or a directory of Parquet or CSV files;
-the files it names are handed to ``qwkit.dask.kappa_test``, which reads them piece by
-piece (Parquet by row groups, CSV a file at a time), reduces each piece to its table and
-merges the tables exactly (docs/dask.md), so the result is the in-memory one, to the
-last bit. Every interval method works on the merged table (with unequal survey weights,
-the asymptotic one only). qwkit.dask's errors name the file and its data row.
+PATH is a file, a glob (``'ratings/*.parquet'``) or a folder of Parquet or CSV files,
+which names its files as ``data=`` of ``qwkit.dask`` does (``qwkit.dask.data_files``: one
+rule); ``qwkit.dask.kappa_test`` reads them piece by piece (Parquet by row groups, CSV a
+file at a time), reduces each piece to its table and merges the tables exactly
+(docs/dask.md), so the result is the in-memory one, to the last bit. Every interval
+method works on the merged table (with unequal survey weights, the asymptotic one only).
+qwkit.dask's errors name the file and its data row.
 
 Where it runs: without ``--scheduler``, on dask's threaded scheduler in this process —
 no cluster to start, and all cores are used, since qwkit's kernels and the Parquet
@@ -18,18 +19,15 @@ reads them (``2.0`` is the rating 2).
 
 from __future__ import annotations
 
-import glob
-import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
-from qwkit._extras import install_command
+from qwkit._base._extras import install_command
 from qwkit.cli._errors import CliError, in_file_terms
 from qwkit.cli._progress import progress_bar
 
-__all__ = ["dask_kappa_test", "dask_missing", "data_files"]
+__all__ = ["dask_kappa_test", "dask_missing"]
 
 
 def dask_missing() -> str:
@@ -39,46 +37,6 @@ def dask_missing() -> str:
 
 #: How long to try to reach a scheduler given with --scheduler.
 CONNECT_TIMEOUT = "20s"
-_PARQUET = (".parquet", ".pq")
-_CSV = (".csv", ".tsv")
-
-
-def _kind(path: str) -> str | None:
-    name = path.lower()
-    if name.endswith(_PARQUET):
-        return "parquet"
-    if any(name.endswith(ext) or name.endswith(ext + ".gz") for ext in _CSV):
-        return "csv"
-    return None
-
-
-def data_files(text: str) -> tuple[list[str], str]:
-    """The files PATH names (a file, a glob or a directory, searched one level deep)
-    and their format, "parquet" or "csv" (all alike)."""
-    if os.path.isdir(text):
-        files = sorted(
-            str(p) for p in Path(text).iterdir() if p.is_file() and _kind(str(p)) is not None
-        )
-        where = f"folder '{text}'"
-    elif glob.has_magic(text):
-        files = sorted(p for p in glob.glob(text) if os.path.isfile(p))
-        where = f"pattern '{text}'"
-    elif os.path.isfile(text):
-        files = [text]
-        where = f"'{text}'"
-    else:
-        raise CliError(f"'{text}' is neither a file, a folder nor a pattern that matches files.")
-    if not files:
-        raise CliError(f"the {where} holds no .parquet, .pq, .csv or .tsv file.")
-    kinds = {_kind(f) for f in files}
-    if None in kinds:
-        bad = next(f for f in files if _kind(f) is None)
-        raise CliError(
-            f"cannot tell the format of '{bad}' from its extension; use .parquet or .csv."
-        )
-    if len(kinds) > 1:
-        raise CliError(f"the {where} mixes Parquet and CSV files; give one kind.")
-    return files, kinds.pop()
 
 
 @contextmanager
@@ -107,11 +65,12 @@ def dask_kappa_test(path, *, truth, pred, weights, labels, sample_weight, counts
     """``qwkit.dask.kappa_test`` of two columns of the files PATH names, with a progress
     bar over the partitions: ``(result, context)``, the context being what ``--json``
     says about the run."""
-    files, _ = data_files(path)
     try:
         import qwkit.dask
     except ImportError:
         raise CliError(dask_missing()) from None
+    with in_file_terms({}, said={"data": "PATH"}):
+        files = qwkit.dask.data_files(path)  # the files qwkit.dask reads: its own rule
     columns = {"y1": truth, "y2": pred, "sample_weight": sample_weight, "counts": counts}
     # qwkit.dask names the file and its data row itself; `data` is PATH
     terms = in_file_terms(columns, labels="--labels", said={"data": f"'{path}'"})

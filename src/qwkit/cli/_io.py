@@ -49,8 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
-from qwkit import _files
-from qwkit._extras import install_command
+from qwkit._base import _files
+from qwkit._base._extras import install_command
 from qwkit.cli import _text, _workbook
 from qwkit.cli._errors import CliError
 

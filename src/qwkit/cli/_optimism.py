@@ -72,7 +72,7 @@ OptimismSeedOpt = Annotated[
 ]
 
 
-def optimism(y_true, y_score, data, terms, *, labels, weights, method, n_resamples, seed):
+def optimism(y_true, y_score, data, terms, *, weights, labels, method, n_resamples, seed):
     """``qwkit.optimism_corrected_kappa`` behind a progress bar, or None (with
     ``--optimism none``, or fewer than :data:`MIN_OPTIMISM_ITEMS` items: a warning)."""
     if method is Optimism.none:

@@ -18,7 +18,7 @@ before any work:
    moved into place only when complete, so a failing or interrupted command (Ctrl-C,
    SIGTERM, SIGHUP) leaves neither a partial file nor a temporary one; one left by a
    killed qwkit (SIGKILL) is removed by the next that writes the same output
-   (``qwkit._files``). An error of writing (a full disk) names the output. A symbolic link
+   (``qwkit._base._files``). An error of writing (a full disk) names the output. A symbolic link
    is written through (its target is replaced) and a replaced file keeps its permission
    bits. A new file is linked into place, never over a file that appeared meanwhile.
 4. **qwkit replaces only what it wrote.** An existing regular file is replaced only when
@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import qwkit
-from qwkit import _files
+from qwkit._base import _files
 from qwkit.cli import _io
 from qwkit.cli._errors import CliError, stdout_failure
 

@@ -24,7 +24,7 @@ from rich.progress import (
 
 from qwkit.cli._errors import stderr_console
 
-__all__ = ["Callback", "bar", "bootstrap_distribution", "confidence_interval", "progress_bar"]
+__all__ = ["Callback", "bar", "confidence_interval", "progress_bar"]
 
 #: ``progress(done, total)``, as the library calls it.
 Callback = Callable[[int, int], object]
@@ -79,10 +79,3 @@ def confidence_interval(result, level: float, method, n_resamples: int, seed: in
         return result.confidence_interval(
             level, method=method, n_resamples=n_resamples, rng=seed, progress=progress
         )
-
-
-def bootstrap_distribution(result, n_resamples: int, seed: int, *, console=None):
-    """``result.bootstrap_distribution`` (the draws of a bootstrap interval with the same
-    seed) behind a progress bar."""
-    with progress_bar("bootstrap", unit="resamples", console=console) as progress:
-        return result.bootstrap_distribution(n_resamples, rng=seed, progress=progress)

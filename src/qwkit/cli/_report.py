@@ -168,11 +168,13 @@ class Agreement:
     interval: tuple[float, float]
     confidence_level: float
     method: str
-    replicates: np.ndarray
+    n_resamples: int  # of the bootstrap figure, drawn with the interval's seed
+    seed: int
     truth_name: str = "rater A"  # how the text calls the rows' ratings
     pred_name: str = "rater B"  # and the columns'
     #: ``sample_weight=`` and ``counts=`` of the API calls.
     item_weights: dict = field(default_factory=dict)
+    console: object = None  # where the bootstrap's progress bar goes (None: stderr)
 
 
 def _amount(value: float) -> int | float:
@@ -239,18 +241,27 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
             [f"{_plots.percent(a.confidence_level)} CI low ({a.method})", low],
             [f"{_plots.percent(a.confidence_level)} CI high ({a.method})", high],
             ["p-value, H0: kappa = 0", _pvalue_text(a.test.pvalue)],
-            ["items", a.test.n_samples],
+            ["items", a.test.n_items],
             *others,
         ],
     )
+    with _progress.progress_bar("bootstrap", unit="resamples", console=a.console) as progress:
+        figure = _plots.drawn(
+            lambda: a.test.plot(
+                "bootstrap",
+                confidence_level=a.confidence_level,
+                method=a.method,
+                n_resamples=a.n_resamples,
+                rng=a.seed,
+                progress=progress,
+            )
+        )
     report.figure(
-        _plots.kappa_distribution(
-            a.test.statistic, a.interval, a.confidence_level, a.method, a.replicates
-        ),
+        figure,
         alt="Histogram of bootstrap kappas with the estimate and its confidence interval",
         caption=(
-            f"{np.isfinite(a.replicates).sum():,} bootstrap resamples of the items (multinomial "
-            "draws of the confusion matrix). The shaded band is the reported interval."
+            f"{a.n_resamples:,} bootstrap resamples of the items (multinomial draws of the "
+            "confusion matrix). The shaded band is the reported interval."
         ),
     )
     k = len(a.labels)
@@ -266,14 +277,9 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
     step = _plots.tick_step(k)
     if step > 1:
         caption.append(f"Every {_ordinal(step)} class is labelled on the axes.")
+    names = (a.truth_name, a.pred_name)
     report.figure(
-        _plots.confusion_heatmap(
-            confusion,
-            a.labels,
-            title="Confusion matrix",
-            truth_name=a.truth_name,
-            pred_name=a.pred_name,
-        ),
+        _plots.drawn(lambda: a.test.plot("confusion", names=names)),
         alt="Confusion matrix heatmap",
         caption=" ".join(caption),
     )
@@ -289,9 +295,7 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
         )
     )
     report.figure(
-        _plots.per_class_agreement(
-            confusion, a.labels, truth_name=a.truth_name, pred_name=a.pred_name
-        ),
+        _plots.drawn(lambda: a.test.plot("classes", names=names)),
         alt="Agreement class by class",
     )
     report.table(
@@ -408,6 +412,7 @@ def file_report(
     opt = None
     if score is not None:
         s = data.columns[score]
+        fit = None  # the fitted cut points' ThresholdResult
         if cuts is None:
             if optimism is not None:
                 terms = data.terms(
@@ -463,12 +468,11 @@ def file_report(
     interval = tuple(
         _progress.confidence_interval(test, confidence_level, method, n_resamples, seed)
     )
-    replicates = _progress.bootstrap_distribution(test, n_resamples, seed)
     dropped = data.dropped
     overview += [
         [
             "items",
-            f"{test.n_samples:,}"
+            f"{test.n_items:,}"
             + (
                 f" ({dropped:,} row{'' if dropped == 1 else 's'} with missing values dropped)"
                 if dropped
@@ -507,15 +511,22 @@ def file_report(
         cut_points_table(
             report, np.asarray(cuts), cut_scale, "class", optimal=thresholds_path is None
         )
+        if fit is None:  # cut points from a file: the result they would be
+            fit = qwkit.ThresholdResult(
+                thresholds=np.asarray(cuts, dtype=np.float64),
+                statistic=math.nan,
+                labels=np.asarray(cut_scale),
+                certificate=None,
+            )
         report.figure(
-            _plots.threshold_plot(
-                s,
-                y,
-                scale,
-                np.asarray(cuts),
-                cut_labels=cut_scale,
-                title=f"Scores by class of {a_name}, with the cut points",
-                truth_name=a_name,
+            _plots.drawn(
+                lambda: fit.plot(
+                    y,
+                    s,
+                    classes=scale,
+                    title=f"Scores by class of {a_name}, with the cut points",
+                    name=a_name,
+                )
             ),
             alt="Histogram of the scores of each class with the cut points",
         )
@@ -532,7 +543,8 @@ def file_report(
             interval=interval,
             confidence_level=confidence_level,
             method=method,
-            replicates=replicates,
+            n_resamples=n_resamples,
+            seed=seed,
             truth_name=a_name,
             pred_name=b_name,
             item_weights=item_weights,
@@ -540,7 +552,7 @@ def file_report(
     )
     summary = (
         f"kappa {test.statistic:.4f}, {_plots.percent(confidence_level)} CI [{interval[0]:.4f}, "
-        f"{interval[1]:.4f}] ({method}), {test.n_samples:,} items"
+        f"{interval[1]:.4f}] ({method}), {test.n_items:,} items"
     )
     if opt is not None:
         summary += "; " + _optimism.optimism_text(opt, confidence_level)

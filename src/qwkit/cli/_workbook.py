@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from qwkit._extras import install_command
+from qwkit._base._extras import install_command
 from qwkit.cli._errors import CliError
 
 __all__ = ["EXPORT_HINT", "column_names", "read_table", "refusal"]

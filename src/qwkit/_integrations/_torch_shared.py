@@ -1,0 +1,516 @@
+"""Tensor validation, the dtype policy and the moment algebra shared by qwkit.torch.
+
+Imported only by :mod:`qwkit.torch` (it imports PyTorch).
+
+*Arguments* (types, shapes, devices, options) are checked at once: that needs no value
+from the data. *Values in the data* (a class index out of range, a negative weight, a
+NaN target) can be checked only by reading the data on the host — a device sync on a
+GPU, a graph break under ``torch.compile``. Those checks are gathered on the device in
+a :class:`DataChecks` and read with one host transfer per call, when ``validate_args``
+is true and the code is not being compiled; whether or not they are read, invalid data
+make a loss NaN (:meth:`DataChecks.guard`), never a silently wrong number.
+
+*Dtypes*: everything is accumulated in :func:`accumulation_dtype` of the input —
+float32 for float16 and bfloat16, else the input's own — with autocast switched off
+(:func:`full_precision`), so that neither the 65,504 ceiling of float16 nor autocast's
+lowering of matrix products reaches a sum.
+
+The seven moments of (target y, prediction f) under item weights w are, in this order:
+Σw, ȳ, f̄, Σw(y−ȳ)², Σw(f−f̄)², Σw(y−ȳ)(f−f̄), Σw(y−f)². All but the two means add
+across batches; sets merge with the pairwise update of Chan, Golub & LeVeque (1979).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+
+import numpy as np
+import torch
+from torch import nn
+
+import qwkit
+from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._scale import MAX_DENSE_CLASSES
+from qwkit._base._warnings import UndefinedKappaWarning, warn
+
+N_MOMENTS = 7
+
+
+# ---------------------------------------------------------------------------- dtypes
+
+
+def accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype sums are taken in: float32 at least (float64 stays float64)."""
+    return torch.promote_types(dtype, torch.float32)
+
+
+def full_precision(device: torch.device):
+    """A context in which autocast does not lower matrix products on ``device``."""
+    try:
+        on = torch.is_autocast_enabled(device.type)
+    except TypeError:  # PyTorch < 2.4 takes no device type
+        cpu = device.type == "cpu"
+        on = torch.is_autocast_cpu_enabled() if cpu else torch.is_autocast_enabled()
+    except RuntimeError:  # a device autocast does not know (e.g. meta)
+        on = False
+    return torch.autocast(device.type, enabled=False) if on else contextlib.nullcontext()
+
+
+def safe(x: torch.Tensor) -> torch.Tensor:
+    """``x`` where it is positive, else 1: a divisor whose gradient is never inf·0."""
+    return torch.where(x > 0, x, torch.ones_like(x))
+
+
+def on_device(values, like: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A host constant (array or CPU tensor) on ``like``'s device, without waiting for
+    the device (a non-blocking copy from host memory is staged at once)."""
+    return torch.as_tensor(values, dtype=dtype).to(like.device, non_blocking=True)
+
+
+class FloatState(nn.Module):
+    """A module whose floating buffers a parent's ``.half()`` / ``.to(dtype)`` must not
+    narrow below float32; the buffers named in ``_fixed_dtype`` keep their dtype
+    whatever the conversion (the metrics' exact tables). Device moves apply as usual."""
+
+    _fixed_dtype: tuple[str, ...] = ()
+
+    def _apply(self, fn, recurse=True):
+        before = {
+            name: buf
+            for name, buf in self._buffers.items()
+            if buf is not None and buf.is_floating_point()
+        }
+        super()._apply(fn, recurse)
+        for name, old in before.items():
+            new = self._buffers[name]
+            if name in self._fixed_dtype:
+                want = old.dtype
+            elif new.is_floating_point() and new.dtype.itemsize < 4:
+                want = torch.float32
+            else:
+                continue
+            if new.dtype != want:  # convert the unrounded values, on the new device
+                self._buffers[name] = old.to(device=new.device, dtype=want)
+        return self
+
+
+# ---------------------------------------------------------------------------- data checks
+
+
+def compiling() -> bool:
+    """True while ``torch.compile`` traces the code."""
+    check = getattr(torch.compiler, "is_compiling", None)
+    return bool(check()) if check is not None else torch._dynamo.is_compiling()
+
+
+class DataChecks:
+    """Value checks on the data of one call, read with at most one host transfer.
+
+    Each :meth:`add` registers a boolean tensor (True where the data are invalid) and
+    a function that raises the detailed error — the slow path, run only after the
+    check failed. :meth:`guard` makes a loss NaN where any check failed (no host
+    read); :meth:`run` reads every flag in one transfer and raises the first error —
+    only when ``validate_args`` is true and the code is not being compiled.
+    """
+
+    def __init__(self, validate_args: bool):
+        self.validate = check_bool(validate_args, "validate_args") and not compiling()
+        self._flags: list[torch.Tensor] = []
+        self._raisers: list = []
+
+    def add(self, bad: torch.Tensor, raiser) -> None:
+        self._flags.append(bad.detach().any())
+        self._raisers.append(raiser)
+
+    def invalid(self) -> torch.Tensor | None:
+        """A boolean scalar tensor: did any check fail? (None without checks.)"""
+        return torch.stack(self._flags).any() if self._flags else None
+
+    def guard(self, loss: torch.Tensor) -> torch.Tensor:
+        """``loss``, or NaN (with a zero gradient) if any check failed."""
+        bad = self.invalid()
+        return loss if bad is None else torch.where(bad, torch.full_like(loss, np.nan), loss)
+
+    def run(self, undefined: torch.Tensor | None = None, reason: str = "") -> None:
+        """Raise the first failed check; warn if ``undefined`` (a boolean scalar
+        tensor: kappa is 0/0, the reason given). One host transfer, or none when
+        validation is off."""
+        if not self.validate:
+            return
+        flags = self._flags + ([undefined] if undefined is not None else [])
+        if not flags:
+            return
+        values = torch.stack(flags).tolist()  # the one host read of this call
+        for failed, raiser in zip(values, self._raisers, strict=False):
+            if failed:
+                raiser()
+        if undefined is not None and values[-1]:
+            warn(
+                f"Kappa of the batch is undefined (0/0): the chance-expected disagreement "
+                f"is zero ({reason}). The loss is NaN with a zero gradient.",
+                UndefinedKappaWarning,
+            )
+
+
+def first_bad(bad: torch.Tensor) -> int:
+    """Index of the first True of a 1-D mask (error path only: reads the data)."""
+    return int(bad.nonzero()[0, 0])
+
+
+# ---------------------------------------------------------------------------- arguments
+
+
+def check_tensor(x, name: str) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise QwkitTypeError(
+            f"`{name}` must be a torch.Tensor; got {type(x).__name__}.", parameter=name
+        )
+    return x
+
+
+def check_num_classes(num_classes) -> int:
+    if isinstance(num_classes, bool) or not isinstance(num_classes, numbers.Integral):
+        raise QwkitTypeError(
+            f"`num_classes` must be an integer; got {num_classes!r}.", parameter="num_classes"
+        )
+    if num_classes < 2:
+        raise QwkitError(
+            f"`num_classes` must be at least 2; got {num_classes}.", parameter="num_classes"
+        )
+    if num_classes > MAX_DENSE_CLASSES:
+        raise QwkitError(
+            f"`num_classes` must be at most {MAX_DENSE_CLASSES:,} (a dense table of classes); "
+            f"got {num_classes:,}.",
+            parameter="num_classes",
+        )
+    return int(num_classes)
+
+
+def check_momentum(momentum) -> float | None:
+    if momentum is None:
+        return None
+    if isinstance(momentum, bool) or not isinstance(momentum, numbers.Real):
+        raise QwkitTypeError(
+            f"`momentum` must be a float in (0, 1] or None; got {momentum!r}.",
+            parameter="momentum",
+        )
+    if not 0.0 < float(momentum) <= 1.0:
+        raise QwkitError(
+            f"`momentum` must be in (0, 1] or None; got {momentum!r}.", parameter="momentum"
+        )
+    return float(momentum)
+
+
+def check_bool(value, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise QwkitTypeError(f"`{name}` must be True or False; got {value!r}.", parameter=name)
+    return value
+
+
+def check_device(x: torch.Tensor, name: str, device: torch.device, where: str) -> None:
+    """``x`` on ``device``, where ``where`` is (e.g. "`input`", "this metric")."""
+    if x.device != device:
+        raise QwkitError(
+            f"`{name}` is on {x.device} but {where} is on {device}; put both on one device.",
+            parameter=name,
+        )
+
+
+def column(x: torch.Tensor, name: str) -> torch.Tensor:
+    """(B,) or (B, 1) → (B,)."""
+    if x.ndim == 2 and x.shape[1] == 1:
+        return x[:, 0]
+    if x.ndim != 1:
+        raise QwkitError(
+            f"`{name}` must have shape (B,) or (B, 1); got {tuple(x.shape)}.", parameter=name
+        )
+    return x
+
+
+def check_length(x: torch.Tensor, name: str, n: int, reference: str) -> None:
+    """``x`` has the ``n`` rows of the parameter ``reference``."""
+    if x.shape[0] != n:
+        raise QwkitError(
+            f"`{name}` has {x.shape[0]} rows but `{reference}` has {n}; they must match.",
+            parameter=name,
+            also=(reference,),
+        )
+
+
+def check_real(x: torch.Tensor, name: str) -> None:
+    if x.dtype == torch.bool or x.is_complex():
+        raise QwkitTypeError(f"`{name}` must be real numbers; got {x.dtype}.", parameter=name)
+
+
+def check_floating(x: torch.Tensor, name: str) -> None:
+    if not x.is_floating_point():
+        raise QwkitTypeError(
+            f"`{name}` must be a floating-point tensor; got {x.dtype}.", parameter=name
+        )
+
+
+# ---------------------------------------------------------------------------- data
+
+
+def finite(x: torch.Tensor, name: str, checks: DataChecks) -> torch.Tensor:
+    """``x``, with a check that every value is finite."""
+    bad = ~torch.isfinite(x)
+
+    def raiser():
+        i = first_bad(bad)
+        raise QwkitError(
+            f"`{name}` must be finite; got {x[i].item()} at index {i}.", parameter=name, row=i
+        )
+
+    checks.add(bad, raiser)
+    return x
+
+
+def sample_weight_tensor(
+    sample_weight,
+    n: int,
+    like: torch.Tensor,
+    checks: DataChecks,
+    *,
+    dtype=None,
+    reference: str = "input",
+    where: str = "`input`",
+) -> torch.Tensor:
+    """Weights as a (B,) tensor of ``dtype`` (``like``'s by default; ones when None), one
+    per row of ``reference``; invalid weights are checked and count as 0."""
+    dtype = like.dtype if dtype is None else dtype
+    if sample_weight is None:
+        return torch.ones(n, dtype=dtype, device=like.device)
+    given = column(check_tensor(sample_weight, "sample_weight"), "sample_weight")
+    check_device(given, "sample_weight", like.device, where)
+    check_length(given, "sample_weight", n, reference)
+    check_real(given, "sample_weight")
+    w = given.detach().to(dtype)
+    bad = ~torch.isfinite(w) | (w < 0)
+
+    def raiser():
+        i = first_bad(bad)
+        raise QwkitError(
+            f"`sample_weight` must be finite and non-negative; got {w[i].item()} at index {i}.",
+            parameter="sample_weight",
+            row=i,
+        )
+
+    checks.add(bad, raiser)
+    return w.masked_fill(bad, 0)
+
+
+def positive_total(w: torch.Tensor, checks: DataChecks) -> None:
+    """A check that the weights of a batch do not sum to zero."""
+
+    def raiser():
+        raise QwkitError(
+            "`sample_weight` must have a positive sum (kappa of a batch of zero weight is "
+            "undefined); got all zeros.",
+            parameter="sample_weight",
+        )
+
+    checks.add(~(w.sum() > 0), raiser)
+
+
+def class_indices(
+    target,
+    name: str,
+    k: int,
+    checks: DataChecks,
+    *,
+    device: torch.device,
+    where: str,
+    n: int | None = None,
+    reference: str = "input",
+) -> torch.Tensor:
+    """Class indices 0..k − 1 as int64 (``n`` rows, those of ``reference``, when given);
+    indices out of range are checked and count as 0."""
+    t = column(check_tensor(target, name), name)
+    check_device(t, name, device, where)
+    if n is not None:
+        check_length(t, name, n, reference)
+    if t.dtype == torch.bool or t.is_floating_point() or t.is_complex():
+        raise QwkitTypeError(
+            f"`{name}` must hold class indices 0..{k - 1} in an integer tensor; got {t.dtype}.",
+            parameter=name,
+        )
+    bad = (t < 0) | (t >= k)
+
+    def raiser():
+        i = first_bad(bad)
+        raise QwkitError(
+            f"`{name}` must hold class indices 0..{k - 1}; got {t[i].item()} at index {i}.",
+            parameter=name,
+            row=i,
+        )
+
+    checks.add(bad, raiser)
+    return t.masked_fill(bad, 0).long()
+
+
+def class_probabilities(input, prediction: str, checks: DataChecks) -> torch.Tensor:
+    """(B, K) logits or probabilities → probabilities in the accumulation dtype."""
+    x = check_tensor(input, "input")
+    check_floating(x, "input")
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise QwkitError(
+            f"`input` must have shape (B, K) with K ≥ 2 classes when "
+            f"prediction={prediction!r}; got {tuple(x.shape)}.",
+            parameter="input",
+        )
+    acc = accumulation_dtype(x.dtype)
+    if prediction == "logits":
+        return torch.softmax(x, dim=1, dtype=acc)
+    p = x.to(acc)
+    k = x.shape[1]
+    tol = k * max(1e-5, torch.finfo(x.dtype).eps)  # the rounding of K values of x's dtype
+    d = p.detach()
+    bad = (d < 0).any(dim=1) | ((d.sum(dim=1) - 1).abs() > tol) | ~torch.isfinite(d).all(1)
+
+    def raiser():
+        i = first_bad(bad)
+        raise QwkitError(
+            f"`input` must hold probabilities (non-negative rows summing to 1) when "
+            f"prediction='probabilities'; got row {i} = {x[i].tolist()} (index {i}). Pass "
+            "prediction='logits' for raw scores.",
+            parameter="input",
+            row=i,
+        )
+
+    checks.add(bad, raiser)
+    return p
+
+
+# ---------------------------------------------------------------------------- configuration
+
+
+def label_values(labels, k: int | None = None) -> torch.Tensor | None:
+    """The values of the K classes (strictly increasing, finite) as a float64 CPU tensor."""
+    if labels is None:
+        return None
+    if isinstance(labels, torch.Tensor):
+        labels = labels.detach().cpu().numpy()
+    values = np.asarray(labels)
+    if values.dtype.kind not in "iuf":
+        raise QwkitTypeError(
+            f"`labels` must be real numbers; got dtype {values.dtype}.", parameter="labels"
+        )
+    values = values.astype(np.float64)
+    if values.ndim != 1 or values.shape[0] < 2:
+        raise QwkitError(
+            f"`labels` must be 1-D with at least 2 values; got shape {values.shape}.",
+            parameter="labels",
+        )
+    if not np.all(np.isfinite(values)) or np.any(np.diff(values) <= 0):
+        raise QwkitError(
+            f"`labels` must be finite and strictly increasing; got {values.tolist()}.",
+            parameter="labels",
+        )
+    if k is not None:
+        check_label_count(values.shape[0], k)
+    return torch.as_tensor(values)
+
+
+def check_label_count(n_labels: int, k: int) -> None:
+    if n_labels != k:
+        raise QwkitError(
+            f"`labels` has {n_labels} values but `input` has {k} classes; give one value "
+            "per class.",
+            parameter="labels",
+            also=("input",),
+        )
+
+
+def weight_matrix_tensor(weights, k: int) -> torch.Tensor:
+    """qwkit's disagreement weights (see :func:`qwkit.weight_matrix`) as a float64 CPU
+    tensor."""
+    if isinstance(weights, torch.Tensor):
+        weights = weights.detach().cpu().numpy()
+    wm = qwkit.weight_matrix(k, weights)
+    named = weights is None or isinstance(weights, str)  # never all zeros for K ≥ 2
+    if not named and not np.any(wm > 0):
+        raise QwkitError(
+            "`weights` must give some disagreement a positive weight; got all zeros "
+            "(every disagreement would cost nothing).",
+            parameter="weights",
+        )
+    return torch.as_tensor(wm)
+
+
+# ---------------------------------------------------------------------------- ratios
+
+
+def ratio(n: torch.Tensor, d: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(n/d, undefined): n/d where d > 0, NaN with a zero gradient where d = 0 (kappa is
+    0/0, qwkit's ``replace_undefined_by`` default); ``undefined`` says where."""
+    value = n / safe(d)
+    return torch.where(d > 0, value, torch.full_like(value, np.nan)), (d == 0).detach()
+
+
+# ---------------------------------------------------------------------------- moments
+
+
+def moments(y: torch.Tensor, f: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The seven weighted moments of one batch (centered sums: two-pass, accurate)."""
+    total = w.sum()
+    divisor = safe(total)
+    ym = (w * y).sum() / divisor
+    fm = (w * f).sum() / divisor
+    dy, df = y - ym, f - fm
+    e = y - f
+    return torch.stack(
+        [
+            total,
+            ym,
+            fm,
+            (w * dy * dy).sum(),
+            (w * df * df).sum(),
+            (w * dy * df).sum(),
+            (w * e * e).sum(),
+        ]
+    )
+
+
+def merge_moments(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Moments of the union of two weighted sets: the pairwise update of Chan, Golub &
+    LeVeque (1979), accurate far from zero. A set of zero weight adds nothing."""
+    total = a[0] + b[0]
+    share = b[0] / safe(total)
+    cross = a[0] * share  # Wa·Wb / W
+    dy, df = b[1] - a[1], b[2] - a[2]
+    merged = torch.stack(
+        [
+            total,
+            a[1] + dy * share,
+            a[2] + df * share,
+            a[3] + b[3] + dy * dy * cross,
+            a[4] + b[4] + df * df * cross,
+            a[5] + b[5] + dy * df * cross,
+            a[6] + b[6],
+        ]
+    )
+    return torch.where(a[0] > 0, torch.where(b[0] > 0, merged, a), b)
+
+
+def decayed(m: torch.Tensor, keep: float) -> torch.Tensor:
+    """Every weight multiplied by ``keep`` (the two means unchanged)."""
+    return torch.stack([m[0] * keep, m[1], m[2], *(m[i] * keep for i in range(3, N_MOMENTS))])
+
+
+def soft_ratio(m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(n, d) of eq. (T2) from the seven moments: 1 − κ = n/d (both 0 for no weight)."""
+    total = safe(m[0])
+    n = m[6] / total
+    d = (m[3] + m[4]) / total + (m[1] - m[2]) ** 2
+    return n, d
+
+
+def reduce_moments(parts) -> torch.Tensor:
+    """The moments of the union of several sets (in order; empty sets skipped)."""
+    tensors = [torch.as_tensor(part, dtype=torch.float64) for part in parts]
+    merged = torch.zeros_like(tensors[0])
+    for part in tensors:
+        merged = merge_moments(merged, part.to(merged.device))
+    return merged

@@ -1,0 +1,295 @@
+"""``qwkit agreement``: many raters, wide and long files, missing ratings, the report's
+pairwise heatmap.
+
+Data (provenance in each file's first line, which the CLI skips as a comment): R irr
+0.84.1's ``diagnoses`` (Fleiss 1971: six psychiatrists, 30 patients), ``anxiety`` (three
+raters, 20 items) and R psy 1.2's ``expsy`` (three clinicians, 30 patients, NA present).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from cli_helpers import ANXIETY, DATA, fails, ok, run
+
+import qwkit
+from qwkit.cli._cmd_agreement import pairwise_kappas
+from qwkit.cli._display import plain
+
+DIAGNOSES = DATA / "irr_diagnoses_codes.csv"
+EXPSY = DATA / "psy_expsy_r1_r2_r3.csv"
+SIX = "rater1,rater2,rater3,rater4,rater5,rater6"
+COEFFICIENTS = ["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]
+
+
+def _matrix(path):
+    table = pacsv.read_csv(path, read_options=pacsv.ReadOptions(skip_rows=1))
+    cols = [np.array(table.column(c).to_pylist(), dtype=float) for c in table.column_names]
+    return np.column_stack(cols), table.column_names
+
+
+def as_json(*args):
+    return json.loads(ok(*args, "--json").stdout)
+
+
+class TestPublishedValues:
+    def test_fleiss_1971(self):
+        # Fleiss (1971): kappa = 0.430; R irr 0.84.1 kappam.fleiss(diagnoses): z = 17.7;
+        # kappam.fleiss(exact = TRUE) (Conger) 0.442, kappam.light 0.459
+        out = as_json("agreement", DIAGNOSES, "--raters", SIX, "--weights", "identity")
+        got = {c["coefficient"]: c for c in out["coefficients"]}
+        assert list(got) == COEFFICIENTS
+        fleiss = got["fleiss"]
+        assert round(fleiss["statistic"], 3) == 0.430
+        assert round(fleiss["statistic"] / fleiss["standard_error_null"], 1) == 17.7
+        assert round(got["conger"]["statistic"], 3) == 0.442
+        assert round(got["light"]["statistic"], 3) == 0.459
+        assert (fleiss["n_items"], fleiss["n_raters"]) == (30, 6)
+
+    def test_every_number_is_the_api_s(self):
+        d, _ = _matrix(EXPSY)
+        out = as_json(
+            "agreement", EXPSY, "-r", "r1,r2,r3", "--coefficient", "gwet", "--method",
+            "bootstrap", "--n-resamples", "500", "--ci", "0.9", "--seed", "3",
+        )  # fmt: skip
+        res = qwkit.agreement_test(d, coefficient="gwet")
+        (only,) = out["coefficients"]
+        expected = plain(res.to_dict())  # JSON has no nan: null
+        assert {k: only[k] for k in expected} == expected
+        ci = res.confidence_interval(0.9, method="bootstrap", n_resamples=500, rng=3)
+        assert [only["ci_low"], only["ci_high"]] == list(ci)
+        assert (out["format"], out["raters"], out["n_rows"]) == ("wide", ["r1", "r2", "r3"], 30)
+
+
+class TestInputs:
+    def test_missing_ratings_are_allowed(self):
+        # expsy has NA: they are ratings not given, not errors
+        d, _ = _matrix(EXPSY)
+        assert np.isnan(d).any()
+        out = as_json("agreement", EXPSY, "-r", "r1", "-r", "r2,r3", "--coefficient", "light")
+        ref = qwkit.agreement_score(d, coefficient="light")
+        assert out["coefficients"][0]["statistic"] == ref
+
+    def test_long_format_equals_wide(self, tmp_path):
+        d, names = _matrix(ANXIETY)
+        rows = [(f"item{i:02d}", names[j], d[i, j]) for i in range(len(d)) for j in range(3)]
+        rows = [r for k, r in enumerate(rows) if k % 7 != 3]  # some ratings not given
+        long = tmp_path / "long.csv"
+        pacsv.write_csv(
+            pa.table(
+                {
+                    "item": [r[0] for r in rows],
+                    "who": [r[1] for r in rows],
+                    "grade": [int(r[2]) for r in rows],
+                }
+            ),
+            long,
+        )
+        table = qwkit.ratings_from_long(
+            [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+        )
+        args = ("--long", "--item", "item", "--rater", "who", "--rating", "grade")
+        out = as_json("agreement", long, *args)
+        for c in out["coefficients"]:
+            ref = qwkit.agreement_test(table.ratings, coefficient=c["coefficient"])
+            assert c["statistic"] == ref.statistic and c["standard_error"] == ref.standard_error
+        assert out["format"] == "long" and out["raters"] == ["rater1", "rater2", "rater3"]
+
+    def test_text_ratings(self, tmp_path):
+        path = tmp_path / "t.csv"
+        path.write_text(
+            "item,rater,rating\nu1,ann,low\nu1,bob,low\nu1,cy,mid\nu2,ann,high\nu2,cy,high\n"
+            "u3,ann,mid\nu3,bob,low\nu3,cy,mid\n"
+        )
+        args = ("--long", "--item", "item", "--rater", "rater", "--rating", "rating")
+        out = as_json(
+            "agreement", path, *args, "--labels", "low,mid,high", "--coefficient", "krippendorff"
+        )
+        # docs/agreement.md §9 (the krippendorff package gives 0.641026 too)
+        assert round(out["coefficients"][0]["statistic"], 6) == 0.641026
+        assert out["labels"] == ["low", "mid", "high"]
+        # text without a scale: only unweighted agreement
+        line = fails("agreement", path, *args)
+        assert "pass the ordered scale with --labels" in line
+        ok("agreement", path, *args, "--weights", "identity")
+
+    def test_parquet_ordered_categories_are_the_scale(self, tmp_path):
+        kind = pa.dictionary(pa.int8(), pa.string(), ordered=True)
+        cats = pa.array(["low", "mid", "high"])
+        codes = [[0, 1, 2, 1, 0], [0, 1, 2, 2, 0], [1, 1, 2, 1, None]]
+        table = pa.table(
+            {
+                f"r{j}": pa.DictionaryArray.from_arrays(pa.array(c, pa.int8()), cats).cast(kind)
+                for j, c in enumerate(codes)
+            }
+        )
+        path = tmp_path / "c.parquet"
+        pq.write_table(table, path)
+        out = as_json("agreement", path, "-r", "r0,r1,r2", "--coefficient", "fleiss")
+        ratings = np.array(
+            [[["low", "mid", "high"][v] if v is not None else None for v in c] for c in codes],
+            dtype=object,
+        ).T
+        ref = qwkit.agreement_score(ratings, coefficient="fleiss", labels=["low", "mid", "high"])
+        assert out["coefficients"][0]["statistic"] == ref
+
+
+class TestErrors:
+    def test_rating_outside_the_scale_names_column_and_row(self):
+        line = fails("agreement", EXPSY, "-r", "r1,r2,r3", "--labels", "1,2,3")
+        d, names = _matrix(EXPSY)
+        j, i = next((j, i) for j in range(3) for i in range(30) if d[i, j] == 4)
+        assert line == (
+            f"qwkit: error: column '{names[j]}' contains 4, which is not in --labels "
+            f"[1, 2, 3] (data row {i + 1})."
+        )
+
+    def test_non_number_names_its_row(self, tmp_path):
+        path = tmp_path / "b.csv"
+        path.write_text("a,b\n1,2\n,3\n2,x\n")
+        line = fails("agreement", path, "-r", "a,b")
+        assert "column 'b' must hold numbers; data row 3 has 'x'" in line
+
+    def test_rated_twice(self, tmp_path):
+        path = tmp_path / "l.csv"
+        path.write_text("i,r,v\n1,a,1\n1,b,2\n2,a,2\n1,a,3\n")
+        line = fails("agreement", path, "--long", "--item", "i", "--rater", "r", "--rating", "v")
+        assert "rater 'a' rated item '1' twice (data rows 1 and 4)" in line
+
+    def test_no_item_with_two_ratings(self, tmp_path):
+        path = tmp_path / "l.csv"
+        path.write_text("a,b\n1,\n,2\n")
+        line = fails("agreement", path, "-r", "a,b")
+        assert "the table of ratings has no item with two or more ratings" in line
+
+    @pytest.mark.parametrize(
+        ("args", "hint"),
+        [
+            (["-r", "rater1"], "--raters"),
+            (["-r", "rater1,rater1"], "--raters"),
+            ([], "--raters"),
+            (["--long", "--item", "i"], "--long"),
+            (["--item", "i", "--rater", "r", "--rating", "v"], "--long"),
+            (["--long", "-r", "a,b", "--item", "i", "--rater", "r", "--rating", "v"], "--raters"),
+        ],
+    )
+    def test_usage_errors(self, args, hint):
+        line = fails("agreement", ANXIETY, *args, code=2)
+        assert hint in line
+
+
+class TestOutput:
+    def test_table_lists_every_coefficient(self):
+        text = ok("agreement", DIAGNOSES, "-r", SIX, "--weights", "identity").stdout
+        for name in ("Fleiss' kappa", "Conger's kappa", "Krippendorff's alpha", "Light's kappa"):
+            assert name in text
+        assert "0.4302" in text and "30 items, 6 raters; p-values" in text
+
+    def test_report_heatmap_of_pairs(self, tmp_path):
+        target = tmp_path / "a.html"
+        result = ok("agreement", EXPSY, "-r", "r1,r2,r3", "--report", target)
+        assert f"wrote {target}" in " ".join(result.stdout.split())
+        page = target.read_text()
+        assert page.count("<img") == 1 and "Agreement of each pair of raters" in page
+        # the pairs' kappas in the table are kappa_score on the items both rated, and
+        # Light's kappa is their mean
+        d, _ = _matrix(EXPSY)
+        kappas = []
+        for g, h in ((0, 1), (0, 2), (1, 2)):
+            both = ~np.isnan(d[:, g]) & ~np.isnan(d[:, h])
+            kappas.append(qwkit.kappa_score(d[both, g].astype(int), d[both, h].astype(int)))
+            assert f"{kappas[-1]:.4f}" in page
+        light = qwkit.agreement_score(d, coefficient="light")
+        assert light == pytest.approx(np.mean(kappas), rel=1e-12)
+        cells = re.findall(r"<td class=\"num\">([0-9,]+)</td>", page)
+        assert "29" in cells  # r1 and r2 share 29 items (r1 has one NA)
+
+    def test_report_is_refused_over_an_input(self, tmp_path):
+        copy = tmp_path / "e.csv"
+        copy.write_bytes(EXPSY.read_bytes())
+        fails("agreement", copy, "-r", "r1,r2,r3", "--report", copy)
+        assert copy.read_bytes() == EXPSY.read_bytes()
+
+    def test_report_to_stdout_and_json_conflict(self):
+        fails("agreement", EXPSY, "-r", "r1,r2,r3", "--report", "-", "--json", code=2)
+
+    def test_bootstrap_progress_on_a_terminal(self):
+        result = run(
+            "agreement", EXPSY, "-r", "r1,r2,r3", "--coefficient", "fleiss", "--method",
+            "percentile", "--n-resamples", "300", "--json", env={"TTY_COMPATIBLE": "1"},
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        assert "300/300" in result.stderr
+        json.loads(result.stdout)
+
+
+class TestPairwiseKappas:
+    def test_matches_kappa_score_and_conger(self):
+        rng = np.random.default_rng(20261121)
+        x = rng.integers(1, 6, (40, 4)).astype(float)
+        x[rng.random(x.shape) < 0.2] = np.nan
+        x[:, 3] = np.nan
+        x[:2, 3] = [1.0, 2.0]  # rater 4 shares at most 2 items with the others
+        for weights in ("quadratic", "linear", "identity"):
+            kappa, common = pairwise_kappas(x, weights, None)
+            for g in range(4):
+                assert math.isnan(kappa[g, g])
+                for h in range(4):
+                    if g == h:
+                        continue
+                    both = ~np.isnan(x[:, g]) & ~np.isnan(x[:, h])
+                    assert common[g, h] == both.sum()
+                    if both.sum() < 2:
+                        assert math.isnan(kappa[g, h])
+                        continue
+                    a, b = x[both, g].astype(int), x[both, h].astype(int)
+                    with np.errstate(all="ignore"):
+                        ref = qwkit.kappa_score(a, b, weights=weights)
+                    assert kappa[g, h] == ref or (math.isnan(ref) and math.isnan(kappa[g, h]))
+                    pair = np.column_stack([a, b])
+                    conger = qwkit.agreement_score(pair, coefficient="conger", weights=weights)
+                    assert kappa[g, h] == pytest.approx(conger, rel=1e-12, nan_ok=True)
+
+    def test_real_valued_and_krippendorff_metrics(self):
+        # kappa_score needs a scale: real values (and the ordinal and ratio metrics) take
+        # Conger's kappa of the pair, Cohen's kappa with these weights
+        rng = np.random.default_rng(5)
+        x = rng.normal(size=(30, 3))
+        for weights in ("quadratic", "ratio"):
+            y = np.abs(x) if weights == "ratio" else x
+            kappa, _ = pairwise_kappas(y, weights, None)
+            ref = qwkit.agreement_score(y[:, :2], coefficient="conger", weights=weights)
+            assert kappa[0, 1] == ref
+
+
+def test_pairwise_figure_stays_readable():
+    # long rater names and twelve raters: tick labels do not overlap, every pair's
+    # value is written, the diagonal and undefined pairs are blank or a dash
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from qwkit.cli import _plots
+
+    rng = np.random.default_rng(20261121)
+    r = 12
+    values = rng.uniform(-0.2, 1.0, (r, r))
+    values = (values + values.T) / 2
+    np.fill_diagonal(values, np.nan)
+    values[0, 1] = values[1, 0] = np.nan
+    names = [f"clinician number {i}" for i in range(r)]
+    fig = _plots.pairwise_figure(values, names, title="pairs", label="kappa")
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    for ticks in (ax.get_xticklabels(), ax.get_yticklabels()):
+        boxes = [t.get_window_extent(renderer) for t in ticks if t.get_text()]
+        assert len(boxes) == r
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    texts = [t.get_text() for t in ax.texts]
+    assert len(texts) == r * r - r and texts.count("–") == 2

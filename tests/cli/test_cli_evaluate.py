@@ -1,0 +1,389 @@
+"""``qwkit evaluate``: the command against the API on the same data (equal numbers), its
+``--json``, its tables, its report, and every bad input's one-line error and exit code.
+
+Data: a simulated panel (three human columns with most items rated once, a real-valued
+and an integer machine, groups), and HANNA as bundled (``src/qwkit/data/hanna_wide.csv``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from cli_helpers import fails, ok, run
+
+import qwkit
+from qwkit.cli._display import plain
+
+HANNA = Path(qwkit.__file__).parent / "data" / "hanna_wide.csv"
+TERMINAL = {"TTY_COMPATIBLE": "1"}
+
+
+def _panel(n=240, seed=20261121):
+    """Three human columns (the second on 40% of the items, the third on 30%), a
+    real-valued machine, an integer machine, a group per item."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=n)
+    human = np.clip(np.rint(3 + truth[:, None] + rng.normal(0, 0.7, (n, 3))), 1, 5)
+    human[rng.random(n) > 0.4, 1] = np.nan
+    human[rng.random(n) > 0.3, 2] = np.nan
+    real = 3 + truth + rng.normal(0, 0.6, n)
+    rated = np.clip(np.rint(3 + 0.9 * truth + rng.normal(0, 0.8, n)), 1, 5)
+    groups = np.array(["north", "south", "east"])[rng.integers(0, 3, n)]
+    return human, real, rated, groups
+
+
+def _write(tmp_path, name="panel.csv", **columns) -> Path:
+    path = tmp_path / name
+    table = pa.table({k: pa.array(v) for k, v in columns.items()})
+    if name.endswith(".parquet"):
+        pq.write_table(table, path)
+    else:
+        pacsv.write_csv(table, path)
+    return path
+
+
+@pytest.fixture
+def panel_file(tmp_path):
+    human, real, rated, groups = _panel()
+    cols = {f"h{j + 1}": [None if np.isnan(v) else int(v) for v in human[:, j]] for j in range(3)}
+    path = _write(tmp_path, **cols, model=real, rounded=rated.astype(int), prompt=groups)
+    return path, human, real, rated, groups
+
+
+def _nulls(values) -> list:
+    """NaN as a missing value (null) of the file."""
+    return [None if np.isnan(v) else float(v) for v in values]
+
+
+def _api(human, machines: dict, **kwargs):
+    names = {f"h{j + 1}": human[:, j] for j in range(human.shape[1])}
+    return qwkit.evaluate_scorer(names, machines, **kwargs)
+
+
+def _json(*args) -> dict:
+    return json.loads(ok(*args, "--json").stdout)
+
+
+def _same(out: dict, res) -> None:
+    """The command's JSON holds the result's ``to_dict()``, number for number."""
+    want = json.loads(json.dumps(plain(res.to_dict())))
+    got = {k: out[k] for k in want}
+    assert got == want
+
+
+class TestAgainstTheApi:
+    def test_two_machines_three_humans_groups(self, panel_file):
+        path, human, real, rated, groups = panel_file
+        out = _json(
+            "evaluate", path, "--human", "h1,h2,h3", "--machine", "model,rounded",
+            "--group", "prompt",
+        )  # fmt: skip
+        res = _api(human, {"model": real, "rounded": rated}, groups=groups)
+        _same(out, res)
+        assert out["human"] == ["h1", "h2", "h3"] and out["machine"] == ["model", "rounded"]
+        assert out["group"] == "prompt" and out["n_rows"] == 240
+        assert [c["model"] for c in out["criteria"]] == ["model"] * 5 + ["rounded"] * 5
+        text = ok(
+            "evaluate", path, "--human", "h1,h2,h3", "--machine", "model,rounded",
+            "--group", "prompt",
+        ).stdout  # fmt: skip
+        for m in res.models:  # one decision table per machine
+            assert f"may '{m.name}' stand in for a human rater?" in text
+            assert f"Verdict for '{m.name}': {m.verdict}" in text
+        assert [g["group"] for g in out["models"][0]["groups"]] == ["east", "north", "south"]
+
+    @pytest.mark.parametrize(
+        "options, kwargs",
+        [
+            (
+                ["--pairs", "all", "--margin", "0.05", "--ci", "0.9"],
+                {"pairs": "all", "margin": 0.05, "confidence_level": 0.9},
+            ),
+            (
+                ["--method", "jackknife", "--confidence-level", "0.99"],
+                {"method": "jackknife", "confidence_level": 0.99},
+            ),
+            (
+                ["--method", "bootstrap", "--n-resamples", "300", "--seed", "7"],
+                {"method": "bootstrap", "n_resamples": 300, "rng": 7},
+            ),
+            (
+                ["--min-kappa", "0.6", "--min-correlation", "0.5", "--max-smd", "0.2"],
+                {"min_kappa": 0.6, "min_correlation": 0.5, "max_smd": 0.2},
+            ),
+        ],
+    )
+    def test_options_are_the_api_s(self, panel_file, options, kwargs):
+        path, human, real, _, _ = panel_file
+        out = _json("evaluate", path, "--human", "h1,h2,h3", "--machine", "model", *options)
+        _same(out, _api(human, {"model": real}, **kwargs))
+
+    def test_weights_and_labels(self, panel_file):
+        path, human, _, rated, _ = panel_file
+        out = _json(
+            "evaluate", path, "--human", "h1,h2", "--machine", "rounded", "--weights",
+            "linear", "--labels", "1,2,3,4,5,6",
+        )  # fmt: skip
+        res = _api(human[:, :2], {"rounded": rated}, weights="linear", labels=[1, 2, 3, 4, 5, 6])
+        _same(out, res)
+        assert out["labels"] == [1, 2, 3, 4, 5, 6]
+
+    def test_text_ratings_on_a_declared_scale(self, tmp_path):
+        levels = np.array(["low", "mid", "high"])
+        human, _, rated, _ = _panel(90, seed=3)
+        h = np.clip(human - 2, 0, 2)
+        r = np.clip(rated - 2, 0, 2).astype(int)
+        cols = {
+            f"h{j + 1}": [None if np.isnan(v) else levels[int(v)] for v in h[:, j]]
+            for j in range(2)
+        }
+        path = _write(tmp_path, **cols, judge=levels[r])
+        out = _json(
+            "evaluate", path, "--human", "h1,h2", "--machine", "judge", "--labels", "low,mid,high"
+        )
+        text = {k: np.array(v, dtype=object) for k, v in cols.items()}
+        res = qwkit.evaluate_scorer(text, {"judge": levels[r]}, labels=["low", "mid", "high"])
+        _same(out, res)
+
+    def test_parquet_and_omitted_scores(self, tmp_path):
+        human, real, _, _ = _panel(150, seed=5)
+        real[[3, 40]] = np.nan
+        cols = {f"h{j + 1}": _nulls(human[:, j]) for j in range(2)}
+        path = _write(tmp_path, "p.parquet", **cols, llm=_nulls(real))
+        out = _json(
+            "evaluate", path, "--human", "h1,h2", "--machine", "llm", "--nan-policy", "omit"
+        )
+        _same(out, _api(human[:, :2], {"llm": real}, nan_policy="omit"))
+        assert out["models"][0]["n_omitted"] == 2 and out["nan_policy"] == "omit"
+
+    def test_hanna_as_bundled(self):
+        out = _json(
+            "evaluate", HANNA, "--human", "RE_h1,RE_h2,RE_h3", "--machine", "RE_chatgpt",
+            "--pairs", "all", "--group", "system",
+        )  # fmt: skip
+        hanna = qwkit.load_hanna()
+        res = qwkit.evaluate_scorer(
+            {f"RE_h{j + 1}": hanna.human["RE"][:, j] for j in range(3)},
+            {"RE_chatgpt": hanna.chatgpt["RE"]},
+            pairs="all",
+            groups=hanna.system,
+        )
+        _same(out, res)
+
+
+class TestPrinted:
+    def test_decision_table_first_then_the_ceiling(self, panel_file):
+        path, human, real, _, groups = panel_file
+        text = ok(
+            "evaluate", path, "--human", "h1,h2,h3", "--machine", "model", "--group", "prompt"
+        ).stdout
+        res = _api(human, {"model": real}, groups=groups)
+        lines = text.splitlines()
+        assert "may 'model' stand in for a human rater?" in lines[0]
+        assert lines[1].split() == [
+            "criterion", "┃", "estimate", "┃", "95%", "CI", "┃", "threshold", "┃", "p-value",
+            "┃", "verdict",
+        ]  # fmt: skip
+        rows = lines[3 : 3 + len(res.criteria)]
+        for c, row in zip(res.criteria, rows, strict=True):
+            assert row.split("│")[0].strip() == c.name
+            assert f"{c.estimate:.4f}" in row and f"[{c.low:.3f}, {c.high:.3f}]" in row
+            assert row.split("│")[-1].strip() == c.verdict
+        passed = sum(c.verdict == "pass" for c in res.criteria)
+        assert lines[3 + len(res.criteria)] == (
+            f"Verdict for 'model': {res.verdict} ({passed} of {len(res.criteria)} criteria pass)."
+        )
+        ceiling = text.index("the human-human ceiling")
+        assert text.index("h2 (human)") > ceiling
+        assert f"{res.human_human.kappa.statistic:.4f}" in text[ceiling:]
+        d = res.degradation
+        assert f"degradation {d.statistic:.4f}" in text
+        assert f"human-human {d.human_human:.4f} on the same {d.n_items:,} items" in text
+        assert "by group" in text and "south" in text
+        assert "240 items" in text
+
+    def test_progress_bar_on_a_terminal_only(self, panel_file):
+        path = panel_file[0]
+        args = ("evaluate", path, "--human", "h1,h2", "--machine", "model", "--json")
+        loud = run(*args, env=TERMINAL)
+        assert loud.exit_code == 0, loud.stderr
+        assert "statistics" in loud.stderr and re.search(r"(\d+)/\1", loud.stderr)
+        quiet = run(*args)
+        assert quiet.stderr == "" and json.loads(quiet.stdout) == json.loads(loud.stdout)
+
+    def test_warnings_once_each_on_stderr(self):
+        result = run(
+            "evaluate", HANNA, "--human", "CH_h1,CH_h2,CH_h3", "--machine",
+            "CH_chatgpt,CH_mistral", "--pairs", "all", "--nan-policy", "omit",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        warned = result.stderr.strip().splitlines()
+        assert len(warned) == 2 and all(w.startswith("qwkit: warning: ") for w in warned)
+        assert "'CH_chatgpt'" in warned[0] and "'CH_mistral'" in warned[1]
+        assert "28 items not scored, omitted" in " ".join(result.stdout.split())
+
+
+class TestReport:
+    def test_decision_first_and_every_figure(self, panel_file, tmp_path):
+        path, human, real, rated, groups = panel_file
+        target = tmp_path / "eval.html"
+        result = ok(
+            "evaluate", path, "--human", "h1,h2,h3", "--machine", "model,rounded", "--group",
+            "prompt", "--report", target,
+        )  # fmt: skip
+        assert f"wrote {target}" in result.stdout
+        page = target.read_text()
+        headings = re.findall(r"<h2>(.*?)</h2>", page)
+        assert headings[0] == "Decision: the criteria as tests"
+        assert headings[1] == "The human-human ceiling beside each machine"
+        assert headings[2:] == [
+            "PRMSE: agreement with the true score",
+            "Subgroups",
+            "Confusion tables",
+            "Data and settings",
+        ]
+        # criteria, raters, a groups figure and a confusion figure per machine
+        assert page.count("<img ") == 2 + 2 * 2
+        res = _api(human, {"model": real, "rounded": rated}, groups=groups)
+        decision = page[: page.index("<h2>The human-human ceiling")]
+        for c in res.criteria:
+            assert f"{c.estimate:.4f}" in decision
+        assert page.index("<table>") < page.index("<img ")  # the table leads
+        for m in res.models:
+            assert html.escape(f"'{m.name}': {m.verdict} (") in page
+
+    def test_report_on_stdout_and_json_exclude_each_other(self, panel_file):
+        path = panel_file[0]
+        line = fails(
+            "evaluate", path, "--human", "h1,h2", "--machine", "model", "--report", "-",
+            "--json", code=2,
+        )  # fmt: skip
+        assert "--json" in line
+
+    def test_refuses_to_replace_a_file_it_did_not_write(self, panel_file, tmp_path):
+        path = panel_file[0]
+        mine = tmp_path / "notes.html"
+        mine.write_text("<html>my notes</html>")
+        line = fails("evaluate", path, "--human", "h1,h2", "--machine", "model", "--report", mine)
+        assert "--force" in line and mine.read_text() == "<html>my notes</html>"
+
+
+class TestBadInput:
+    """One line on stderr, exit code 1 (the data) or 2 (the command line), no traceback."""
+
+    def test_no_double_scored_item(self, tmp_path):
+        path = _write(tmp_path, a=[1, 2, 3, None, None, None], b=[None, None, None, 2, 3, 4],
+                      m=[1.5, 2, 3, 2, 3.2, 4])  # fmt: skip
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m")
+        assert line == (
+            "qwkit: error: --human has no item rated by two or more humans (0 of 6 items are "
+            "double-scored); the machine is judged against human-human agreement, which "
+            "needs double-scored items."
+        )
+
+    def test_missing_machine_score_needs_the_policy(self, tmp_path):
+        path = _write(tmp_path, a=[1, 2, 3, 4, 5], b=[1, 3, 3, 4, 4], m=[1.0, None, 3.0, 4.0, 5.0])
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m")
+        assert line == (
+            "qwkit: error: column 'm' has no score in data row 2; every item needs one, or "
+            "pass --nan-policy omit to evaluate each machine on the items it scored."
+        )
+
+    @pytest.mark.parametrize(
+        "columns, message",
+        [
+            (
+                {"a": [1, 2, 3, 4], "b": [2, 2, 3, 4], "m": [3, 3, 3, 3]},
+                "--machine column 'm' gives every item the same score",
+            ),
+            (
+                {"a": [1, 2, 3, 4], "b": [2, 2, 2, 2], "m": [1, 2, 3, 4]},
+                "--human column 'b' gives every item the same rating",
+            ),
+            (
+                {"a": [1, 2.5, 3, 4], "b": [2, 2, 3, 4], "m": [1, 2, 3, 4]},
+                "column 'a' must hold integer ratings; data row 2 has 2.5",
+            ),
+            (
+                {"a": [1, 2, 3, 4], "b": [2, 2, 3, 4], "m": ["1", "x", "3", "4"]},
+                "column 'm' must hold numbers; data row 2 has 'x'",
+            ),
+            (
+                {"a": [1, 2, 3, 4], "b": [2, 2, 3, 4], "m": [1, 2, 3, float("inf")]},
+                "column 'm' must hold finite ratings; data row 4 has inf",
+            ),
+            (
+                {"a": [1, 2, 3, 4], "b": [None, None, None, None], "m": [1, 2, 3, 4]},
+                "--human column 'b' rates no item; drop the column",
+            ),
+        ],
+    )
+    def test_bad_columns(self, tmp_path, columns, message):
+        path = _write(tmp_path, **columns)
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m")
+        assert message in line
+
+    def test_rating_off_the_scale(self, tmp_path):
+        path = _write(tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1, 2, 9, 4])
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m", "--labels", "1,2,3,4")
+        assert "column 'm' contains 9, which is not in --labels [1, 2, 3, 4] (data row 3)" in line
+
+    def test_real_scores_with_other_weights(self, tmp_path):
+        path = _write(tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1.2, 2, 3, 4])
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m", "--weights", "linear")
+        assert line == (
+            "qwkit: error: column 'm' holds real-valued scores; --weights linear needs ratings "
+            "on the scale: round the scores first (qwkit thresholds apply), or use --weights "
+            "quadratic, whose continuous form scores real values as they are."
+        )
+
+    def test_missing_group(self, tmp_path):
+        path = _write(
+            tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1, 2, 3, 4], g=["x", None, "y", "y"]
+        )
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m", "--group", "g")
+        assert line == "qwkit: error: column 'g' has no group in data row 2; every item needs one."
+
+    def test_missing_column(self, tmp_path):
+        path = _write(tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1, 2, 3, 4])
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "gpt")
+        assert "'gpt'" in line
+
+    @pytest.mark.parametrize("margin", ["0", "1", "-0.1", "1.5"])
+    def test_margin_outside_zero_one(self, tmp_path, margin):
+        path = _write(tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1, 2, 3, 4])
+        line = fails("evaluate", path, "--human", "a,b", "--machine", "m", "--margin", margin,
+                     code=2)  # fmt: skip
+        assert "--margin" in line and "strictly between 0 and 1" in line
+
+    @pytest.mark.parametrize(
+        "args, words",
+        [
+            (["--human", "a", "--machine", "m"], "give at least two human columns; got 1"),
+            (["--human", "a,b"], "give at least one machine column; got 0"),
+            (["--machine", "m"], "give at least two human columns; got 0"),
+            (
+                ["--human", "a,b", "--machine", "b"],
+                "column 'b' is given to both --human and --machine",
+            ),
+            (["--human", "a,b", "--machine", "m", "--group", "a"], "column 'a' is given to both"),
+            (["--human", "a,a", "--machine", "m"], "'a' is given twice"),
+            (["--human", "a,,b", "--machine", "m"], "comma-separated column names"),
+            (["--human", "a,b", "--machine", "m", "--max-smd", "0"], "must be positive"),
+            (["--human", "a,b", "--machine", "m", "--min-kappa", "1.5"], "--min-kappa"),
+            (["--human", "a,b", "--machine", "m", "--method", "percentile"], "--method"),
+            (["--human", "a,b", "--machine", "m", "--nan-policy", "drop"], "--nan-policy"),
+        ],
+    )
+    def test_usage_errors(self, tmp_path, args, words):
+        path = _write(tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1, 2, 3, 4])
+        line = fails("evaluate", path, *args, code=2)
+        assert words in line
