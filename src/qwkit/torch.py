@@ -120,27 +120,28 @@ _TABLE_UNDEFINED = "no disagreement that chance could produce has a positive wei
 # the functions, the first batch of a module and its later batches are one computation.
 
 
-def _flagged(start, scale, nan, has, c):
-    """(R̂, s) of ℓ = R̂ + s·S made NaN with a zero gradient where ``nan``, and 0 with a
-    zero gradient where the batch has no weight (``has`` false; None: it has weight)."""
-    if has is None:
-        return torch.where(nan, c.nan, start), torch.where(nan, c.zero, scale)
-    start = torch.where(nan, c.nan, torch.where(has, start, c.zero))
-    return start, torch.where(nan | ~has, c.zero, scale)
+def _flagged(values, nan, has, c):
+    """``values`` (R̂, s, then other coefficients of S) of ℓ = R̂ + s·S: R̂ NaN and every
+    coefficient 0 where ``nan`` (a NaN loss with a zero gradient), and all 0 where the
+    batch has no weight (``has`` false; None: it has weight)."""
+    if has is not None:
+        values = torch.where(has, values, c.zero)
+    return torch.where(nan, c.void[: values.shape[0]], values)
 
 
-def _soft_constants(r_hat, inverse_d, y_var, total, nan, has, c):
-    """(c₀, s, s·R̂) of :func:`_soft_loss` (no gradient), flagged as in :func:`_flagged`:
-    ``inverse_d`` is 1/d̂ and ``total`` W_B, so s = 1/(W_B·d̂)."""
-    start, scale = _flagged(r_hat, inverse_d / total, nan, has, c)
-    r_scale = scale * r_hat
-    return torch.addcmul(start, r_scale, total * y_var, value=-1), scale, r_scale
+def _soft_constants(r_hat, inverse_d, start, y_mean, total, nan, has, c):
+    """(c₀, s, s·R̂, ȳ) of :func:`_soft_loss` in one tensor, flagged as in
+    :func:`_flagged`: ``inverse_d`` is 1/d̂, ``start`` R̂·(1 − v_y/d̂) and ``total`` W_B,
+    so s = 1/(W_B·d̂)."""
+    scale = inverse_d / total
+    return _flagged(torch.stack([start, scale, scale * r_hat, y_mean]), nan, has, c)
 
 
-def _soft_loss(y, f, w, y_mean, start, scale, r_scale):
+def _soft_loss(y, f, w, start, scale, r_scale, y_mean):
     """ℓ = R̂ + s·[Σw(y − f)² − R̂·(Σw(f − ȳ)² + W_B·v_y)] = R̂ + s·W_B·(n_B − R̂·d_B),
-    eq. (T6) item by item, as c₀ + s·Σw(y − f)² − s·R̂·Σw(f − ȳ)² (constants from
-    :func:`_soft_constants`): two squared errors (weights as √w), four autograd nodes."""
+    eq. (T6) item by item, as c₀ + s·Σw(y − f)² − s·R̂·Σw(f − ȳ)² with c₀ = R̂·(1 − v_y/d̂)
+    (constants from :func:`_soft_constants`): two squared errors (weights as √w), four
+    autograd nodes."""
     if w is None:
         f_w, y_w, mean_w = f, y, y_mean.expand_as(f)
     else:
@@ -231,17 +232,17 @@ def soft_kappa_loss(
     with _s.full_precision(_s.check_tensor(input, "input").device):
         y, f, w = _soft_inputs(input, target, sample_weight, prediction, values, checks)
         _check_batch(f.shape[0])
-        with torch.no_grad():  # the constants of the loss
+        with _s.no_autograd():  # the constants of the loss
             c = _s.constants(f.dtype, f.device)
             m = _s.moments(y, f, w, c)
             if w is not None:
                 _s.positive_total(m[0], checks)
             _s.finite_check(torch.dot(m, c.zeros) != c.zero, checks, (y, "target"))
-            r_hat, inverse_d, y_var, y_mean, den = _s.soft_terms(m, c).unbind()  # (T2)
+            r_hat, inverse_d, start, y_mean, den = _s.soft_terms(m, c).unbind()  # (T2)
             undefined = den == c.zero
             nan = undefined | checks.invalid()
-            start, scale, r_scale = _soft_constants(r_hat, inverse_d, y_var, m[0], nan, None, c)
-        loss = _soft_loss(y, f, w, y_mean, start, scale, r_scale)
+            constants = _soft_constants(r_hat, inverse_d, start, y_mean, m[0], nan, None, c)
+        loss = _soft_loss(y, f, w, *_s.normal(constants).unbind())
     checks.run(undefined, _SOFT_UNDEFINED)
     return loss  # NaN scores (a diverged model) give a NaN loss
 
@@ -284,13 +285,13 @@ def _margins(r_hat, d, wm, cols):
     return r_hat * (d - (wm * cols).sum(1))
 
 
-def _table_constants(wm, r_hat, chance, weight_d, nan, has, c, log: bool, margins, rows):
-    """(G, R̂, s) of ℓ = R̂ + s·Σ(G∘O), G = W − R̂·𝟙(ĥᵀW)ᵀ and s = 1/(W_B·d̂) (eq. T6
-    item by item; ``weight_d`` is W_B·d̂), or with ``log`` of log R̂ + s/R̂·Σ(G∘O), the
-    same linearization of log(1 − κ); flagged as in :func:`_flagged`. ``rows``: the
-    row sums of the batch's table, for ``margins``."""
+def _table_constants(wm, r_hat, chance, d, total, nan, has, c, log: bool, margins, rows):
+    """(G, (R̂, s)) of ℓ = R̂ + s·Σ(G∘O), G = W − R̂·𝟙(ĥᵀW)ᵀ and s = 1/(W_B·d̂) (eq. T6
+    item by item), or with ``log`` of log R̂ + s/R̂·Σ(G∘O), the same linearization of
+    log(1 − κ); (R̂, s) flagged as in :func:`_flagged`. ``rows``: the row sums of the
+    batch's table, for ``margins``."""
     g = wm - r_hat * chance
-    start, scale = r_hat, weight_d.reciprocal()
+    start, scale = r_hat, (total * d).reciprocal()
     if margins is not None:
         g = g + margins[:, None]
         start = start - scale * (margins * rows).sum()  # adds 0 to the value
@@ -299,8 +300,7 @@ def _table_constants(wm, r_hat, chance, weight_d, nan, has, c, log: bool, margin
         inverse = torch.where(r_hat >= tiny, r_hat.reciprocal(), c.zero)
         start = torch.log(r_hat.clamp_min(tiny)) + (start - r_hat) * inverse
         scale = scale * inverse
-    start, scale = _flagged(start, scale, nan, has, c)
-    return g, start, scale
+    return g, _flagged(torch.stack([start, scale]), nan, has, c)
 
 
 def _class_inputs(input, target, sample_weight, prediction: str, checks):
@@ -392,9 +392,9 @@ def weighted_kappa_loss(
         p, t, w = _class_inputs(input, target, sample_weight, prediction, checks)
         n, k = p.shape
         _check_batch(n)
-        wm = _s.on_device(_s.weight_matrix_tensor(weights, k), p, p.dtype)
+        wm = _s.weight_matrix_on(weights, k, p)
         o = _expected_table(p, t, w)
-        with torch.no_grad():  # the constants of the loss
+        with _s.no_autograd():  # the constants of the loss
             c = _s.constants(p.dtype, p.device)
             if w is not None:
                 _s.positive_total(w.sum(), checks)
@@ -406,10 +406,11 @@ def weighted_kappa_loss(
             undefined = d == c.zero
             nan = undefined | checks.invalid()
             chance = terms[3 : 3 + k]
-            g, start, scale = _table_constants(
-                wm, r_hat, chance, total * d, nan, None, c, log, margins, o.sum(1)
+            g, constants = _table_constants(
+                wm, r_hat, chance, d, total, nan, None, c, log, margins, o.sum(1)
             )
-        loss = torch.addcmul(start, (g * o).sum(), scale)
+        start, scale = _s.normal(constants).unbind()
+        loss = torch.addcmul(start, (_s.normal(g) * o).sum(), scale)
     checks.run(undefined, _TABLE_UNDEFINED)
     return loss
 
@@ -457,8 +458,11 @@ class _RunningKappaLoss(_s.FloatState):
         # recompute a read of a buffer mutated in the forward in the backward, after
         # the mutation, which silently changes the gradient (PyTorch 2.13; see
         # pytorch/pytorch pull request 197039). The state is never read in place.
-        dtype = self._state().dtype
-        setattr(self, self._STATE, _s.cast(new, dtype))
+        new = _s.cast(new, self._state().dtype)
+        if _s.compiling():
+            setattr(self, self._STATE, new)
+        else:  # the same, without nn.Module's checks of every kind of attribute
+            self._buffers[self._STATE] = new
 
     def extra_repr(self) -> str:
         return f"momentum={self.momentum}"
@@ -570,37 +574,40 @@ class SoftKappaLoss(_RunningKappaLoss):
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`soft_kappa_loss`)."""
         checks = _s.DataChecks(self.validate_args)
-        prediction, labels = self.prediction, self.labels
+        prediction, labels = self.prediction, self._buffers["labels"]
         with _s.full_precision(_s.check_tensor(input, "input").device):
             y, f, w = _soft_inputs(input, target, sample_weight, prediction, labels, checks)
             if f.shape[0] == 0:
                 return f.sum()  # adds nothing; zero loss, zero gradient
             state, sdt = self._current(f)
-            with torch.no_grad():  # the constants of this batch's loss, and the new state
+            new = None
+            with _s.no_autograd():  # the constants of this batch's loss, and the new state
                 c = _s.constants(f.dtype, f.device)
                 m = _s.moments(y, f, w, c)  # in the accumulation dtype
                 _s.finite_check(torch.dot(m, c.zeros) != c.zero, checks, (y, "target"))
                 cs = c if sdt == f.dtype else _s.constants(sdt, f.device)
-                both = torch.stack([_s.cast(state, sdt), _s.cast(m, sdt)])  # state, batch
-                past, batch = _s.soft_terms(both, cs).unbind(1)  # (T2) of each
+                past, batch = _s.cast(state, sdt), _s.cast(m, sdt)
+                terms = _s.soft_terms(torch.stack([past, batch]), cs)  # (T2) of each
                 # Eq. (T6) with R̂, d̂, v_y, ȳ of the state (constants for this batch), or
                 # of the batch itself while the state has no chance term (a first
                 # batch): then the batch ratio (T2).
-                use_state = past[4] > cs.zero
-                ref = _s.cast(torch.where(use_state, past, batch), f.dtype)
-                r_hat, inverse_d, y_var, y_mean, den = ref.unbind()
+                past_terms, batch_terms = terms.unbind()
+                use_state = past_terms[4] > cs.zero
+                ref = _s.cast(torch.where(use_state, past_terms, batch_terms), f.dtype)
+                r_hat, inverse_d, start, y_mean, den = ref.unbind()
                 bad = checks.invalid()
                 total = m[0]
                 has = None if w is None else total > c.zero  # no weight: adds nothing
                 undefined = den == c.zero if has is None else (den == c.zero) & has
-                start, scale, r_scale = _soft_constants(
-                    r_hat, inverse_d, y_var, total, undefined | bad, has, c
-                )
+                nan = undefined | bad
+                constants = _soft_constants(r_hat, inverse_d, start, y_mean, total, nan, has, c)
                 if self.training:  # fold the batch in, unless invalid, not finite or empty
                     keep = ~bad if has is None else has & ~bad
-                    folded = _s.merge_moments(both[0], both[1], cs, self._keep(), safe=False)
-                    self._store(torch.where(keep, folded, both[0]))  # (T5)
-            loss = _soft_loss(y, f, w, y_mean, start, scale, r_scale)
+                    folded = _s.merge_moments(past, batch, cs, self._keep(), safe=False)
+                    new = torch.where(keep, folded, past)  # (T5)
+            if new is not None:
+                self._store(_s.normal(new))
+            loss = _soft_loss(y, f, w, *_s.normal(constants).unbind())
         checks.run(undefined, _SOFT_UNDEFINED)
         return loss
 
@@ -698,19 +705,21 @@ class WeightedKappaLoss(_RunningKappaLoss):
                 return p.sum()  # adds nothing; zero loss, zero gradient
             state, sdt = self._current(p)
             o = _expected_table(p, t, w)  # with gradient, in the accumulation dtype
-            with torch.no_grad():  # the constants of this batch's loss, and the new state
+            new = None
+            with _s.no_autograd():  # the constants of this batch's loss, and the new state
                 c = _s.constants(p.dtype, p.device)
                 cs = c if sdt == p.dtype else _s.constants(sdt, p.device)
-                both = torch.stack([_s.cast(state, sdt), _s.cast(o, sdt)])  # state, batch
+                past, batch = _s.cast(state, sdt), _s.cast(o, sdt)
                 wm = self._buffers["weight_matrix"]
-                past, batch = _table_terms(both, _s.cast(wm, sdt), cs).unbind()  # (T4)
+                terms = _table_terms(torch.stack([past, batch]), _s.cast(wm, sdt), cs)  # (T4)
                 # Eq. (T6) with R̂, d̂ and ĥ (the shares of the true classes) of the state,
                 # or of the batch itself while the state has no chance term (a first
                 # batch): then the batch ratio (T4).
-                use_state = past[1] > cs.zero
-                ref = _s.cast(torch.where(use_state, past, batch), p.dtype)
+                past_terms, batch_terms = terms.unbind()
+                use_state = past_terms[1] > cs.zero
+                ref = _s.cast(torch.where(use_state, past_terms, batch_terms), p.dtype)
                 r_hat, d = ref[:2].unbind()
-                total = _s.cast(batch[2], p.dtype)
+                total = _s.cast(batch_terms[2], p.dtype)
                 has = total > c.zero  # a batch of zero weight adds nothing
                 bad = checks.invalid()
                 undefined = (d == c.zero) & has
@@ -719,24 +728,18 @@ class WeightedKappaLoss(_RunningKappaLoss):
                 if self.prediction == "probabilities":  # the first batch's ratio, exactly
                     margins = _margins(r_hat, d, wm, ref[3 + k :])
                     margins = torch.where(use_state, c.zero, margins)
+                nan, rows = undefined | bad, o.sum(1)
                 chance = ref[3 : 3 + k]
-                g, start, scale = _table_constants(
-                    wm,
-                    r_hat,
-                    chance,
-                    total * d,
-                    undefined | bad,
-                    has,
-                    c,
-                    self.log,
-                    margins,
-                    o.sum(1),
+                g, constants = _table_constants(
+                    wm, r_hat, chance, d, total, nan, has, c, self.log, margins, rows
                 )
                 if self.training:  # fold the batch in, unless invalid, not finite or empty
                     keep = has & (total < c.inf) & ~bad
-                    folded = torch.add(both[1], both[0], alpha=self._keep())  # (T5)
-                    self._store(torch.where(keep, folded, both[0]))
-            loss = torch.addcmul(start, (g * o).sum(), scale)
+                    new = torch.where(keep, torch.add(batch, past, alpha=self._keep()), past)
+            if new is not None:
+                self._store(_s.normal(new))  # (T5)
+            start, scale = _s.normal(constants).unbind()
+            loss = torch.addcmul(start, (_s.normal(g) * o).sum(), scale)
         checks.run(undefined, _TABLE_UNDEFINED)
         return loss
 

@@ -484,6 +484,36 @@ class TestWeightedKappaLoss:
             WeightedKappaLoss(3, log="yes")
 
 
+class TestCachedConstants:
+    def test_a_first_call_in_inference_mode_does_not_break_autograd(self, monkeypatch):
+        # The losses make their small constants once per dtype and device; made inside a
+        # caller's inference_mode they would be inference tensors, which autograd refuses
+        # to save ("Inference tensors cannot be saved for backward") in every later call.
+        monkeypatch.setattr(_torch_shared, "_CACHE", {})
+        rng = np.random.default_rng(20261121)
+        logits = torch.tensor(rng.normal(size=(6, 4)))
+        target = torch.tensor(rng.integers(0, 4, 6))
+        score = torch.tensor(rng.normal(2, 1, 6))
+        calls = [
+            lambda x: soft_kappa_loss(x, target.double(), prediction="logits"),
+            lambda x: weighted_kappa_loss(x, target),
+            lambda x: soft_kappa_loss(x[:, 0], target.double()),
+        ]
+        with torch.inference_mode():
+            for call in calls:
+                call(logits)
+        for call in calls:
+            x = logits.clone().requires_grad_(True)
+            call(x).backward()
+            assert torch.isfinite(x.grad).all()
+        loss_fn = SoftKappaLoss().double()
+        with torch.inference_mode():
+            loss_fn(score, target.double())
+        f = score.clone().requires_grad_(True)
+        loss_fn(f, target.double()).backward()
+        assert torch.isfinite(f.grad).all()
+
+
 def train_linear(X, y, loss_fn, *, out: int, epochs: int = 1, lr: float = 0.02):
     """A linear model trained one item at a time (batch size 1) with Adam."""
     torch.manual_seed(0)

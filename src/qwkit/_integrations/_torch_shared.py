@@ -36,7 +36,6 @@ import numbers
 import numpy as np
 import torch
 from torch import nn
-from torch.nn import functional
 
 import qwkit
 from qwkit._base._errors import QwkitError, QwkitTypeError
@@ -54,6 +53,19 @@ def accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
 def cast(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """``x`` in ``dtype`` (``x`` itself when it is already: no operation)."""
     return x if x.dtype == dtype else x.to(dtype)
+
+
+def no_autograd():
+    """A context for arithmetic that never needs a gradient: inference mode, which skips
+    autograd's dispatch and so costs less per operation than ``no_grad`` (or ``no_grad``
+    while ``torch.compile`` traces). What leaves it goes through :func:`normal`."""
+    return torch.no_grad() if compiling() else torch.inference_mode()
+
+
+def normal(x: torch.Tensor) -> torch.Tensor:
+    """``x`` made in :func:`no_autograd` as a normal tensor (an inference tensor cannot be
+    saved for backward, nor be written in place by ``load_state_dict``)."""
+    return x if compiling() or not x.is_inference() else x.clone()
 
 
 def full_precision(device: torch.device):
@@ -81,6 +93,12 @@ def on_device(values, like: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 
 _CACHE: dict[tuple, object] = {}
 
+N_MOMENTS = 7  # Σw, ȳ, f̄, Σw(y−ȳ)², Σw(f−f̄)², Σw(y−ȳ)(f−f̄), Σw(y−f)²
+_MEANS = (False, True, True, False, False, False, False)  # the moments that do not add
+_CROSS = (0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0)  # where a merge adds a product of means
+_LEFT = (0, 0, 0, 1, 2, 1, 0)  # the products dy·dy, df·df, dy·df of a merge, there
+_RIGHT = (0, 0, 0, 1, 2, 2, 0)
+
 
 def constant(values: tuple, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     """A small constant tensor, made once per values, dtype and device and then reused
@@ -90,7 +108,8 @@ def constant(values: tuple, dtype: torch.dtype, device: torch.device) -> torch.T
     key = (values, dtype, device)
     made = _CACHE.get(key)
     if made is None:
-        made = _CACHE[key] = torch.tensor(values, dtype=dtype, device=device)
+        with torch.inference_mode(False):  # a normal tensor, whatever the caller's mode
+            made = _CACHE[key] = torch.tensor(values, dtype=dtype, device=device)
     return made
 
 
@@ -106,27 +125,32 @@ class Constants:
     A Python number in a tensor operation costs as much as the operation (it is made
     into a tensor each time), so the algebra uses these."""
 
-    __slots__ = ("inf", "means", "nan", "one", "pairs", "zero", "zeros")
+    __slots__ = ("cross", "inf", "left", "means", "nan", "one", "right", "void", "zero", "zeros")
 
     def __init__(self, dtype: torch.dtype, device: torch.device):
-        self.zero = torch.tensor(0.0, dtype=dtype, device=device)
-        self.one = torch.tensor(1.0, dtype=dtype, device=device)
-        self.nan = torch.tensor(math.nan, dtype=dtype, device=device)
-        self.inf = torch.tensor(math.inf, dtype=dtype, device=device)
-        self.zeros = torch.zeros(N_MOMENTS, dtype=dtype, device=device)
-        self.means = torch.tensor(_MEANS, dtype=torch.bool, device=device)
-        self.pairs = torch.tensor(_PAIRS, dtype=torch.int64, device=device)
+        def make(values, kind=dtype):
+            return torch.tensor(values, dtype=kind, device=device)
+
+        self.zero, self.one = make(0.0), make(1.0)
+        self.nan, self.inf = make(math.nan), make(math.inf)
+        self.void = make((math.nan, 0.0, 0.0, 0.0))  # a NaN loss with a zero gradient
+        self.zeros = make((0.0,) * N_MOMENTS)
+        self.means = make(_MEANS, torch.bool)
+        self.cross = make(_CROSS)
+        self.left, self.right = make(_LEFT, torch.int64), make(_RIGHT, torch.int64)
 
 
 def constants(dtype: torch.dtype, device: torch.device) -> Constants:
     """The :class:`Constants` of ``dtype`` on ``device``, made once and reused (made in
-    the graph while ``torch.compile`` traces)."""
+    the graph while ``torch.compile`` traces). Normal tensors, never inference tensors:
+    one made inside a caller's ``torch.inference_mode`` could not enter autograd later."""
     if compiling():
         return Constants(dtype, device)
     key = ("constants", dtype, device)
     made = _CACHE.get(key)
     if made is None:
-        made = _CACHE[key] = Constants(dtype, device)
+        with torch.inference_mode(False):
+            made = _CACHE[key] = Constants(dtype, device)
     return made
 
 
@@ -522,11 +546,21 @@ def weight_matrix_tensor(weights, k: int) -> torch.Tensor:
     return torch.as_tensor(wm)
 
 
-# ---------------------------------------------------------------------------- moments
+def weight_matrix_on(weights, k: int, like: torch.Tensor) -> torch.Tensor:
+    """:func:`weight_matrix_tensor` in ``like``'s dtype on its device; named weights are
+    made once per dtype and device (a matrix given as data is checked at each call)."""
+    named = weights is None or isinstance(weights, str)
+    key = ("weights", weights, k, like.dtype, like.device)
+    made = _CACHE.get(key) if named and not compiling() else None
+    if made is None:
+        with torch.inference_mode(False):
+            made = on_device(weight_matrix_tensor(weights, k), like, like.dtype)
+        if named and not compiling():
+            _CACHE[key] = made
+    return made
 
-N_MOMENTS = 7
-_MEANS = (False, True, True, False, False, False, False)  # the moments that do not add
-_PAIRS = (1, 2, 1, 1, 2, 2)  # the products dy·dy, df·df, dy·df of a merge
+
+# ---------------------------------------------------------------------------- moments
 
 
 def moments(y: torch.Tensor, f: torch.Tensor, w: torch.Tensor | None, c: Constants):
@@ -558,20 +592,22 @@ def merge_moments(
     sums = a + b if keep == 1.0 else torch.add(b, a, alpha=keep)
     total, wb = sums[0], b[0]
     share = wb / (positive(total, c) if safe else total)  # 0 or 1 if a set is empty
-    cross = (total - wb) * share  # keep·Wa·Wb / W
-    pairs = (b - a).index_select(0, c.pairs).view(2, 3).prod(0)  # δy², δf², δy·δf
-    merged = sums + functional.pad(pairs * cross, (3, 1))
-    return torch.where(c.means, torch.lerp(a, b, share), merged)
+    delta = b - a  # ȳ_b − ȳ_a and f̄_b − f̄_a at positions 1 and 2
+    cross = (total - wb) * share * c.cross  # keep·Wa·Wb/W at positions 3 to 5
+    products = delta.index_select(0, c.left) * delta.index_select(0, c.right)  # δy², δf², δyδf
+    return torch.where(c.means, torch.lerp(a, b, share), torch.addcmul(sums, products, cross))
 
 
 def soft_terms(m: torch.Tensor, c: Constants) -> torch.Tensor:
-    """Eq. (T2) per row of moments ``m`` (..., 7): the stack (5, ...) of R = n/d, 1/d,
-    v_y, ȳ and W·d (where d = 0, R and 1/d are meaningless: check W·d)."""
+    """Eq. (T2) per row of moments ``m`` (..., 7): the rows (..., 5) of R = n/d, 1/d,
+    R·(1 − v_y/d) (the constant of eq. T6's loss, which does not depend on the batch),
+    ȳ and W·d. Where d = 0 the first three are meaningless: check W·d."""
     w, y_mean, f_mean, s_yy, s_ff, _, s_ee = m.unbind(-1)
     delta = y_mean - f_mean
     den = torch.addcmul(s_yy + s_ff, w, delta * delta)  # W·d
-    ratios = torch.stack([s_ee, w, s_yy]) / positive(torch.stack([den, den, w]), c)
-    return torch.cat([ratios, torch.stack([y_mean, den])])
+    r, inverse_d, share = (torch.stack([s_ee, w, s_yy]) / positive(den, c)).unbind()
+    start = torch.addcmul(r, r, share, value=-1)  # R − R·v_y/d
+    return torch.stack([r, inverse_d, start, y_mean, den], -1)
 
 
 def reduce_moments(parts) -> torch.Tensor:
