@@ -129,12 +129,11 @@ def _flagged(values, nan, has, c):
     return torch.where(nan, c.void[: values.shape[0]], values)
 
 
-def _soft_constants(r_hat, inverse_d, start, y_mean, total, nan, has, c):
+def _soft_constants(terms, total, nan, has, c):
     """(c₀, s, s·R̂, ȳ) of :func:`_soft_loss` in one tensor, flagged as in
-    :func:`_flagged`: ``inverse_d`` is 1/d̂, ``start`` R̂·(1 − v_y/d̂) and ``total`` W_B,
-    so s = 1/(W_B·d̂)."""
-    scale = inverse_d / total
-    return _flagged(torch.stack([start, scale, scale * r_hat, y_mean]), nan, has, c)
+    :func:`_flagged`, from the first four terms of :func:`~_torch_shared.soft_terms`
+    (c₀ = R̂·(1 − v_y/d̂), 1/d̂, R̂/d̂, ȳ) and ``total`` W_B: s = 1/(W_B·d̂)."""
+    return _flagged(terms[:4] / torch.where(c.scaled, total, c.one), nan, has, c)
 
 
 def _soft_loss(y, f, w, start, scale, r_scale, y_mean):
@@ -238,10 +237,10 @@ def soft_kappa_loss(
             if w is not None:
                 _s.positive_total(m[0], checks)
             _s.finite_check(torch.dot(m, c.zeros) != c.zero, checks, (y, "target"))
-            r_hat, inverse_d, start, y_mean, den = _s.soft_terms(m, c).unbind()  # (T2)
-            undefined = den == c.zero
+            terms = _s.soft_terms(m, c)  # (T2)
+            undefined = terms[4] == c.zero
             nan = undefined | checks.invalid()
-            constants = _soft_constants(r_hat, inverse_d, start, y_mean, m[0], nan, None, c)
+            constants = _soft_constants(terms, m[0], nan, None, c)
         loss = _soft_loss(y, f, w, *_s.normal(constants).unbind())
     checks.run(undefined, _SOFT_UNDEFINED)
     return loss  # NaN scores (a diverged model) give a NaN loss
@@ -594,13 +593,12 @@ class SoftKappaLoss(_RunningKappaLoss):
                 past_terms, batch_terms = terms.unbind()
                 use_state = past_terms[4] > cs.zero
                 ref = _s.cast(torch.where(use_state, past_terms, batch_terms), f.dtype)
-                r_hat, inverse_d, start, y_mean, den = ref.unbind()
                 bad = checks.invalid()
                 total = m[0]
                 has = None if w is None else total > c.zero  # no weight: adds nothing
-                undefined = den == c.zero if has is None else (den == c.zero) & has
+                undefined = ref[4] == c.zero if has is None else (ref[4] == c.zero) & has
                 nan = undefined | bad
-                constants = _soft_constants(r_hat, inverse_d, start, y_mean, total, nan, has, c)
+                constants = _soft_constants(ref, total, nan, has, c)
                 if self.training:  # fold the batch in, unless invalid, not finite or empty
                     keep = ~bad if has is None else has & ~bad
                     folded = _s.merge_moments(past, batch, cs, self._keep(), safe=False)

@@ -43,10 +43,12 @@ def _void(table: torch.Tensor) -> None:
 
 
 def _poison(state: torch.Tensor, checks: _s.DataChecks) -> None:
-    """Make ``state`` NaN if a check of this update failed (no host read)."""
+    """Make ``state`` NaN if a check of this update failed (no host read). Read checks
+    have already raised: only unread ones (``validate_args=False``, compiled) remain."""
     bad = checks.invalid()
-    if bad is not None:
-        state.view(-1)[:1] += torch.where(bad, math.nan, 0.0).to(state.dtype)
+    if bad is not None and not checks.validate:
+        c = _s.constants(state.dtype, state.device)
+        state.view(-1)[:1] += torch.where(bad, c.nan, c.zero)
 
 
 def _predicted_classes(preds, k: int) -> torch.Tensor:

@@ -125,7 +125,19 @@ class Constants:
     A Python number in a tensor operation costs as much as the operation (it is made
     into a tensor each time), so the algebra uses these."""
 
-    __slots__ = ("cross", "inf", "left", "means", "nan", "one", "right", "void", "zero", "zeros")
+    __slots__ = (
+        "cross",
+        "inf",
+        "left",
+        "means",
+        "nan",
+        "one",
+        "right",
+        "scaled",
+        "void",
+        "zero",
+        "zeros",
+    )
 
     def __init__(self, dtype: torch.dtype, device: torch.device):
         def make(values, kind=dtype):
@@ -134,6 +146,7 @@ class Constants:
         self.zero, self.one = make(0.0), make(1.0)
         self.nan, self.inf = make(math.nan), make(math.inf)
         self.void = make((math.nan, 0.0, 0.0, 0.0))  # a NaN loss with a zero gradient
+        self.scaled = make((False, True, True, False), torch.bool)  # divided by W_B
         self.zeros = make((0.0,) * N_MOMENTS)
         self.means = make(_MEANS, torch.bool)
         self.cross = make(_CROSS)
@@ -599,15 +612,15 @@ def merge_moments(
 
 
 def soft_terms(m: torch.Tensor, c: Constants) -> torch.Tensor:
-    """Eq. (T2) per row of moments ``m`` (..., 7): the rows (..., 5) of R = n/d, 1/d,
-    R·(1 − v_y/d) (the constant of eq. T6's loss, which does not depend on the batch),
-    ȳ and W·d. Where d = 0 the first three are meaningless: check W·d."""
+    """Eq. (T2) per row of moments ``m`` (..., 7): the rows (..., 5) of R·(1 − v_y/d) (the
+    constant of the loss of eq. T6, which does not depend on the batch), 1/d, R/d, ȳ and
+    W·d, with R = n/d. Where d = 0 the first three are meaningless: check W·d."""
     w, y_mean, f_mean, s_yy, s_ff, _, s_ee = m.unbind(-1)
     delta = y_mean - f_mean
     den = torch.addcmul(s_yy + s_ff, w, delta * delta)  # W·d
     r, inverse_d, share = (torch.stack([s_ee, w, s_yy]) / positive(den, c)).unbind()
     start = torch.addcmul(r, r, share, value=-1)  # R − R·v_y/d
-    return torch.stack([r, inverse_d, start, y_mean, den], -1)
+    return torch.stack([start, inverse_d, r * inverse_d, y_mean, den], -1)
 
 
 def reduce_moments(parts) -> torch.Tensor:
