@@ -80,11 +80,6 @@ def full_precision(device: torch.device):
     return torch.autocast(device.type, enabled=False) if on else contextlib.nullcontext()
 
 
-def safe(x: torch.Tensor) -> torch.Tensor:
-    """``x`` where it is positive, else 1: a divisor whose gradient is never inf·0."""
-    return torch.where(x > 0, x, 1.0)
-
-
 def on_device(values, like: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """A host constant (array or CPU tensor) on ``like``'s device, without waiting for
     the device (a non-blocking copy from host memory is staged at once)."""
@@ -168,7 +163,8 @@ def constants(dtype: torch.dtype, device: torch.device) -> Constants:
 
 
 def positive(x: torch.Tensor, c: Constants) -> torch.Tensor:
-    """``x`` where it is positive, else 1 (``safe`` with cached constants)."""
+    """``x`` where it is positive, else 1: a divisor for sums of weights and squares,
+    whose quotient is then 0 (those sums are 0 together) and never a NaN."""
     return torch.where(x > c.zero, x, c.one)
 
 
