@@ -3,8 +3,12 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_torch.py                    # prints a Markdown report
-    .venv/bin/python benchmarks/bench_torch.py --baseline c2fbc57^   # and an older qwkit.torch
     .venv/bin/python benchmarks/bench_torch.py --quick            # fewer repeats, a check
+    .venv/bin/python benchmarks/bench_torch.py --baseline c2fbc57^ --baseline 6c57f3c \
+        > benchmarks/README_torch.md                               # as committed
+
+(``c2fbc57^`` is qwkit.torch before the float32 sums and the checks without host reads of
+issue 18, ``6c57f3c`` the code of version 0.2.0 that had them.)
 
 What is timed: ``loss(input, target).backward()`` on CPU, one intra-op thread
 (``torch.set_num_threads(1)``), float32, for batch sizes 1 to 4,096:
@@ -29,12 +33,12 @@ inflate. Interleaving the contenders and taking the best block keeps the compari
 fair: what load remains (a busy sibling core, a cold cache) slows every contender alike
 and no block below its best.
 
-``--baseline REV`` adds qwkit.torch as it was at git revision REV: its three modules are
-read with ``git show`` into a temporary directory (never into the repository), their
-imports pointed at the present package's helpers (``_extras``, ``_validation``), and
-imported as a separate package. Before the timing, the script checks that every
-contender of the baseline gives the same loss and gradient as the present code on the
-same data, after the same state (to 1e-5, relative), and says so.
+``--baseline REV`` (repeatable) adds qwkit.torch as it was at git revision REV: its three
+modules are read with ``git show`` into a temporary directory (never into the
+repository), their imports pointed at the present package's helpers (``_extras``,
+``_validation``), and imported as a separate package. Before the timing, the script
+checks that every contender of a baseline gives the same loss and gradient as the
+present code on the same data, after the same state (to 1e-5, relative), and says so.
 """
 
 from __future__ import annotations
@@ -70,15 +74,16 @@ BLOCK_SECONDS = 0.02
 # ---------------------------------------------------------------------------- baseline
 
 
-def load_baseline(revision: str):
+def load_baseline(revision: str, index: int = 0):
     """qwkit.torch at ``revision``, imported from a temporary copy as its own package."""
     repo = HERE.parent
     folder = Path(tempfile.mkdtemp(prefix="qwkit-torch-baseline-"))
-    package = folder / "qwkit_torch_baseline"
+    name = f"qwkit_torch_baseline{index}"  # the package's name
+    package = folder / name
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for name in ("torch.py", "_torch_shared.py", "_torch_metrics.py"):
-        for path in (f"src/qwkit/{name}", f"src/qwkit/_integrations/{name}"):
+    for module in ("torch.py", "_torch_shared.py", "_torch_metrics.py"):
+        for path in (f"src/qwkit/{module}", f"src/qwkit/_integrations/{module}"):
             shown = subprocess.run(
                 ["git", "-C", str(repo), "show", f"{revision}:{path}"],
                 capture_output=True,
@@ -87,28 +92,25 @@ def load_baseline(revision: str):
             if shown.returncode == 0:
                 break
         else:
-            raise SystemExit(f"git show {revision}: no {name} in src/qwkit or its _integrations")
+            raise SystemExit(f"git show {revision}: no {module} in src/qwkit or _integrations")
         text = shown.stdout
         for old, new in (
             ("from qwkit._extras import", "from qwkit._base._extras import"),
             ("from qwkit._validation import", "from qwkit._base._validation import"),
-            ("from qwkit import _torch_shared", "from qwkit_torch_baseline import _torch_shared"),
-            (
-                "from qwkit._integrations import _torch_shared",
-                "from qwkit_torch_baseline import _torch_shared",
-            ),
-            ("from qwkit._torch_metrics import", "from qwkit_torch_baseline._torch_metrics import"),
+            ("from qwkit import _torch_shared", f"from {name} import _torch_shared"),
+            ("from qwkit._integrations import _torch_shared", f"from {name} import _torch_shared"),
+            ("from qwkit._torch_metrics import", f"from {name}._torch_metrics import"),
             (
                 "from qwkit._integrations._torch_metrics import",
-                "from qwkit_torch_baseline._torch_metrics import",
+                f"from {name}._torch_metrics import",
             ),
         ):
             text = text.replace(old, new)
-        (package / name).write_text(text)
+        (package / module).write_text(text)
     sys.path.insert(0, str(folder))
-    module = importlib.import_module("qwkit_torch_baseline.torch")
+    module = importlib.import_module(f"{name}.torch")
     commit = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", "--short", revision],
+        ["git", "-C", str(repo), "log", "-1", "--format=%h, %cd", "--date=short", revision],
         capture_output=True,
         text=True,
         check=True,
@@ -243,7 +245,9 @@ def time_all(steps: dict, repeats: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", help="a git revision of qwkit.torch to time beside")
+    parser.add_argument(
+        "--baseline", action="append", default=[], help="a git revision to time beside"
+    )
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="3 repeats, sizes 1, 64, 4096")
     args = parser.parse_args()
@@ -252,11 +256,11 @@ def main() -> None:
     sizes = (1, 64, 4096) if args.quick else SIZES
     repeats = 3 if args.quick else args.repeats
 
-    baseline, commit = (None, None)
-    check = []
-    if args.baseline:
-        baseline, commit = load_baseline(args.baseline)
-        check = check_baseline(baseline)
+    baselines, checks = [], []
+    for index, revision in enumerate(args.baseline):
+        module, commit = load_baseline(revision, index)
+        baselines.append((module, commit))
+        checks.append((revision, commit, check_baseline(module)))
 
     started = time.perf_counter()
     results = {}
@@ -264,16 +268,16 @@ def main() -> None:
         steps = dict(references(n))
         for name, (make, kind) in contenders(current, n).items():
             steps[name] = prepared(make, kind, n)
-        if baseline is not None:
-            for name, (make, kind) in contenders(baseline, n).items():
-                steps[f"{name} @ {commit}"] = prepared(make, kind, n)
+        for module, commit in baselines:
+            for name, (make, kind) in contenders(module, n).items():
+                steps[f"{name} @ {commit.split(',')[0]}"] = prepared(make, kind, n)
         results[n] = time_all(steps, repeats)
     minutes = (time.perf_counter() - started) / 60
 
     print("# qwkit.torch: time of one forward and backward pass\n")
     print(
         "Generated by `python benchmarks/bench_torch.py"
-        + (f" --baseline {args.baseline}" if args.baseline else "")
+        + "".join(f" --baseline {revision}" for revision in args.baseline)
         + f"` ({minutes:.1f} minutes). Best of {repeats} interleaved blocks of ~20 ms per "
         "contender, in CPU time of the thread; CPU, float32, one intra-op thread. "
         "Microseconds per call (forward and backward), and in parentheses the ratio to "
@@ -282,12 +286,11 @@ def main() -> None:
     extra = {"torch": torch.__version__}
     for line in _machine.describe("one thread (torch.set_num_threads(1))", extra):
         print(line)
-    if check:
+    for revision, commit, lines in checks:
         print(
-            f"- baseline `{commit}` (`{args.baseline}`): same losses and gradients as the "
-            "present code on the same data and state (largest relative differences: "
-            + "; ".join(check)
-            + ")"
+            f"- rows `@ {commit.split(',')[0]}`: qwkit.torch at `{revision}` ({commit}); the same "
+            "losses and gradients as the present code on the same data and state (relative "
+            "differences: " + "; ".join(lines) + ")"
         )
     print()
     names = list(results[sizes[0]])
