@@ -430,7 +430,8 @@ def weighted_kappa_loss(
 
 
 class _RunningKappaLoss(_s.FloatState):
-    """Shared machinery of the two modules: state, momentum, the surrogate (T6)."""
+    """Shared machinery of the two modules: the running state, its momentum and its fold
+    (T5)."""
 
     def __init__(self, momentum, validate_args):
         super().__init__()
