@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import ANXIETY, DATA, fails, ok, run
 
 import qwkit
+from cli_helpers import ANXIETY, DATA, fails, ok, run
 from qwkit.cli._cmd_agreement import pairwise_kappas
 from qwkit.cli._display import plain
 
@@ -98,7 +98,7 @@ class TestInputs:
         args = ("--long", "--item", "item", "--rater", "who", "--rating", "grade")
         out = as_json("agreement", long, *args)
         for c in out["coefficients"]:
-            ref = qwkit.agreement_test(table.ratings, coefficient=c["coefficient"])
+            ref = qwkit.agreement_test(table, coefficient=c["coefficient"])
             assert c["statistic"] == ref.statistic and c["standard_error"] == ref.standard_error
         assert out["format"] == "long" and out["raters"] == ["rater1", "rater2", "rater3"]
 
