@@ -32,7 +32,7 @@ from qwkit._base._scale import declared_order, rating_matrix, with_gaps
 from qwkit._base._validation import _bytes, as_1d, check_choice, check_same_length, scalar
 from qwkit._base._warnings import REMOVED_IN, warn
 
-__all__ = ["DUPLICATES", "RatingsTable", "Sparse", "as_sparse", "from_long"]
+__all__ = ["DUPLICATES", "RatingsTable", "Sparse", "as_sparse", "from_long", "slot_columns"]
 
 #: What ``duplicates=`` may be: what to do when a rater rated an item more than once.
 DUPLICATES = ("raise", "first", "last")
@@ -326,3 +326,31 @@ def as_sparse(ratings, name: str = "ratings") -> Sparse:
     if isinstance(ratings, RatingsTable):
         return ratings._sparse
     return _from_wide(ratings, name)
+
+
+def slot_columns(ratings: RatingsTable, name: str = "human") -> dict[str, np.ndarray]:
+    """A sparse panel as rating *slots*: ``{"rating 1": …, "rating 2": …}``, slot k
+    holding the k-th rating of each item in the table's order (the order of the rows of
+    the long table), NaN/None where an item has fewer — what the scorer evaluation reads
+    as human columns. n_items × (the largest number of ratings of an item) cells: refused
+    when that is far more than the ratings (a few items rated very many times)."""
+    sp = ratings._sparse
+    per_item = np.diff(sp.item_ptr)
+    width = int(per_item.max(initial=0))
+    cells = sp.n_items * width
+    if cells > 8 * sp.n_ratings + (1 << 22):
+        i = int(np.argmax(per_item))
+        item = scalar(ratings.items[i])
+        raise QwkitError(
+            f"`{name}`: the evaluation reads a sparse panel as rating slots (the k-th rating "
+            f"of each item); item {item!r} has {width:,} ratings, so {sp.n_items:,} items "
+            f"would take {width:,} slots ({_bytes(8.0 * cells)}) for {sp.n_ratings:,} "
+            "ratings. Keep a few ratings of the items rated most often.",
+            parameter=name,
+        )
+    starts = sp.item_ptr[:-1]
+    out = {}
+    for k in range(width):
+        present = per_item > k
+        out[f"rating {k + 1}"] = with_gaps(present, sp.values[starts[present] + k])
+    return out

@@ -14,6 +14,7 @@ Who may import what — the floors of the package, kernels at the bottom — is 
 import numba
 
 from qwkit._kernels._agreement import (
+    applied_at_others,
     column_extremes,
     cross_at,
     cross_batch,
@@ -95,6 +96,7 @@ __all__ = [
     "THREAD_MIN_ITEMS",
     "aggregate_pairs",
     "aggregate_pairs_exact",
+    "applied_at_others",
     "assignment_table",
     "bincount_exact",
     "column_extremes",

@@ -483,3 +483,31 @@ def removal_pairs(
                 )
         out[t] = 2.0 * acc
     return out
+
+
+@njit(**_JIT)
+def applied_at_others(item_ptr, rater, codes, ptr, group_codes, values):
+    """For every entry e (rater g, item i): Σ over the other entries f of item i of
+    ``values`` at (g, codes[f]) — group g's entry of that category, found by binary
+    search in ``group_codes[ptr[g]:ptr[g + 1]]`` (increasing; every category of g's
+    co-raters is there). O(Σᵢ rᵢ² log w)."""
+    out = np.zeros(codes.shape[0])
+    for i in range(item_ptr.shape[0] - 1):
+        for e in range(item_ptr[i], item_ptr[i + 1]):
+            g = rater[e]
+            acc = 0.0
+            for f in range(item_ptr[i], item_ptr[i + 1]):
+                if f == e:
+                    continue
+                c = codes[f]
+                lo = ptr[g]
+                hi = ptr[g + 1]
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if group_codes[mid] < c:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                acc += values[lo]
+            out[e] = acc
+    return out
