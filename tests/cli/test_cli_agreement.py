@@ -112,7 +112,7 @@ class TestInputs:
         out = as_json(
             "agreement", path, *args, "--labels", "low,mid,high", "--coefficient", "krippendorff"
         )
-        # docs/agreement.md §9 (the krippendorff package gives 0.641026 too)
+        # docs/agreement.md §10 (the krippendorff package gives 0.641026 too)
         assert round(out["coefficients"][0]["statistic"], 6) == 0.641026
         assert out["labels"] == ["low", "mid", "high"]
         # text without a scale: only unweighted agreement

@@ -286,6 +286,18 @@ def group_rows(groups: np.ndarray, n_groups: int, codes: np.ndarray, weight: np.
     return Rows(out_ptr, out_codes, out_w), inverse
 
 
+_NO_ORDER = np.zeros(0, dtype=np.intp)
+
+
+def item_rows(ptr: np.ndarray, codes: np.ndarray):
+    """:func:`group_rows` of entries already grouped by ``ptr`` (items in order), one
+    rating each: no sort, no array of indices or of weights."""
+    out_ptr, out_codes, out_w, inverse = _kernels.distinct_in_groups(
+        ptr, _NO_ORDER, np.ascontiguousarray(codes, dtype=np.intp), _NO_VALUES
+    )
+    return Rows(out_ptr, out_codes, out_w), inverse
+
+
 def within(metric, rows: Rows) -> np.ndarray:
     """Each entry's Σ over its row's categories l of mult_l·d(c, l): the row's own
     distribution applied at each of its categories. O(E) for identity, linear and
@@ -375,25 +387,34 @@ def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray |
     bootstrap draws the same resamples. With ``cheap_only`` the arrays come back
     unchanged unless such a key fits and rows repeat (at most one distinct row in
     ``_DISTINCT_SHARE``)."""
-    parts = [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
-    m = parts[0].shape[0]
+    m = arrays[0].shape[0]
     weight = np.ones(m) if counts is None else np.asarray(counts, dtype=np.float64)
     if m == 0:
         return list(arrays), weight
-    bounds = [_kernels.column_extremes(a) for a in parts]
+
+    def as_int(a):
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    bounds = [_kernels.column_extremes(as_int(a)) for a in arrays]
     lo = np.concatenate([b[0] for b in bounds])
     span = np.concatenate([b[1] for b in bounds]) - lo + 1
     fits = float(np.prod(span.astype(np.float64))) < 2.0**62
     if cheap_only and not fits:
         return list(arrays), weight
-    stacked = parts[0] if len(parts) == 1 else np.column_stack(parts)
     if fits:
         # one mixed-radix int64 key per row, grouped by hashing (no sort of all rows);
         # the groups are then put in the order of their keys, as np.unique's
         radix = np.concatenate([[1], np.cumprod(span[:-1])]).astype(np.int64)
-        # = (stacked − lo) @ radix: int64 arithmetic wraps modulo 2**64 and the key is
-        # below 2**62, so subtracting lo @ radix afterwards is exact (and saves a copy)
-        key = stacked @ radix - lo @ radix
+        # = Σ (column − lo)·radix, one array at a time (no stacked copy): int64
+        # arithmetic wraps modulo 2**64 and the key is below 2**62, so subtracting
+        # lo @ radix afterwards is exact
+        key = np.zeros(m, dtype=np.int64)
+        start = 0
+        for a in arrays:
+            width = a.shape[1]
+            key += as_int(a) @ radix[start : start + width]
+            start += width
+        key -= lo @ radix
         first, total = group_keys(key, weight, max(1, m // _DISTINCT_SHARE))
         if total.size == 0:  # most rows are distinct: merging cannot pay
             if cheap_only:
@@ -403,21 +424,21 @@ def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray |
         else:
             order = np.argsort(key[first])
             first, total = first[order], total[order]
-        uniq = stacked[first]
-    else:
-        # np.unique(axis=0)'s order and groups, without its sort of whole rows
-        order = _lexicographic_order(stacked)
-        ordered = stacked[order]
-        start = np.ones(m, dtype=bool)
-        start[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-        first = np.flatnonzero(start)
-        uniq = ordered[first]
-        total = np.add.reduceat(weight[order], first)
-    out, start = [], 0
+        return [as_int(a[first]) for a in arrays], total
+    # np.unique(axis=0)'s order and groups, without its sort of whole rows
+    stacked = np.column_stack([as_int(a) for a in arrays])
+    order = _lexicographic_order(stacked)
+    ordered = stacked[order]
+    start = np.ones(m, dtype=bool)
+    start[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    first = np.flatnonzero(start)
+    uniq = ordered[first]
+    total = np.add.reduceat(weight[order], first)
+    out, begin = [], 0
     for a in arrays:
         width = a.shape[1]
-        out.append(uniq[:, start : start + width])
-        start += width
+        out.append(uniq[:, begin : begin + width])
+        begin += width
     return out, total
 
 
@@ -460,7 +481,7 @@ class Entries:
 
     def rows(self) -> Rows:
         """Each row's distinct categories and how many of its ratings each holds."""
-        return group_rows(self.item, self.m, self.code, np.ones(self.code.shape[0]))[0]
+        return item_rows(self.ptr, self.code)[0]
 
 
 def collapse_entries(entries: Entries, *, cheap_only: bool = False):

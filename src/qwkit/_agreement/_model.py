@@ -41,7 +41,7 @@ def _layout(prep: _in.Prepared, collapse):
         return rows, None, count
     panel = prep.panel
     if prep.coefficient in _in.POOLED:
-        rows, _ = _m.group_rows(panel.item, panel.n_items, panel.code, np.ones(panel.n_ratings))
+        rows, _ = _m.item_rows(panel.item_ptr, panel.code)
         count = np.ones(rows.m)
         if collapse:
             rows, count = _m.collapse_rows(rows, cheap_only=cheap)
@@ -181,7 +181,7 @@ def metric_of(prep: _in.Prepared):
     freq = None
     if prep.weights == "ordinal":
         panel = prep.panel
-        rows, _ = _m.group_rows(panel.item, panel.n_items, panel.code, np.ones(panel.n_ratings))
+        rows, _ = _m.item_rows(panel.item_ptr, panel.code)
         freq = _pairable_frequencies(rows, np.ones(rows.m), prep.coords.shape[0])
     metric, dmax, _ = _metric(prep, freq)
     return metric, dmax

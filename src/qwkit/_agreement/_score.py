@@ -585,14 +585,14 @@ def ratings_from_long(
     >>> import qwkit
     >>> table = qwkit.ratings_from_long(["a", "a", "b", "b", "b", "b"],
     ...                                 ["r1", "r2", "r1", "r2", "r3", "r3"],
-    ...                                 [1, 2, 2, 2, 3, 2], duplicates="last")
+    ...                                 [1, 1, 2, 2, 1, 2], duplicates="last")
     >>> table
     RatingsTable(n_items=2, n_raters=3, n_ratings=5, n_duplicates=1)
     >>> table.to_wide()
-    array([[ 1.,  2., nan],
+    array([[ 1.,  1., nan],
            [ 2.,  2.,  2.]])
-    >>> round(qwkit.agreement_score(table, coefficient="krippendorff"), 6)
-    0.5
+    >>> qwkit.agreement_score(table, coefficient="krippendorff")
+    1.0
     """
     sparse, item_ids, rater_ids, dropped = from_long(items, raters, values, duplicates)
     return RatingsTable(items=item_ids, raters=rater_ids, n_duplicates=dropped, _sparse=sparse)

@@ -199,12 +199,13 @@ def distinct_in_groups(ptr, order, codes, weight):
     ----------
     ptr : ndarray of shape (G + 1,), int64
         Group g's members are ``order[ptr[g]:ptr[g + 1]]``.
-    order : ndarray of shape (N,), intp
-        Entries, grouped.
+    order : ndarray of shape (N,) or (0,), intp
+        Entries, grouped; empty: the entries themselves are grouped (entry t is
+        ``order[t]`` = t), with no array of N indices.
     codes : ndarray of shape (N,), intp
         Category codes ≥ 0 of the entries.
-    weight : ndarray of shape (N,), float64
-        Weight of each entry.
+    weight : ndarray of shape (N,) or (0,), float64
+        Weight of each entry; empty: 1 each.
 
     Returns
     -------
@@ -216,7 +217,9 @@ def distinct_in_groups(ptr, order, codes, weight):
         The distinct entry of each entry: ``out_codes[inverse] == codes``.
     """
     n_groups = ptr.shape[0] - 1
-    n = order.shape[0]
+    n = codes.shape[0]
+    identity = order.shape[0] == 0
+    unit = weight.shape[0] == 0
     width = 0
     for g in range(n_groups):
         width = max(width, ptr[g + 1] - ptr[g])
@@ -230,7 +233,7 @@ def distinct_in_groups(ptr, order, codes, weight):
     for g in range(n_groups):
         k = 0
         for t in range(ptr[g], ptr[g + 1]):
-            e = order[t]
+            e = t if identity else order[t]
             bc[k] = codes[e]
             bi[k] = e
             k += 1
@@ -254,11 +257,12 @@ def distinct_in_groups(ptr, order, codes, weight):
         start = pos
         for t in range(k):
             c = bc[t]
+            w = 1.0 if unit else weight[bi[t]]
             if pos > start and out_codes[pos - 1] == c:
-                out_weight[pos - 1] += weight[bi[t]]
+                out_weight[pos - 1] += w
             else:
                 out_codes[pos] = c
-                out_weight[pos] = weight[bi[t]]
+                out_weight[pos] = w
                 pos += 1
             inverse[bi[t]] = pos - 1
         out_ptr[g + 1] = pos
