@@ -10,7 +10,6 @@ raters, 20 items) and R psy 1.2's ``expsy`` (three clinicians, 30 patients, NA p
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import numpy as np

@@ -397,3 +397,36 @@ class TestRaterAgreement:
         m = pairs.matrix(res.raters)
         assert m.shape == (6, 6) and np.allclose(m, m.T, equal_nan=True)
         assert len(pairs.to_dict()["pairs"]) == len(pairs.statistic)
+
+
+class TestEveryFunctionTakesTheTable:
+    def test_from_counts_reads_the_tables_ratings(self):
+        x = crowd(20261212, n_items=30, n_raters=9)
+        table = table_of(x)
+        for coefficient in ("fleiss", "krippendorff", "gwet", "brennan-prediger"):
+            want = qwkit.agreement_test(x, coefficient=coefficient)
+            got = qwkit.agreement_test_from_counts(table, coefficient=coefficient)
+            assert got.statistic == want.statistic
+            assert qwkit.agreement_from_counts(table, coefficient=coefficient) == pytest.approx(
+                want.statistic, rel=1e-12
+            )
+        with pytest.raises(ValueError, match="needs to know which rater gave which rating"):
+            qwkit.agreement_from_counts(table, coefficient="light")
+
+    def test_a_huge_bootstrap_is_refused_up_front_with_its_memory(self):
+        res = qwkit.agreement_test(table_of(crowd(20261213)), coefficient="conger")
+        with pytest.raises(ValueError, match=r"would need 1\.5 GiB to hold the bootstrap"):
+            res.confidence_interval(method="bootstrap", n_resamples=200_000_000)
+
+    @pytest.mark.parametrize("coefficient", COEFFICIENTS)
+    def test_integers_near_2_63_are_positions_never_floats(self, coefficient):
+        x = crowd(20261214, n_items=25, n_raters=6)
+        items, raters, values = as_long(x)
+        shifted = values.astype(np.uint64) + np.uint64(2**63 - 3)  # float64 merges these
+        big = qwkit.ratings_from_long(items, raters, shifted)
+        want = qwkit.agreement_test(x, coefficient=coefficient)
+        got = qwkit.agreement_test(big, coefficient=coefficient)
+        assert got.statistic == pytest.approx(want.statistic, rel=1e-12, abs=1e-14)
+        assert got.standard_error == pytest.approx(want.standard_error, rel=1e-10)
+        by = qwkit.rater_agreement(big)
+        np.testing.assert_allclose(by.statistic, qwkit.rater_agreement(x).statistic, rtol=1e-12)

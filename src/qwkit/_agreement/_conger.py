@@ -22,12 +22,9 @@ from qwkit import _kernels
 from qwkit._agreement import _metrics as _m
 from qwkit._agreement._stats import _REL_ZERO, _Base, _safe_div
 
-#: Chunked work holds about this many float64 entries at once (16 MiB).
-_CHUNK = 1 << 21
-
 
 def _batch_steps(b: int, per_resample: int):
-    step = max(1, _CHUNK // max(per_resample, 1))
+    step = max(1, _m.CHUNK // max(per_resample, 1))
     return [(j, min(b, j + step)) for j in range(0, b, step)]
 
 
@@ -53,6 +50,10 @@ class Conger(_Base):
         self.pdp = float(metric.dot(self.dp, self.p))
         self.self_raw = _m.row_pairs(metric, self.rr)  # S_gᵀ D S_g
         self.q_total = float(np.sum(self.self_raw / (self.ng * self.ng)))
+        rr = self.rr  # S_gᵀ D P
+        self.sdp = np.bincount(
+            rr.row, weights=rr.mult * metric.lookup(self.dp, rr.codes), minlength=self.k
+        )
 
     def _chance(self) -> float:
         k = self.k
@@ -73,10 +74,7 @@ class Conger(_Base):
         n, n2, o = self.n, float(self.count @ self.e), float(self.count @ self.o)
         rr, ng = self.rr, self.ng
         # p_gᵀ D Σ_{h≠g} p_h = (S_gᵀ D P − S_gᵀ D S_g / n_g) / n_g
-        sdp = np.bincount(
-            rr.row, weights=rr.mult * metric.lookup(self.dp, rr.codes), minlength=self.k
-        )
-        cross = (sdp - self.self_raw / ng) / ng
+        cross = (self.sdp - self.self_raw / ng) / ng
         chance = float(cross.sum()) / (k * (k - 1.0))
         pa, pe = 1.0 - o / (n2 * dm), 1.0 - chance / dm
         kappa = (pa - pe) / (1.0 - pe)
@@ -143,11 +141,7 @@ class Conger(_Base):
         metric, rr, ent = self.metric, self.rr, self.entries
         ng = self.ng
         # the removed items' ratings: for removal l, entries ptr[l]:ptr[l + 1]
-        lengths = np.diff(ent.ptr)[cell]
-        ptr = np.zeros(cell.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=ptr[1:])
-        which = np.repeat(np.arange(cell.shape[0]), lengths)
-        entry = ent.ptr[:-1][cell][which] + (np.arange(ptr[-1]) - ptr[:-1][which])
+        which, entry, ptr = _m.gather(ent.ptr, cell)
         uu = u[which]
         g = ent.rater[entry]
         n_g = ng[g]
@@ -158,9 +152,7 @@ class Conger(_Base):
             b = np.where(gone, 0.0, uu / left)
         at_self = _m.within(metric, rr)[self.inv[entry]]
         self_g = self.self_raw[g]
-        sdp = np.bincount(
-            rr.row, weights=rr.mult * metric.lookup(self.dp, rr.codes), minlength=self.k
-        )
+        sdp = self.sdp
         dp_at = metric.lookup(self.dp, ent.code[entry])
         with np.errstate(divide="ignore", invalid="ignore"):
             q_new = np.where(gone, 0.0, (self_g - 2.0 * uu * at_self) / (left * left))

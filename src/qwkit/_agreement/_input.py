@@ -19,7 +19,7 @@ import numpy as np
 from qwkit import _kernels
 from qwkit._agreement._metrics import Rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
-from qwkit._base._ratings import Sparse, as_sparse
+from qwkit._base._ratings import RatingsTable, Sparse, as_sparse
 from qwkit._base._scale import match_labels, offsets_from, prepare_labels
 from qwkit._base._scale_check import SKETCH, check_sparse, may_fire, sketch_values, warn_codes
 from qwkit._base._validation import (
@@ -427,8 +427,11 @@ def check_pairs(panel: Panel, name: str = "ratings") -> None:
 
 
 def prepare_counts(table, coefficient, weights, labels) -> Prepared:
-    """Validate the items × categories table of counts (Fleiss 1971)."""
+    """Validate the items × categories table of counts (Fleiss 1971), or the ratings of a
+    :class:`~qwkit.RatingsTable` (whose pooled coefficients are those of its counts)."""
     coefficient = check_coefficient(coefficient)
+    if isinstance(table, RatingsTable) and coefficient in POOLED:
+        return prepare_ratings(table, coefficient, weights, labels)
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "

@@ -5,8 +5,8 @@ both rated (eq. 19 of ``docs/agreement.md``). Each pair's kappa needs only sums 
 common items: their number B, the observed disagreement O = Σ d(x_g, x_h) and the chance
 cross-sum C = s_gᵀ D s_h of the two raters' distributions on those items (three moments
 each under squared differences, eq. M). They are read from the *incidences* — every two
-raters of every item, Σᵢ rᵢ(rᵢ − 1)/2 of them — grouped by pair with one hashing pass:
-never the items × raters matrix, never pairs of raters × items.
+raters of every item, Σᵢ rᵢ(rᵢ − 1)/2 of them — grouped by pair with one sort of their
+keys: never the items × raters matrix, never pairs of raters × items.
 
 **Which pairs.** A pair enters the mean when it shares at least two items and its kappa
 is defined (C > 0): a single common item has no chance-corrected kappa (its chance
@@ -25,19 +25,6 @@ from qwkit import _kernels
 from qwkit._agreement import _metrics as _m
 from qwkit._agreement._stats import _REL_ZERO
 from qwkit._base._errors import QwkitError
-
-_CHUNK = 1 << 21
-
-
-def _by_item(ptr_items: np.ndarray, cell: np.ndarray, u: np.ndarray):
-    """For removals of rows ``cell``: (removal of each gathered incidence, incidence)."""
-    lengths = np.diff(ptr_items)[cell]
-    starts = ptr_items[:-1][cell]
-    which = np.repeat(np.arange(cell.shape[0]), lengths)
-    offsets = np.zeros(cell.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    inc = starts[which] + (np.arange(offsets[-1]) - offsets[:-1][which])
-    return which, inc
 
 
 class Light:
@@ -65,7 +52,6 @@ class Light:
         self.inc_ptr = np.zeros(self.m + 1, dtype=np.int64)
         np.cumsum(np.bincount(self.inc_item, minlength=self.m), out=self.inc_ptr[1:])
         cg, ch = entries.code[first], entries.code[second]
-        self.cg, self.ch = cg, ch
         n_pairs = self.keys.shape[0]
         w = count[self.inc_item]
         self.d = metric.pair(cg, ch)
@@ -168,7 +154,7 @@ class Light:
             mats["wh"] = self._item_matrix(ones, self.inv_h, sh.codes.shape[0])
             per = 3 * self.keys.shape[0] + sg.codes.shape[0] + sh.codes.shape[0]
         out = np.empty(x.shape[0])
-        step = max(1, _CHUNK // max(per, 1))
+        step = max(1, _m.CHUNK // max(per, 1))
         for lo in range(0, x.shape[0], step):
             xt = np.ascontiguousarray(x[lo : lo + step].T)
             out[lo : lo + step] = self._batch(xt, np.minimum(xt, cap[:, None]), mats)
@@ -198,7 +184,7 @@ class Light:
     # ------------------------------------------------------------------ jackknife
 
     def leave_one_out(self, cell, u):
-        which, inc = _by_item(self.inc_ptr, cell, u)
+        which, inc, _ = _m.gather(self.inc_ptr, cell)
         p = self.pid[inc]
         uu = u[which]
         d = self.d[inc]

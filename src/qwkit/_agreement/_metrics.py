@@ -36,7 +36,7 @@ from qwkit import _kernels
 #: matrix; larger ones use prefix sums (linear), chunks (ratio) or moments (squared).
 TABLE_MAX = 512
 #: Chunked work holds about this many float64 entries at once (16 MiB).
-_CHUNK = 1 << 21
+CHUNK = 1 << 21
 #: Dense designs (rows × categories) hold at most this many cells (8 MiB).
 DENSE_MAX = 1 << 20
 #: ``collapse`` merges identical rows only when at most one row in this many is distinct
@@ -168,7 +168,7 @@ class Ratio(_Vector):
         if np.ndim(s) == 1:
             return _kernels.ratio_apply(y, np.ascontiguousarray(s, dtype=np.float64), self.base)
         out = np.empty(np.shape(s))
-        step = max(1, _CHUNK // v)
+        step = max(1, CHUNK // v)
         for k0 in range(0, v, step):
             block = self._d(y[k0 : k0 + step, None], y[None, :], self.base)  # (c, V)
             out[..., k0 : k0 + step] = s @ block.T
@@ -287,6 +287,18 @@ def group_rows(groups: np.ndarray, n_groups: int, codes: np.ndarray, weight: np.
 
 
 _NO_ORDER = np.zeros(0, dtype=np.intp)
+
+
+def gather(ptr: np.ndarray, rows: np.ndarray):
+    """The entries of ``rows`` (groups of CSR offsets ``ptr``), concatenated:
+    ``(which, entry, offsets)`` — for each gathered entry the position in ``rows`` of its
+    row and its index, and the CSR offsets of the gathered rows. O(entries gathered)."""
+    lengths = np.diff(ptr)[rows]
+    offsets = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    which = np.repeat(np.arange(rows.shape[0]), lengths)
+    entry = ptr[:-1][rows][which] + (np.arange(offsets[-1]) - offsets[:-1][which])
+    return which, entry, offsets
 
 
 def item_rows(ptr: np.ndarray, codes: np.ndarray):

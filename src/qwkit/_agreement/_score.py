@@ -387,9 +387,10 @@ def agreement_from_counts(
 
     Parameters
     ----------
-    table : array-like of shape (n_items, K)
+    table : array-like of shape (n_items, K) or RatingsTable
         ``table[i, k]``: how many raters put item i in category k (the counts of
-        Fleiss 1971). Items may have different numbers of ratings. (Its old name,
+        Fleiss 1971). Items may have different numbers of ratings. A
+        :class:`RatingsTable` gives the counts of its ratings. (Its old name,
         ``counts``, still works and is deprecated: ``counts`` is the multiplicity of a
         row everywhere else.)
     coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger"}
