@@ -36,7 +36,9 @@ SCALE = ["G", "P", "R", "X"]
 
 
 def panel(folder: Path):
-    rows = [line.rstrip("\n").split("\t") for line in gzip.open(folder / "adult2_labels.tsv.gz", "rt")]
+    rows = [
+        line.rstrip("\n").split("\t") for line in gzip.open(folder / "adult2_labels.tsv.gz", "rt")
+    ]
     workers, sites, labels = (np.array(c) for c in zip(*rows, strict=True))
     return workers, sites, labels
 
@@ -48,13 +50,17 @@ def light(folder: Path) -> None:
         pairs.setdefault((w, s), []).append(lab)
     repeated = [v for v in pairs.values() if len(v) > 1]
     same = sum(len(set(v)) == 1 for v in repeated)
-    print(f"AdultContent2: {len(workers):,} labels, {sum(len(v) - 1 for v in repeated):,} repeated worker-site labels ({sum(len(v) - 1 for v in repeated if len(set(v)) == 1):,} of them the same label; {same} pairs)")
+    print(
+        f"AdultContent2: {len(workers):,} labels, {sum(len(v) - 1 for v in repeated):,} repeated worker-site labels ({sum(len(v) - 1 for v in repeated if len(set(v)) == 1):,} of them the same label; {same} pairs)"
+    )
     table = qwkit.ratings_from_long(sites, workers, labels, duplicates="last")
     res = qwkit.agreement_test(table, coefficient="light", labels=SCALE)
     pairs = qwkit.rater_agreement(table, labels=SCALE).pairwise()
     single = pairs.n_pairs_sharing - len(pairs.statistic)
     undefined = int(np.isnan(pairs.statistic).sum())
-    print(f"  pairs of workers sharing a site: {pairs.n_pairs_sharing:,}; one site only: {single:,}; every common label in one category: {undefined:,}")
+    print(
+        f"  pairs of workers sharing a site: {pairs.n_pairs_sharing:,}; one site only: {single:,}; every common label in one category: {undefined:,}"
+    )
     jack = res.confidence_interval(method="jackknife")
     from scipy import special
 
@@ -62,7 +68,9 @@ def light(folder: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         draws = res.bootstrap_distribution(1000, rng=20261121)
-    print(f"  Light's kappa {res.statistic:.3f} (pairs averaged {res.n_pairs:,}), delta-method SE {res.standard_error:.4f}, jackknife SE {se_jack:.4f}")
+    print(
+        f"  Light's kappa {res.statistic:.3f} (pairs averaged {res.n_pairs:,}), delta-method SE {res.standard_error:.4f}, jackknife SE {se_jack:.4f}"
+    )
     print(f"  bootstrap (1000 resamples): mean {np.nanmean(draws):.3f}, sd {np.nanstd(draws):.4f}")
 
 
@@ -75,7 +83,9 @@ def experts(folder: Path) -> None:
     against = {}
     for w in np.unique(raters):
         mine = raters == w
-        on_gold = [(v, gold[s]) for s, v in zip(items[mine], values[mine], strict=True) if s in gold]
+        on_gold = [
+            (v, gold[s]) for s, v in zip(items[mine], values[mine], strict=True) if s in gold
+        ]
         if len(on_gold) >= 10:
             a, b = zip(*on_gold, strict=True)
             with warnings.catch_warnings():
@@ -92,9 +102,13 @@ def experts(folder: Path) -> None:
     low_gold = set(workers_ok[np.argsort(gold_kappa[ok])[:20]])
     print("AdultContent2: workers with 10 or more expert-labelled sites:", int(ok.sum()))
     print(f"  Spearman rank correlation, kappa against the crowd vs against the experts: {rho:.3f}")
-    print(f"  of the 10 lowest against the crowd, among the 20 lowest against the experts: {len(low_crowd & low_gold)}")
+    print(
+        f"  of the 10 lowest against the crowd, among the 20 lowest against the experts: {len(low_crowd & low_gold)}"
+    )
     q = np.percentile(res.statistic[np.isfinite(res.statistic)], [10, 50, 90])
-    print(f"  all {len(names)} workers: kappa against the others, deciles 10/50/90%: {q[0]:.3f} / {q[1]:.3f} / {q[2]:.3f}")
+    print(
+        f"  all {len(names)} workers: kappa against the others, deciles 10/50/90%: {q[0]:.3f} / {q[1]:.3f} / {q[2]:.3f}"
+    )
 
 
 def simulate(rng, n_items, raters, spam, per_item=5):
@@ -118,12 +132,20 @@ def spammers() -> None:
     found = np.isin(ranked[:40], spam).sum()
     print("Simulated crowd: 2,000 raters, 20,000 items x 5 ratings, 40 raters at random")
     print(f"  planted spammers among the 40 lowest: {found} of 40")
-    print(f"  highest kappa of a spammer: {np.nanmax(res.statistic[spam]):.3f}; lowest of an honest rater: {np.nanmin(res.statistic[40:]):.3f}")
+    print(
+        f"  highest kappa of a spammer: {np.nanmax(res.statistic[spam]):.3f}; lowest of an honest rater: {np.nanmin(res.statistic[40:]):.3f}"
+    )
     # coverage: the 'true' kappa of each rater against its co-raters, from 10x the items
-    big = qwkit.rater_agreement(simulate(np.random.default_rng(7), 200_000, raters, spam), labels=[1, 2, 3, 4, 5])
+    big = qwkit.rater_agreement(
+        simulate(np.random.default_rng(7), 200_000, raters, spam), labels=[1, 2, 3, 4, 5]
+    )
     honest = np.arange(40, 2000)
-    inside = (res.low[honest] <= big.statistic[honest]) & (big.statistic[honest] <= res.high[honest])
-    print(f"  95% intervals of the honest raters covering the kappa on 10x the items: {inside.mean():.3f}")
+    inside = (res.low[honest] <= big.statistic[honest]) & (
+        big.statistic[honest] <= res.high[honest]
+    )
+    print(
+        f"  95% intervals of the honest raters covering the kappa on 10x the items: {inside.mean():.3f}"
+    )
 
 
 if __name__ == "__main__":
