@@ -73,6 +73,9 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "AgreementTestResult",
             "ratings_from_long",
             "RatingsTable",
+            "rater_agreement",
+            "RaterAgreementResult",
+            "PairwiseKappas",
         ],
     ),
     (

@@ -12,11 +12,14 @@ _startup.loading()
 
 from qwkit._agreement import (
     AgreementTestResult,
+    PairwiseKappas,
+    RaterAgreementResult,
     RatingsTable,
     agreement_from_counts,
     agreement_score,
     agreement_test,
     agreement_test_from_counts,
+    rater_agreement,
     ratings_from_long,
 )
 from qwkit._base._errors import QwkitError, QwkitTypeError
@@ -115,8 +118,10 @@ __all__ = [
     "OptimismResult",
     "PRMSEResult",
     "PairwiseComparisonResult",
+    "PairwiseKappas",
     "QwkitError",
     "QwkitTypeError",
+    "RaterAgreementResult",
     "RatingsTable",
     "RiskClassModel",
     "SMDResult",
@@ -158,6 +163,7 @@ __all__ = [
     "optimize_thresholds",
     "pairwise_compare_kappa_test",
     "prmse",
+    "rater_agreement",
     "ratings_from_long",
     "risk_class_model",
     "soft_kappa_score",

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import fails, ok, run
 from distributed import LocalCluster
 
 import qwkit
+from cli_helpers import fails, ok, run
 from qwkit._integrations import _dask_pieces
 from qwkit.cli import _engine
 
@@ -140,7 +140,7 @@ class TestEngineDask:
         with (
             dask.config.set({"distributed.worker.daemon": False}),
             LocalCluster(
-                n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None
+                n_workers=1, processes=True, threads_per_worker=1, dashboard_address=":0"
             ) as cluster,
         ):
             out = as_json(

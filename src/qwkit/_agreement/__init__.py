@@ -5,6 +5,7 @@ The public functions are re-exported flat by ``qwkit``; ``docs/agreement.md`` de
 formulas whose equation numbers the code cites.
 """
 
+from qwkit._agreement._rater import PairwiseKappas, RaterAgreementResult, rater_agreement
 from qwkit._agreement._score import (
     AgreementTestResult,
     RatingsTable,
@@ -17,10 +18,13 @@ from qwkit._agreement._score import (
 
 __all__ = [
     "AgreementTestResult",
+    "PairwiseKappas",
+    "RaterAgreementResult",
     "RatingsTable",
     "agreement_from_counts",
     "agreement_score",
     "agreement_test",
     "agreement_test_from_counts",
+    "rater_agreement",
     "ratings_from_long",
 ]
