@@ -40,6 +40,7 @@ from qwkit._kernels._counts import (
     five_sums_limbs,
     five_sums_shifted,
     minmax2,
+    pair_cells,
     scan_weights,
 )
 from qwkit._kernels._exact import (
@@ -137,6 +138,7 @@ __all__ = [
     "minmax2",
     "monotone_dp",
     "normalize_rows",
+    "pair_cells",
     "pair_ids",
     "pair_incidences",
     "pair_keys",
