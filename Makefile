@@ -44,6 +44,7 @@ bench: $(PY)
 	$(PIP) install --quiet -e ".[all]" --group test --group bench
 	mkdir -p benchmarks/results
 	nice $(PY) benchmarks/bench_kappa.py --output benchmarks/results/kappa.md
+	nice $(PY) benchmarks/bench_weights.py --output benchmarks/results/weights.md
 	nice $(PY) benchmarks/bench_inference.py > benchmarks/results/inference.md
 	nice $(PY) benchmarks/coverage_inference.py > benchmarks/results/coverage.md
 	nice $(PY) benchmarks/bench_regression.py > benchmarks/results/regression.md

@@ -23,6 +23,8 @@ import numpy as np
 from numba import jit, njit, prange
 from sklearn.metrics import confusion_matrix
 
+from qwkit._kernels._sums import _five
+
 
 # -- the Kaggle page, "afajohn Method" (https://www.kaggle.com/afajohn/quadratic-weighted-kappa-with-numpy-flavor)
 def quadKappa(act, pred, n=4, hist_range=(0, 3)):
@@ -132,3 +134,22 @@ def read_floor3_par(a, b, w):
     for i in prange(a.shape[0]):
         s += np.int64(a[i]) + np.int64(b[i]) + bits[i]
     return s
+
+
+# -- qwkit's previous threaded five sums (before issue 24), to show what changed
+@njit(cache=True, nogil=True, parallel=True)
+def five_sums_halves_par(a, b):
+    """The threaded five sums as qwkit had them: chunks of 2**16 items on the thread
+    pool, each summed by ``_five`` (the first and the second half of the chunk read in
+    the same loop: four load streams per thread)."""
+    chunk = 1 << 16
+    n = a.shape[0]
+    n_chunks = (n + chunk - 1) // chunk
+    part = np.zeros((n_chunks, 6), dtype=np.int64)
+    for c in prange(n_chunks):
+        s = c * chunk
+        e = min(n, s + chunk)
+        r = _five(a[s:e], b[s:e])
+        for j in range(6):
+            part[c, j] = r[j]
+    return part.sum(axis=0)

@@ -17,11 +17,13 @@ Method (see benchmarks/README_dask.md):
 * Baseline: one process, one thread, the in-memory function on one file's columns as
   numpy arrays (best of 3) → rows per second per core.
 * Dask: a LocalCluster of ``--workers`` processes with one thread each; the same
-  function of ``qwkit.dask`` on the first n rows (``data=`` the file list). The scheduler's
-  task stream gives the time each worker spent in qwkit's partition tasks (reading the
-  Parquet files is a separate task) → rows per second per core *once the data are read*;
-  the wall time includes reading. Every dask result is checked against the in-memory
-  result on the same rows when they fit (n ≤ ``--check-max``).
+  function of ``qwkit.dask`` on the first n rows (``data=`` the file list). Each
+  partition is read inside qwkit's own task; the scheduler's task stream gives the time
+  each worker spent in qwkit's tasks, and a clock around qwkit's Parquet reader on every
+  worker the part of it spent reading → rows per second per core *once the data are
+  read* (task time − reading time); the wall time includes reading. Every dask result is
+  checked against the in-memory result on the same rows when they fit (n ≤
+  ``--check-max``).
 * Peak memory per worker: the high-water mark of resident memory (VmHWM, reset before
   each run through /proc/self/clear_refs) of every worker process.
 * Growth: the same runs at n = 10⁷, 10⁸, 10⁹ (those ≤ ``--n``).
@@ -124,12 +126,14 @@ def read_columns(files: list[Path], columns: list[str]) -> dict:
 
 
 def best_of(f, repeat: int = 3) -> tuple[float, object]:
+    """The least CPU time of this thread over ``repeat`` calls (after a warm-up), and
+    the value."""
     f()  # warm up (numba compiles here)
     best, value = float("inf"), None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         value = f()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.thread_time() - t0)
     return best, value
 
 
@@ -149,11 +153,91 @@ def warm_up(files: list[Path]) -> None:
         thr.optimize()
 
 
+def batch_rows_rows(files: list[Path]) -> list[str]:
+    """The threshold search's ThresholdAccumulator.update on 5·10⁷ rows (or what the files
+    hold) at once and in slices of qwkit.dask.BATCH_ROWS rows: CPU seconds per 10⁷ rows."""
+    cols = read_columns(files[:5], ["a", "s"])
+    a, s = cols["a"], cols["s"]
+    n = a.shape[0]
+
+    def feed(step):
+        acc = qwkit.ThresholdAccumulator()
+        for start in range(0, n, step):
+            acc.update(a[start : start + step], s[start : start + step])
+        return acc.optimize().statistic
+
+    whole, value = best_of(lambda: feed(n))
+    sliced, check = best_of(lambda: feed(qwkit.dask.BATCH_ROWS))
+    if value != check:
+        raise SystemExit("slices and the whole batch disagree")
+    per = 1e7 / n
+    return [f"| {n:,} | {whole * per:.3f} | {sliced * per:.3f} | {whole / sliced:.1f}× |"]
+
+
 def one_thread_arrow():
     """Parquet decoding on the worker's own thread: with one worker per core, Arrow's
     thread pools would otherwise take the core of the other worker."""
     pa.set_cpu_count(1)
     pa.set_io_thread_count(1)
+
+
+#: What the clocks on the workers time: qwkit's Parquet reader, and qwkit's three task
+#: functions (partition state — its reading included —, merge, final step).
+_CLOCKED = (
+    ("qwkit._integrations._dask_pieces", "read_parquet", "read"),
+    ("qwkit.dask", "_leaf", "task"),
+    ("qwkit.dask", "_merge_parts", "task"),
+    ("qwkit.dask", "_finish", "task"),
+)
+
+
+def install_clocks():
+    """On a worker: clock qwkit's reader and task functions in CPU time of the thread
+    that runs them (``time.thread_time``: what the task itself used, however much other
+    work on the machine delays it), summed in ``qwkit.dask._bench_clock``."""
+    import importlib
+
+    import qwkit.dask
+
+    if getattr(qwkit.dask, "_bench_clock", None) is not None:
+        return
+    clock = qwkit.dask._bench_clock = {"read": 0.0, "task": 0.0}
+    for module_name, name, kind in _CLOCKED:
+        module = importlib.import_module(module_name)
+        original = getattr(module, name)
+        if name == "read_parquet":  # a generator: its batches read, and let go, on the clock
+
+            def wrapper(*args, _f=original, _k=kind):
+                t0 = time.thread_time()
+                batches = list(_f(*args))
+                clock[_k] += time.thread_time() - t0
+                while batches:
+                    batch = batches.pop(0)
+                    yield batch
+                    t0 = time.thread_time()
+                    del batch  # the task let it go: its memory is freed here
+                    clock[_k] += time.thread_time() - t0
+        else:
+
+            def wrapper(*args, _f=original, _k=kind):
+                t0 = time.thread_time()
+                try:
+                    return _f(*args)
+                finally:
+                    clock[_k] += time.thread_time() - t0
+
+        setattr(module, name, wrapper)  # the tasks name these functions by module path
+
+
+def read_clock(reset: bool = True) -> dict:
+    """On a worker: {"read", "task"} CPU seconds since the last reset."""
+    import qwkit.dask
+
+    clock = qwkit.dask._bench_clock
+    value = dict(clock)
+    if reset:
+        clock.update(read=0.0, task=0.0)
+    return value
 
 
 def reset_peak():
@@ -170,24 +254,26 @@ def peak_mib() -> float:
 
 
 def dask_run(client: Client, call, files, check):
-    """(wall seconds, seconds in qwkit partition tasks summed over workers, peak MiB per
-    worker, result)."""
+    """(wall seconds, CPU seconds of qwkit's tasks summed over workers, of them CPU
+    seconds reading Parquet, peak MiB per worker, partitions, result)."""
     client.run(reset_peak)
+    client.run(read_clock)  # reset the clocks
     t_start = time.time()
     t0 = time.perf_counter()
     value = call([str(f) for f in files])
     wall = time.perf_counter() - t0
     stream = client.get_task_stream(start=t_start)
-    busy = 0.0
-    for task in stream:
-        if "qwkit-" in str(task["key"]):  # partition states, merges, the final step
-            for phase in task["startstops"]:
-                if phase["action"] == "compute":
-                    busy += phase["stop"] - phase["start"]
+    leaves = sum(
+        "qwkit-" in str(t["key"]) and not any(x in str(t["key"]) for x in ("merge", "result"))
+        for t in stream
+    )
+    clocks = client.run(read_clock).values()
+    busy = sum(c["task"] for c in clocks)
+    reading = sum(c["read"] for c in clocks)
     peaks = client.run(peak_mib)
     if check is not None and value != check:
         raise SystemExit(f"qwkit.dask disagrees with the in-memory result: {value} != {check}")
-    return wall, busy, max(peaks.values()), value
+    return wall, busy, reading, max(peaks.values()), leaves, value
 
 
 # ---------------------------------------------------------------------------- main
@@ -229,11 +315,21 @@ def main() -> None:
 
     lines += [
         "",
+        "A state's `update` on a large batch at once, or in slices of `qwkit.dask.BATCH_ROWS` "
+        "rows (the threshold search, on the first files' columns; CPU seconds per 10⁷ rows, "
+        "least of three):",
+        "",
+        "| rows | at once | in slices | at once / in slices |",
+        "|---:|---:|---:|---:|",
+        *batch_rows_rows(files),
+    ]
+    lines += [
+        "",
         "## qwkit.dask on Parquet (LocalCluster)",
         "",
-        "| function | n | wall s | wall rows/s | in-task rows/s/core | vs baseline "
-        "| peak MiB/worker |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| function | n | partitions | wall s | wall rows/s | task CPU s | of it reading "
+        "| in-task rows/s/core (reading excluded) | vs baseline | peak MiB/worker |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     with (
         LocalCluster(
@@ -243,18 +339,22 @@ def main() -> None:
     ):
         client.get_task_stream()  # registers the task-stream plugin: later tasks are recorded
         client.run(one_thread_arrow)
+        client.run(install_clocks)
         client.run(warm_up, files)
-        for _, dist, _ in CASES.values():  # one untimed call of each through the cluster
+        for _, dist, _ in CASES.values():  # untimed calls of each through the cluster
+            dist([str(f) for f in files[:1]])  # one piece: no merge
             dist([str(f) for f in files[:2]])
         for name, (mem, dist, cols) in CASES.items():
             for n in sizes:
                 subset = files[: -(-n // rows_per_file)]
                 check = mem(read_columns(subset, cols)) if n <= args.check_max else None
-                wall, busy, peak, _ = dask_run(client, dist, subset, check)
-                per_core = n / busy if busy > 0 else float("nan")
+                wall, busy, reading, peak, parts, _ = dask_run(client, dist, subset, check)
+                computing = busy - reading
+                per_core = n / computing if computing > 0 else float("nan")
                 lines.append(
-                    f"| {name} | {n:,} | {wall:.2f} | {n / wall:,.0f} | {per_core:,.0f} "
-                    f"| {per_core / baseline[name]:.0%} | {peak:,.0f} |"
+                    f"| {name} | {n:,} | {parts} | {wall:.2f} | {n / wall:,.0f} | {busy:.2f} "
+                    f"| {reading:.2f} | {per_core:,.0f} | {per_core / baseline[name]:.0%} "
+                    f"| {peak:,.0f} |"
                 )
                 print(lines[-1], file=sys.stderr)
     lines[2:2] = [

@@ -11,11 +11,13 @@ Sections of the output (markdown, printed to stdout):
 1. **Targets, one thread** — n = 1e7 and 1e8, int64, 5 classes, three data patterns
    (independent uniform ratings; rater 2 copies rater 1 on half of the items; ratings
    within ±1 of each other): quadratic kappa / memory floor, the Kaggle numba loop /
-   quadratic kappa, linear weights / floor, ``sample_weight`` / three-array floor; and
-   quadratic kappa of int8, int16 and int32 ratings / the floor of that dtype.
-2. **Threads** — the same with two threads against the two-thread floors, and the
-   crossover: a kernel on one thread and on two, by size (which sets
-   ``qwkit._kernels._jit.THREAD_MIN_ITEMS``).
+   quadratic kappa, linear weights / floor, ``sample_weight`` / three-array floor for
+   four weight distributions (``_weights.py``: integer, uniform(0, 1), log-normal,
+   1/p with p ~ Beta(2, 5); the worst is reported); and quadratic kappa of int8, int16
+   and int32 ratings / the floor of that dtype.
+2. **Threads** — the same with two threads against the two-thread floors (the worst
+   weight distribution again), one thread against two, and the crossover: a kernel on
+   one thread and on two, by size (which sets ``qwkit._kernels._jit.THREAD_MIN_ITEMS``).
 3. **Small inputs** — µs per call at n = 10, 100, 1000 against scikit-learn's
    ``cohen_kappa_score`` and torchmetrics' ``cohen_kappa`` (CPU tensors).
 4. **Peers by size** — 1e4 … 1e8 against scikit-learn, the Kaggle page's two functions
@@ -46,7 +48,6 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numba  # noqa: E402
@@ -57,14 +58,16 @@ from sklearn.metrics import cohen_kappa_score  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _anchors  # noqa: E402
 import _machine  # noqa: E402
+import _weights  # noqa: E402
+from _timing import measure, paired  # noqa: E402
 
 import qwkit  # noqa: E402
 from qwkit import _kernels  # noqa: E402
+from qwkit._base._dyadic import exception_buffer, weight_window  # noqa: E402
 
 K = 5
 SEED = 20261121
 TOLERANCE = 1e-9
-MIN_SAMPLE_SECONDS = 0.02
 PATTERNS = ("independent", "copy half", "within ±1")
 PEERS = ("scikit-learn", "Kaggle numba qwk3", "Kaggle numpy quadKappa", "np.bincount")
 numba.set_num_threads(1)
@@ -74,7 +77,8 @@ numba.set_num_threads(1)
 
 
 def make_data(n: int, pattern: str = "copy half", dtype=np.int64):
-    """Two raters on 0..4 and weights in [0.5, 2]; the same seed for every pattern."""
+    """Two raters on 0..4 and survey weights (``_weights.TYPICAL``); the same seed for
+    every pattern."""
     rng = np.random.default_rng(SEED)
     a = rng.integers(0, K, n, dtype=np.int64)
     if pattern == "independent":
@@ -83,39 +87,11 @@ def make_data(n: int, pattern: str = "copy half", dtype=np.int64):
         b = np.where(rng.random(n) < 0.5, a, rng.integers(0, K, n, dtype=np.int64))
     else:
         b = np.clip(a + rng.integers(-1, 2, n, dtype=np.int64), 0, K - 1)
-    w = rng.uniform(0.5, 2.0, n)
+    w = _weights.weights(_weights.TYPICAL, n)
     return a.astype(dtype), b.astype(dtype), w
 
 
 # ---------------------------------------------------------------------------- timing
-
-
-def _time(fn: Callable[[], object], number: int) -> float:
-    start = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - start) / number
-
-
-def measure(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """Seconds per call of each function: one warm-up call, then ``rounds`` interleaved
-    rounds (fast calls looped up to MIN_SAMPLE_SECONDS)."""
-    number = {}
-    for name, fn in fns.items():
-        t0 = time.perf_counter()
-        fn()
-        number[name] = max(1, int(MIN_SAMPLE_SECONDS / max(time.perf_counter() - t0, 1e-7)))
-    out = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            out[name].append(_time(fn, number[name]))
-    return out
-
-
-def paired(times: dict[str, list[float]], num: str, den: str) -> tuple[float, float]:
-    """(median of the ratios within rounds, ratio of the best times)."""
-    med = statistics.median(x / y for x, y in zip(times[num], times[den], strict=True))
-    return med, min(times[num]) / min(times[den])
 
 
 def check(got, expected: float, what: str) -> None:
@@ -139,13 +115,18 @@ def _met(value: float, op: str, target: float) -> str:
 # ---------------------------------------------------------------------------- 1. targets
 
 
-def _target_fns(a, b, w, floor=_anchors.read_floor, floor3=_anchors.read_floor3):
+def _target_fns(a, b, floor=_anchors.read_floor):
     return {
         "floor": lambda: floor(a, b),
-        "floor3": lambda: floor3(a, b, w),
         "quad": lambda: qwkit.kappa_score(a, b),
         "qwk3": lambda: _anchors.qwk3(a, b, K - 1),
         "linear": lambda: qwkit.kappa_score(a, b, weights="linear"),
+    }
+
+
+def _weight_fns(a, b, w, floor3=_anchors.read_floor3):
+    return {
+        "floor3": lambda: floor3(a, b, w),
         "sw": lambda: qwkit.kappa_score(a, b, sample_weight=w),
     }
 
@@ -154,38 +135,79 @@ def _dtype_fns(a, b):
     return {"floor": lambda: _anchors.read_floor(a, b), "quad": lambda: qwkit.kappa_score(a, b)}
 
 
+def survey_weights(a, b, rounds, floor3=_anchors.read_floor3, extra=None):
+    """{distribution: (paired ratio of sample_weight to the 3-array floor, times)} for
+    every weight distribution of ``_weights``, each checked against np.bincount; one
+    weight array at a time (1e8 items: 800 MB each). ``extra(fns, a, b, w)`` may add
+    functions to time alongside."""
+    out = {}
+    for name in _weights.DISTRIBUTIONS:
+        w = _weights.weights(name, a.shape[0])
+        fns = _weight_fns(a, b, w, floor3)
+        check(fns["sw"](), _anchors.bincount_kappa(a, b, K, sample_weight=w), f"bincount {name}")
+        if extra is not None:
+            extra(fns, a, b, w)
+        t = measure(fns, rounds)
+        out[name] = (paired(t, "sw", "floor3"), t)
+        del w
+    return out
+
+
+def _worst(by_dist: dict) -> tuple[str, tuple[float, float]]:
+    name = max(by_dist, key=lambda k: by_dist[k][0][0])
+    return name, by_dist[name][0]
+
+
 def targets(sizes, rounds, log) -> list[str]:
+    names = list(_weights.DISTRIBUTIONS)
     lines = [
         "### Targets, one thread",
         "",
-        "Median of paired ratios (best-of-rounds ratio in parentheses); int64, 5 classes.",
+        "Median of paired ratios (best-of-rounds ratio in parentheses); int64, 5 classes. "
+        "`sample_weight`: the worst of the four weight distributions (named), each timed "
+        "against the 3-array floor; every one in the second table.",
         "",
         "| n | data | quadratic / floor | Kaggle numba / quadratic | linear / floor | "
-        "sample_weight / 3-array floor |",
+        "sample_weight / 3-array floor (worst) |",
         "|---:|---|---:|---:|---:|---:|",
     ]
+    by_weights = [
+        "",
+        "| n | data | " + " | ".join(f"sample_weight {d} / 3-array floor" for d in names) + " |",
+        "|---:|---|" + "---:|" * len(names),
+    ]
     worst = {"quad": 0.0, "qwk3": np.inf, "linear": 0.0, "sw": 0.0, "dtype": 0.0}
+    worst_name = ""
     for n in sizes:
         for pattern in PATTERNS:
-            a, b, w = make_data(n, pattern)
+            a, b, _ = make_data(n, pattern)
             expected = qwkit.kappa_score(a, b)
             check(_anchors.qwk3(a, b, K - 1), expected, "qwk3")
-            fns = _target_fns(a, b, w)
+            fns = _target_fns(a, b)
             check(fns["linear"](), _anchors.bincount_kappa(a, b, K, "linear"), "bincount")
-            check(fns["sw"](), _anchors.bincount_kappa(a, b, K, sample_weight=w), "bincount")
             t = measure(fns, rounds)
             q, k3 = paired(t, "quad", "floor"), paired(t, "qwk3", "quad")
-            lin, sw = paired(t, "linear", "floor"), paired(t, "sw", "floor3")
+            lin = paired(t, "linear", "floor")
+            by_dist = survey_weights(a, b, rounds)
+            name, sw = _worst(by_dist)
             worst["quad"] = max(worst["quad"], q[0])
             worst["qwk3"] = min(worst["qwk3"], k3[0])
             worst["linear"] = max(worst["linear"], lin[0])
-            worst["sw"] = max(worst["sw"], sw[0])
+            if sw[0] > worst["sw"]:
+                worst["sw"], worst_name = sw[0], name
+            size = f"1e{round(np.log10(n))}"
             lines.append(
-                f"| 1e{round(np.log10(n))} | {pattern} | {fmt_pair(q)} | {fmt_pair(k3)} | "
-                f"{fmt_pair(lin)} | {fmt_pair(sw)} |"
+                f"| {size} | {pattern} | {fmt_pair(q)} | {fmt_pair(k3)} | "
+                f"{fmt_pair(lin)} | {fmt_pair(sw)} {name} |"
             )
-            log(f"  targets n={n:.0e} {pattern}: quadratic/floor {q[0]:.2f}")
-            del a, b, w
+            by_weights.append(
+                f"| {size} | {pattern} | "
+                + " | ".join(fmt_pair(by_dist[d][0]) for d in names)
+                + " |"
+            )
+            log(f"  targets n={n:.0e} {pattern}: quadratic/floor {q[0]:.2f}, worst sw {sw[0]:.2f}")
+            del a, b
+    lines += by_weights
     lines += [
         "",
         "| n | dtype | quadratic / floor of that dtype | floor (ms) | qwkit (ms) |",
@@ -212,8 +234,8 @@ def targets(sizes, rounds, log) -> list[str]:
         f"{_met(worst['qwk3'], '>=', 2.2)} |",
         f"| linear / floor | ≤ 1.6× | {fmt(worst['linear'])} | "
         f"{_met(worst['linear'], '<=', 1.6)} |",
-        f"| sample_weight / 3-array floor | ≤ 1.6× | {fmt(worst['sw'])} | "
-        f"{_met(worst['sw'], '<=', 1.6)} |",
+        f"| sample_weight / 3-array floor (worst weights: {worst_name}) | ≤ 1.6× | "
+        f"{fmt(worst['sw'])} | {_met(worst['sw'], '<=', 1.6)} |",
         f"| int8/16/32 / floor of the dtype | ≤ 2× | {fmt(worst['dtype'])} | "
         f"{_met(worst['dtype'], '<=', 2.0)} |",
     ]
@@ -223,13 +245,43 @@ def targets(sizes, rounds, log) -> list[str]:
 # ---------------------------------------------------------------------------- 2. threads
 
 
-def _crossover_fns(a, b, bits, e0):
+def _crossover_fns(a, b, bits, start, exc, exc_par):
     return {
         "s": lambda: _kernels.five_sums(a, b),
         "p": lambda: _kernels.five_sums_par(a, b),
-        "ws": lambda: _kernels.survey_sums(a, b, bits, e0),
-        "wp": lambda: _kernels.survey_sums_par(a, b, bits, e0),
+        "ws": lambda: _kernels.survey_moments(a, b, bits, start, exc),
+        "wp": lambda: _kernels.survey_moments_par(a, b, bits, start, exc_par),
     }
+
+
+def _one_thread(f, n_threads):
+    """``f`` called with numba on one thread (then back to ``n_threads``)."""
+
+    def call():
+        numba.set_num_threads(1)
+        try:
+            return f()
+        finally:
+            numba.set_num_threads(n_threads)
+
+    return call
+
+
+def _five_sums_anatomy(rounds, n_threads: int) -> list[str]:
+    a, b, _ = make_data(10**8)
+    numba.set_num_threads(n_threads)
+    fns = {
+        "floor": lambda: _anchors.read_floor_par(a, b),
+        f"five_sums_par ({n_threads} threads)": lambda: _kernels.five_sums_par(a, b),
+        f"before: chunks of interleaved halves ({n_threads} threads)": lambda: (
+            _anchors.five_sums_halves_par(a, b)
+        ),
+        "five_sums (1 thread)": lambda: _kernels.five_sums(a, b),
+        "read_floor (1 thread)": lambda: _anchors.read_floor(a, b),
+    }
+    t = measure(fns, max(rounds, 15))
+    numba.set_num_threads(1)
+    return [f"| {name} | {fmt_pair(paired(t, name, 'floor'))} |" for name in list(fns)[1:]]
 
 
 def threads(sizes, rounds, log, n_threads: int = 2) -> list[str]:
@@ -237,49 +289,55 @@ def threads(sizes, rounds, log, n_threads: int = 2) -> list[str]:
         f"### Threads ({n_threads})",
         "",
         f"qwkit with {n_threads} threads against the {n_threads}-thread floors (median of "
-        "paired ratios, best-of-rounds in parentheses); speed-up = one thread / "
-        f"{n_threads} threads.",
+        "paired ratios, best-of-rounds in parentheses; `sample_weight`: the worst weight "
+        f"distribution, named); speed-up = one thread / {n_threads} threads; "
+        f"one-thread floor / {n_threads}-thread floor: what a second thread gives a bare "
+        "read on this machine.",
         "",
-        "| n | quadratic / floor | linear / floor | sample_weight / 3-array floor | "
-        "speed-up quadratic | speed-up sample_weight |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| n | quadratic / floor | linear / floor | sample_weight / 3-array floor (worst) | "
+        "speed-up quadratic | speed-up sample_weight | 1-thread floor / 2-thread floor |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     worst = 0.0
     for n in sizes:
-        a, b, w = make_data(n)
+        a, b, _ = make_data(n)
         numba.set_num_threads(n_threads)
-        fns = _target_fns(a, b, w, _anchors.read_floor_par, _anchors.read_floor3_par)
+        fns = _target_fns(a, b, _anchors.read_floor_par)
         del fns["qwk3"]
-
-        def one(f):
-            def call():
-                numba.set_num_threads(1)
-                try:
-                    return f()
-                finally:
-                    numba.set_num_threads(n_threads)
-
-            return call
-
-        fns["quad1"] = one(fns["quad"])
-        fns["sw1"] = one(fns["sw"])
+        fns["quad1"] = _one_thread(fns["quad"], n_threads)
+        fns["floor1"] = lambda a=a, b=b: _anchors.read_floor(a, b)
         t = measure(fns, rounds)
+
+        def one(fns, a, b, w):
+            fns["sw1"] = _one_thread(fns["sw"], n_threads)
+
+        by_dist = survey_weights(a, b, rounds, _anchors.read_floor3_par, one)
         numba.set_num_threads(1)
-        q, lin, sw = (
-            paired(t, "quad", "floor"),
-            paired(t, "linear", "floor"),
-            paired(t, "sw", "floor3"),
-        )
+        name, sw = _worst(by_dist)
+        q, lin = paired(t, "quad", "floor"), paired(t, "linear", "floor")
         worst = max(worst, q[0], lin[0], sw[0])
         lines.append(
-            f"| 1e{round(np.log10(n))} | {fmt_pair(q)} | {fmt_pair(lin)} | {fmt_pair(sw)} | "
-            f"{fmt(paired(t, 'quad1', 'quad')[0])} | {fmt(paired(t, 'sw1', 'sw')[0])} |"
+            f"| 1e{round(np.log10(n))} | {fmt_pair(q)} | {fmt_pair(lin)} | "
+            f"{fmt_pair(sw)} {name} | {fmt(paired(t, 'quad1', 'quad')[0])} | "
+            f"{fmt(paired(by_dist[name][1], 'sw1', 'sw')[0])} | "
+            f"{fmt(paired(t, 'floor1', 'floor')[0])} |"
         )
-        log(f"  threads n={n:.0e}: quadratic/floor {q[0]:.2f}")
+        log(f"  threads n={n:.0e}: quadratic/floor {q[0]:.2f}, worst sw {sw[0]:.2f}")
+        del a, b
     lines += [
         "",
         f"Target: within 1.2× of the {n_threads}-thread floor — worst measured "
         f"{fmt(worst)}: {_met(worst, '<=', 1.2)}.",
+        "",
+        f"**The five sums at 1e8, bare kernels** / the {n_threads}-thread floor (median of "
+        "paired ratios, best-of-rounds in parentheses): the threaded kernel as it is (one "
+        "plain loop split among the threads, two load streams each) and as it was before "
+        "(chunks of 2¹⁶ items, each read as two interleaved halves: four streams a thread), "
+        "and one thread.",
+        "",
+        "| kernel | / 2-thread floor |",
+        "|---|---:|",
+        *_five_sums_anatomy(rounds, n_threads),
         "",
         "**Crossover** — a kernel on one thread and on the pool (µs per call, medians); "
         f"qwkit uses the pool from {_kernels.THREAD_MIN_ITEMS:,} items "
@@ -293,9 +351,10 @@ def threads(sizes, rounds, log, n_threads: int = 2) -> list[str]:
         n = 2**e
         a, b, w = make_data(n)
         bits = w.view(np.int64)
-        e0 = _kernels.survey_window(bits, 1)
+        start = weight_window(bits, _kernels.MOMENT_WINDOW)
+        exc, exc_par = exception_buffer(n)[0], exception_buffer(n, n_threads)
         numba.set_num_threads(n_threads)
-        t = measure(_crossover_fns(a, b, bits, e0), rounds)
+        t = measure(_crossover_fns(a, b, bits, start, exc, exc_par), rounds)
         numba.set_num_threads(1)
         med = {k: statistics.median(v) * 1e6 for k, v in t.items()}
         lines.append(
@@ -405,10 +464,12 @@ def peers(sizes, rounds, log) -> list[str]:
     lines = [
         "### Peers by size",
         "",
-        "Data: copy half, int64. Ratios peer / qwkit (median of paired rounds); "
+        "Data: copy half, int64; `sample_weight` of the uniform(0, 1) distribution (full "
+        "mantissas). Ratios peer / qwkit (median of paired rounds); "
         "peers slower than 5 s per call are skipped at 1e8.",
         "",
-        "| case | n | qwkit (ms) | qwkit / floor | scikit-learn | Kaggle numba qwk3 | "
+        "| case | n | qwkit (ms) | qwkit / floor (3-array for sample_weight) | scikit-learn "
+        "| Kaggle numba qwk3 | "
         "Kaggle numpy quadKappa | np.bincount |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -419,6 +480,8 @@ def peers(sizes, rounds, log) -> list[str]:
         for case, (ours, anchors) in cases.items():
             expected = float(ours())
             fns = {"qwkit": ours, "floor": _dtype_fns(a, b)["floor"]}
+            if case == "sample_weight":
+                fns["floor3"] = _weight_fns(a, b, w)["floor3"]
             for name, fn in anchors.items():
                 slow = per_item.get((case, name), 0.0) * n > 5.0
                 if slow:
@@ -426,6 +489,7 @@ def peers(sizes, rounds, log) -> list[str]:
                 check(fn(), expected, name)
                 fns[name] = fn
             t = measure(fns, rounds if n < 10**8 else max(3, rounds // 2))
+            floor = "floor3" if case == "sample_weight" else "floor"
             for name in anchors:
                 if name in t:
                     per_item[(case, name)] = min(t[name]) / n
@@ -437,7 +501,7 @@ def peers(sizes, rounds, log) -> list[str]:
                     cells.append("skipped" if name in anchors else "—")
             lines.append(
                 f"| {case} | 1e{round(np.log10(n))} | {min(t['qwkit']) * 1e3:,.3f} | "
-                f"{fmt(paired(t, 'qwkit', 'floor')[0])} | " + " | ".join(cells) + " |"
+                f"{fmt(paired(t, 'qwkit', floor)[0])} | " + " | ".join(cells) + " |"
             )
         log(f"  peers n={n:.0e}")
     return lines
@@ -446,7 +510,7 @@ def peers(sizes, rounds, log) -> list[str]:
 # ---------------------------------------------------------------------------- 5. anatomy
 
 
-def _anatomy_fns(a, b, w, a8, b8, bits, e0):
+def _anatomy_fns(a, b, w, a8, b8, bits, start, exc):
     return {
         "floor (read_floor)": lambda: _anchors.read_floor(a, b),
         "3-array floor (read_floor3)": lambda: _anchors.read_floor3(a, b, w),
@@ -454,7 +518,9 @@ def _anatomy_fns(a, b, w, a8, b8, bits, e0):
         "five sums, int32 lanes, int8 data": lambda: _kernels.five_sums_narrow(a8, b8),
         "int8 floor": lambda: _anchors.read_floor(a8, b8),
         "packed margins (linear)": lambda: _kernels.margins(a, b, True),
-        "exact weighted moments (sample_weight)": lambda: _kernels.survey_sums(a, b, bits, e0),
+        "exact weighted moments (sample_weight, uniform(0, 1))": lambda: _kernels.survey_moments(
+            a, b, bits, start, exc
+        ),
         "K×K counting table": lambda: _kernels.confusion_counts(a, b, np.int64(0), K),
     }
 
@@ -474,8 +540,8 @@ def anatomy(rounds) -> list[str]:
         a, b, w = make_data(n)
         a8, b8 = a.astype(np.int8), b.astype(np.int8)
         bits = w.view(np.int64)
-        e0 = _kernels.survey_window(bits, 1)
-        kernels = _anatomy_fns(a, b, w, a8, b8, bits, e0)
+        start = weight_window(bits, _kernels.MOMENT_WINDOW)
+        kernels = _anatomy_fns(a, b, w, a8, b8, bits, start, exception_buffer(n)[0])
         t = measure(kernels, rounds)
         for name, v in t.items():
             res.setdefault(name, {})[n] = min(v) / n * 1e9

@@ -248,6 +248,10 @@ def report(t, d, quick):
         "",
         *_machine.describe("one thread", {"scipy": sp.__version__}),
         "",
+        "The threshold search with survey weights of four distributions (integer, uniform, "
+        "log-normal, inverse probabilities) against no weights: `benchmarks/bench_weights.py` "
+        "→ `README_weights.md`.",
+        "",
         "## 1. `optimize_thresholds` vs Kaggle's `OptimizedRounder`",
         "",
         "`OptimizedRounder` is the class copied between Kaggle notebooks: scipy Nelder–Mead from "

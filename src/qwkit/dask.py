@@ -60,9 +60,9 @@ from qwkit._integrations._dask_pieces import (
     Seen,
     Spec,
     located,
-    parquet_piece,
     plan,
     read_csv,
+    read_parquet,
 )
 from qwkit._integrations._dask_pieces import data_files as _data_files
 from qwkit._table._state import QuadraticSums, TableStats
@@ -93,8 +93,9 @@ MAX_PAIRS = 100_000_000
 @dataclass(frozen=True, slots=True)
 class _Inputs:
     """The partitions of a call: where each one's rows come from (``pieces``), what its
-    leaf task is given (``args``: delayed partitions, or a Parquet piece's read task) and
-    ``load(piece, *args)``, which yields its batches ({parameter: values})."""
+    leaf task is given (``args``: delayed partitions; nothing for files, which the leaf
+    reads itself) and ``load(piece, *args)``, which yields the batches ({parameter:
+    values}), each with the piece whose rows it holds (a file's, or the partition's)."""
 
     pieces: list[Piece]
     args: list[tuple]
@@ -194,33 +195,25 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
 
 
 def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
-    """Parquet pieces (each read by a task of its own, named ``read-parquet-…``, like
-    dask's reader) or CSV files (each streamed by its leaf)."""
+    """Parquet pieces or CSV files, each read inside the task that reduces it (one task
+    per partition: no read task, no hand-over of its columns)."""
     names, file_format = _data_files(data)
     spec = Spec(given, file_format, {k: m for k, m in modes.items() if k in given})
-    pieces = plan(names, spec)
     if file_format == "csv":
+        pieces = plan(names, spec)
         return _Inputs(pieces, [()] * len(pieces), partial(read_csv, spec))
-    token = uuid.uuid4().hex[:12]
-    reads = [
-        dask.delayed(parquet_piece, pure=False)(
-            piece, spec, dask_key_name=(f"read-parquet-{token}", piece.index)
-        )
-        for piece in pieces
-    ]
-    return _Inputs(pieces, [(r,) for r in reads], _one_batch)
+    client = _client()
+    cores = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
+    pieces = plan(names, spec, cores=cores)
+    return _Inputs(pieces, [()] * len(pieces), partial(read_parquet, spec))
 
 
 def _named_batch(names, piece, *values):
-    yield dict(zip(names, values, strict=True))
+    yield piece, dict(zip(names, values, strict=True))
 
 
 def _frame_batch(columns: dict, piece, frame):
-    yield {param: frame[column] for param, column in columns.items()}
-
-
-def _one_batch(piece, batch):
-    yield batch
+    yield piece, {param: frame[column] for param, column in columns.items()}
 
 
 def _collection(value, name: str) -> str:
@@ -254,21 +247,39 @@ class _Part:
 # ---------------------------------------------------------------------------- reduction
 
 
-def _leaf(make, update, checks: Checks, load, piece: Piece, *args) -> _Part:
-    """One partition's state, batch by batch; an error names the item's file and data
-    row, or its index (deferred to the root when the partition's place is unknown)."""
+#: Rows a state's ``update`` is given at a time (views of a larger batch): its per-row
+#: temporaries stay in the hundreds of MB (the threshold search takes several times the
+#: CPU time per row on batches of 5·10⁷ rows: ``benchmarks/README_dask.md``). The five
+#: sums of quadratic kappa allocate nothing per row and take whole batches.
+BATCH_ROWS = 1 << 23
+
+
+def _leaf(make, update, checks: Checks, load, batch_rows, piece: Piece, *args) -> _Part:
+    """One partition's state, batch by batch (a batch may hold one file of several, or
+    all of them; each is let go before the next is read), ``update`` given at most
+    ``batch_rows`` rows at a time (None: whole batches); an error names the item's file
+    and data row, or its index (deferred to the root when the partition's place is
+    unknown)."""
     state, rows, seen = make(), 0, Seen()
-    for batch in load(piece, *args):
+    where, offset = None, 0  # the piece the batches come from, its items before the batch
+    for part, batch in load(piece, *args):
+        if part is not where:
+            where, offset = part, 0
         n = len(next(iter(batch.values())))
-        if n == 0:
-            continue
-        seen.merge(Seen.of(batch, piece, checks), checks)
-        try:
-            update(state, **batch)
-        except QwkitError as exc:
-            if exc.row is not None and piece.first_row is None:
-                return _Part(None, rows, seen, Deferred(exc, rows))
-            raise located(exc, piece, rows) from None
+        if n:
+            seen.merge(Seen.of(batch, part, checks), checks)
+        step = max(min(batch_rows or n, n), 1)
+        for start in range(0, n, step):
+            rows_of = batch if step == n else {k: v[start : start + step] for k, v in batch.items()}
+            try:
+                update(state, **rows_of)
+            except QwkitError as exc:
+                if exc.row is not None and part.first_row is None:
+                    return _Part(None, rows + start, seen, Deferred(exc, rows + start))
+                raise located(exc, part, offset + start) from None
+            del rows_of
+        del batch
+        offset += n
         rows += n
     return _Part(state, rows, seen)
 
@@ -311,16 +322,26 @@ def _reduce(
     split_every: int,
     compute: bool,
     progress: Progress | None,
+    whole: bool = False,
 ):
     """Tree reduction of partition states with ``dask.delayed``: one state per partition
-    (``make()`` then ``update(state, **columns)`` for each of its batches), merged
-    ``split_every`` at a time, then ``finish(state)``."""
+    (``make()`` then ``update(state, **columns)`` for each of its batches, in slices of
+    at most BATCH_ROWS rows unless ``whole``), merged ``split_every`` at a time, then
+    ``finish(state)``."""
+    batch_rows = None if whole else BATCH_ROWS
     split_every = check_integer(split_every, "split_every", 2)
     progress = check_progress(progress)
     token = uuid.uuid4().hex[:12]
     leaves = [
         dask.delayed(_leaf, pure=False)(
-            make, update, checks, inputs.load, piece, *args, dask_key_name=(f"qwkit-{token}", i)
+            make,
+            update,
+            checks,
+            inputs.load,
+            batch_rows,
+            piece,
+            *args,
+            dask_key_name=(f"qwkit-{token}", i),
         )
         for i, (piece, args) in enumerate(zip(inputs.pieces, inputs.args, strict=True))
     ]
@@ -518,6 +539,7 @@ def kappa_score(
             split_every=split_every,
             compute=compute,
             progress=progress,
+            whole=True,  # nothing allocated per row: whole batches, one pass each
         )
     limit = TABLE_CLASSES if isinstance(weights, str) else MAX_DENSE_CLASSES
     return _reduce(

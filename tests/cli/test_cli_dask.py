@@ -67,7 +67,7 @@ class TestEngineDask:
         _check(out, ref)
         assert [out["ci_low"], out["ci_high"]] == list(ref.confidence_interval())
         assert (out["engine"], out["scheduler"], out["files"]) == ("dask", "threads", PARTS)
-        assert out["partitions"] >= PARTS
+        assert 1 <= out["partitions"] <= PARTS  # small files are packed into few pieces
 
     def test_glob_file_and_csv(self, ratings):
         folder, csv_folder, whole = ratings
@@ -104,8 +104,8 @@ class TestEngineDask:
         assert "confusion matrix not computed with --engine dask" in text
         result = run(*args, "--json", env={"TTY_COMPATIBLE": "1"})
         assert result.exit_code == 0, result.stderr
-        assert f"{PARTS}/{PARTS}" in result.stderr and "partitions" in result.stderr
-        json.loads(result.stdout)
+        parts = json.loads(result.stdout)["partitions"]  # small files: packed into few pieces
+        assert f"{parts}/{parts}" in result.stderr and "partitions" in result.stderr
 
     def test_errors(self, ratings, tmp_path):
         folder, csv_folder, _ = ratings

@@ -9,8 +9,13 @@ float (a trial found 11,886 of 19,980 random 5-level cases differing in the last
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import qwkit
 from oracles.naive import naive_kappa
@@ -113,3 +118,102 @@ def test_wide_scales_are_exact_too(big):
                 continue
             assert qwkit.kappa_score(a, b, weights=weights, counts=c) == float(exact)
             assert qwkit.kappa_score(ra, rb, weights=weights) == float(exact)
+
+
+# ---------------------------------------------------------------------------- survey weights
+
+#: Adversarial survey weights: every part of the range of doubles, subnormal to 2**1023,
+#: mixed in one sample; one weight dominating; zeros (±0.0).
+_binade = st.integers(-1074, 1023)
+_weight = st.one_of(
+    st.builds(math.ldexp, st.floats(0.5, 1.0, exclude_max=True), _binade),
+    st.builds(math.ldexp, st.floats(0.5, 1.0, exclude_max=True), st.integers(-30, 30)),
+    st.sampled_from([0.0, -0.0, 5e-324, 2.2250738585072014e-308, 2.0**1023, 1.0]),
+    st.floats(0.0, 1.0),
+)
+_samples = st.integers(2, 30).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 4), min_size=n, max_size=n),
+        st.lists(st.integers(-1, 1), min_size=n, max_size=n),
+        st.lists(_weight, min_size=n, max_size=n),
+    )
+)
+
+
+@pytest.mark.filterwarnings("ignore::qwkit.DegenerateIntervalWarning")  # constant raters
+@pytest.mark.filterwarnings("ignore::qwkit.UndefinedKappaWarning")
+@pytest.mark.parametrize("weights", WEIGHTS)
+@settings(max_examples=120, deadline=None)
+@given(sample=_samples)
+def test_survey_weights_give_the_exact_value_on_every_path(weights, sample):
+    """Any finite weights — huge and tiny mixed, subnormal, near 2**1023, one of them
+    dominating — give the correctly rounded kappa of the exact rational table on every
+    path: the moments (quadratic, no labels), the exact table (labels; linear and
+    identity), the mergeable state in pieces, the inference and the threshold search."""
+    y1, shift, w = (np.array(x) for x in sample)
+    y2 = np.clip(y1 + shift, 0, 4)
+    w = w.astype(np.float64)
+    if not np.any(w > 0):
+        return
+    exact = naive_kappa(y1, y2, weights=weights, labels=list(range(5)), sample_weight=w)
+    if exact is None or len(set(y1) | set(y2)) < 2:
+        return
+    expected = float(exact)
+    half = len(w) // 2
+    acc = qwkit.KappaAccumulator(range(5), weights=weights)
+    acc.update(y1[:half], y2[:half], sample_weight=w[:half])
+    other = qwkit.KappaAccumulator(range(5), weights=weights)
+    other.update(y1[half:], y2[half:], sample_weight=w[half:])
+    with np.errstate(all="ignore"):  # its standard errors are floating-point quantities
+        # (they overflow when the weights span more than 2**1000); its statistic is exact
+        test = qwkit.kappa_test(y1, y2, weights=weights, labels=range(5), sample_weight=w)
+    got = {
+        "labels": qwkit.kappa_score(y1, y2, weights=weights, labels=range(5), sample_weight=w),
+        "accumulator": acc.merge(other).score(),
+        "kappa_test": test.statistic,
+    }
+    if min(y1.min(), y2.min()) == 0 and max(y1.max(), y2.max()) == 4:  # the scale 0..4
+        got["inferred scale"] = qwkit.kappa_score(y1, y2, weights=weights, sample_weight=w)
+    assert set(got.values()) == {expected}, (got, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(sample=_samples)
+def test_survey_tables_are_correctly_rounded(sample):
+    """Every cell of ``confusion_matrix`` is the exact sum of its weights rounded once
+    (``math.fsum``; scaled by one power of two when a sum overflows)."""
+    y1, shift, w = (np.array(x) for x in sample)
+    y2 = np.clip(y1 + shift, 0, 4)
+    w = w.astype(np.float64)
+    if not np.any(w > 0):
+        return
+    table = qwkit.confusion_matrix(y1, y2, labels=range(5), sample_weight=w)
+    sums = [[Fraction(0)] * 5 for _ in range(5)]
+    for a, b, x in zip(y1.tolist(), y2.tolist(), w.tolist(), strict=True):
+        sums[a][b] += Fraction(x)
+    largest = max(max(row) for row in sums)
+    scale = Fraction(1)
+    if largest >= Fraction(2) ** 1024:  # the sums overflow: all scaled by one power of 2
+        scale = Fraction(2) ** -(
+            largest.numerator.bit_length() - largest.denominator.bit_length() + 1
+        )
+    for i in range(5):
+        for j in range(5):
+            x = sums[i][j] * scale
+            assert table[i, j] == x.numerator / x.denominator
+
+
+def test_survey_weights_thresholds_are_exact():
+    """The threshold search with adversarial survey weights: its kappa is the exact
+    kappa of its own cut points, whatever the magnitudes."""
+    rng = np.random.default_rng(20261124)
+    for _ in range(30):
+        n = int(rng.integers(20, 200))
+        y = rng.integers(0, 5, n)
+        score = y + rng.normal(0, 0.8, n)
+        w = np.ldexp(rng.random(n), rng.integers(-1000, 1000, n))
+        w[rng.integers(0, n)] = 2.0**1023
+        res = qwkit.optimize_thresholds(y, score, sample_weight=w)
+        pred = res.predict(score)
+        exact = naive_kappa(y, pred, labels=list(range(5)), sample_weight=w)
+        assert res.statistic == float(exact)

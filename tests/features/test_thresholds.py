@@ -4,6 +4,7 @@ tests/oracles/naive_thresholds.py)."""
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -449,8 +450,11 @@ class TestScoreGrouping:
 
     @staticmethod
     def _weights(g):
+        """The exact weight of every pair (survey weights: rows times 2**exponent)."""
         w = g.pair_weight
-        return [w.row_integer(i) for i in range(w.n_rows)] if g.survey else w.tolist()
+        if not g.survey:
+            return w.tolist()
+        return [Fraction(w.row_integer(i)) * Fraction(2) ** w.exponent for i in range(w.n_rows)]
 
     @pytest.mark.parametrize("distinct", [3, 40, 1400, 5000])  # table, table, sort by id, sort
     @pytest.mark.parametrize("weighting", ["none", "counts", "survey"])

@@ -17,8 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qwkit
-from qwkit import _kernels
-from qwkit._base._dyadic import ExactRows, weight_bits
+from qwkit._base._dyadic import exact_cell_sums
 
 SEED = 20261121
 
@@ -31,13 +30,9 @@ weight_lists = st.lists(
 
 
 def _exact_sums(index, w, n_bins, squares=False):
-    bits = weight_bits(np.asarray(w, dtype=np.float64))
-    base, n_limbs, _, _ = _kernels.window(bits)
-    rows, sq, positive = _kernels.bincount_exact(
-        np.asarray(index, dtype=np.int64), bits, n_bins, base, n_limbs, squares
+    return exact_cell_sums(
+        np.asarray(index), np.asarray(w, dtype=np.float64), n_bins, squares=squares
     )
-    sums = ExactRows.of(rows, base - 1074)
-    return sums, (ExactRows.of(sq, 2 * base - 2148) if squares else None), positive
 
 
 class TestExactSums:

@@ -25,6 +25,7 @@ from distributed import Client, LocalCluster
 
 import qwkit
 import qwkit.dask as qd
+from oracles.naive import naive_kappa
 from qwkit._base._extras import install_command
 from qwkit._integrations import _dask_pieces
 
@@ -102,6 +103,26 @@ class TestKappaScore:
         for (ref, items, labels), got in zip(cases, results, strict=True):
             assert got == ref, (items, labels)  # exact, not approximate
             assert type(got) is float
+
+    def test_adversarial_survey_weights_are_exact(self, client):
+        # subnormal, ordinary and 2**1000-scale weights in one sample, one dominating:
+        # every partition's state is exact, so the merged kappa is the exact one
+        rng = np.random.default_rng(SEED)
+        n = 3_000
+        a = rng.integers(0, 5, n)
+        b = np.clip(a + rng.integers(-1, 2, n), 0, 4)
+        w = np.ldexp(rng.random(n), rng.integers(-1074, 1000, n))
+        w[::7] = rng.random(w[::7].shape[0])
+        w[11] = 2.0**1023
+        arrays = [da.from_array(x, chunks=(700, 900, 1400)) for x in (a, b, w)]
+        named = ("quadratic", "linear", "identity")
+        lazy = [
+            qd.kappa_score(*arrays[:2], sample_weight=arrays[2], weights=weights, compute=False)
+            for weights in named
+        ]
+        for weights, got in zip(named, dask.compute(*lazy), strict=True):
+            exact = naive_kappa(a, b, weights=weights, labels=list(range(5)), sample_weight=w)
+            assert got == float(exact) == qwkit.kappa_score(a, b, weights=weights, sample_weight=w)
 
     def test_text_labels_from_a_dataframe(self, client, data):
         scale = np.array(["none", "mild", "moderate", "severe", "extreme"])
@@ -495,6 +516,52 @@ class TestFiles:
             qd.kappa_score("a", "b", data=path, labels=range(5))
         assert f"(data row 1000 of file {path!r})" in str(caught.value)
         assert caught.value.row == 999
+
+    def test_small_files_are_packed_and_errors_name_their_file(self, tmp_path, monkeypatch):
+        # eight files of 300 rows: packed into pieces of several files, read by one task
+        # each; an error at an item still names its own file and data row
+        paths = []
+        for i in range(8):
+            b = np.arange(300) % 5
+            if i == 4:
+                b[123] = 9
+            paths.append(str(tmp_path / f"p{i}.parquet"))
+            pq.write_table(pa.table({"a": np.arange(300) % 5, "b": b}), paths[-1])
+        spec = _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet")
+        packed = _dask_pieces.plan(paths, spec, cores=2)
+        assert len(packed) == 1 and [p.file for p in packed[0].files] == paths
+        monkeypatch.setattr(_dask_pieces, "MIN_PIECE_BYTES", 1)
+        split = _dask_pieces.plan(paths, spec, cores=1)  # about four pieces per core
+        assert 3 <= len(split) <= 5 and max(len(p.files) for p in split) > 1
+        assert [f.file for p in split for f in p.files] == paths  # in order, each once
+        with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:
+            qd.kappa_score("a", "b", data=paths[:4] + paths[4:], labels=range(5))
+        assert f"(data row 124 of file {paths[4]!r})" in str(caught.value)
+        assert caught.value.row == 123
+        good = paths[:4] + paths[5:]
+        a = np.tile(np.arange(300) % 5, 7)
+        assert qd.kappa_score("a", "b", data=good, weights="linear") == qwkit.kappa_score(
+            a, a, weights="linear"
+        )
+
+    def test_batches_fed_in_slices(self, tmp_path, monkeypatch):
+        # a batch is given to a state's update a few rows at a time: the same results,
+        # and an error still names its file and data row
+        monkeypatch.setattr(qd, "BATCH_ROWS", 7)
+        a = np.arange(100) % 5
+        b = a.copy()
+        b[60] = 9
+        path = str(tmp_path / "s.parquet")
+        pq.write_table(pa.table({"a": a, "b": b, "w": np.linspace(0.1, 2, 100)}), path)
+        with dask.config.set(scheduler="sync"):
+            got = qd.kappa_score("a", "b", weights="linear", sample_weight="w", data=path)
+            assert got == qwkit.kappa_score(
+                a, b, weights="linear", sample_weight=np.linspace(0.1, 2, 100)
+            )
+            with pytest.raises(qwkit.QwkitError) as caught:
+                qd.kappa_score("a", "b", data=path, weights="linear", labels=range(5))
+        assert f"(data row 61 of file {path!r})" in str(caught.value)
+        assert caught.value.row == 60
 
 
 class TestGlobalRows:

@@ -4,10 +4,16 @@ Float64 addition is not associative: the same weights summed in another order �
 another chunking, another partitioning of a data set over a cluster, or four
 interleaved sub-tables instead of one — may differ in the last bits. qwkit therefore
 keeps every sum of weights *exactly*, as a dyadic number (an integer times a power of
-two) held in rows of 32-bit limbs (``_kernels._exact``), adds such sums with integer
-arithmetic, and rounds each one once, correctly, at the end. A sum is then a function
-of the multiset of its terms only: in memory, streamed or merged across a cluster in
-any order, the rounded result is the same double.
+two) held in rows of 32-bit limbs, adds such sums with integer arithmetic, and rounds
+each one once, correctly, at the end. A sum is then a function of the multiset of its
+terms only: in memory, streamed or merged across a cluster in any order, the rounded
+result is the same double.
+
+The sums are made in one pass over the weights by the windowed kernels
+(``_kernels._survey``): every weight within a window of 2**32 (or 2**44) of exponents,
+placed on a sample of the weights, is a fixed-point integer added in integer lanes;
+the few weights outside it (the *exceptions*, which the pass lists) are summed by the
+general kernels (``_kernels._exact``), which cover the whole range of doubles.
 
 :class:`ExactRows` is a block of such sums (one per cell of a table, per pair of a
 threshold search, ...); every operation keeps it exact.
@@ -21,16 +27,42 @@ import numpy as np
 
 from qwkit import _kernels
 
-__all__ = ["ExactRows", "exact_cell_sums", "weight_bits"]
+__all__ = [
+    "ExactRows",
+    "exact_cell_sums",
+    "exception_buffer",
+    "weight_bits",
+    "weight_window",
+]
 
 _M32 = (1 << 32) - 1
 #: The exponent of one unit of a mantissa at bit position 0: a double is m·2^(p − 1074).
 UNIT_EXPONENT = -1074
 
 
+#: A windowed pass lists at most one item in EXCEPTION_SHARE as an exception; beyond
+#: that, the general kernels sum every weight instead.
+EXCEPTION_SHARE = 4
+
+
 def weight_bits(values: np.ndarray) -> np.ndarray:
     """The float64 weights as int64 bit patterns (a view: no copy for float64 input)."""
     return np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
+
+
+def weight_window(bits: np.ndarray, width: int) -> int:
+    """The start L of the exponent window [L, L + width) of a windowed pass, centred on
+    a sample of the weights (``_kernels.window_start``)."""
+    step = max(1, bits.shape[0] // _kernels.WINDOW_SAMPLE)
+    return int(_kernels.window_start(bits, step, width))
+
+
+def exception_buffer(n_items: int, parts: int = 1) -> np.ndarray:
+    """(parts, capacity) int64: room for the exceptions of a windowed pass over
+    ``n_items`` items in ``parts`` parts, one in EXCEPTION_SHARE of each part's items
+    (the pages that no exception touches are never allocated)."""
+    capacity = n_items // parts // EXCEPTION_SHARE + 64
+    return np.empty((parts, capacity), dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,16 +136,28 @@ class ExactRows:
         total = _pad(total, width) + _pad(b, width)
         return ExactRows(_normalized(total), exponent)
 
+    def added_at(self, rows: np.ndarray, other: ExactRows) -> ExactRows:
+        """These rows with the rows of ``other`` added to rows ``rows`` (distinct): exact,
+        and in proportion to the rows of ``other`` — the others are copied at most once."""
+        exponent = min(self.exponent, other.exponent)
+        exponent = self.exponent - 32 * -(-(self.exponent - exponent) // 32)  # whole limbs
+        below = (self.exponent - exponent) // 32  # zero limbs to put under these rows
+        more = other.aligned(exponent, 1)
+        width = max(below + self.limbs.shape[1], more.shape[1]) + 1  # room for a carry
+        limbs = np.zeros((self.n_rows, width), dtype=np.int64)
+        limbs[:, below : below + self.limbs.shape[1]] = self.limbs
+        touched = np.ascontiguousarray(limbs[rows] + _pad(more, width))
+        _kernels.normalize_rows(touched)  # the spare top limb takes the carries
+        limbs[rows] = touched
+        return ExactRows(_room(limbs), exponent)
+
     def take(self, index: np.ndarray) -> ExactRows:
         return ExactRows(self.limbs[index], self.exponent)
 
     def reduce(self, index: np.ndarray, n_out: int) -> ExactRows:
         """Rows summed by ``index`` (row r goes to output index[r]); exact."""
-        out = np.zeros((n_out, self.limbs.shape[1] + 1), dtype=np.int64)
-        step = 1 << 30  # limbs < 2**32: 2**30 rows add without overflow
-        for start in range(0, self.n_rows, step):
-            np.add.at(out[:, :-1], index[start : start + step], self.limbs[start : start + step])
-            out = _normalized(out)
+        index = np.ascontiguousarray(index, dtype=np.int64)
+        out = _kernels.reduce_rows(np.ascontiguousarray(self.limbs), index, n_out)
         return ExactRows(_room(out), self.exponent)
 
     def total(self) -> ExactRows:
@@ -193,12 +237,34 @@ def _round_int(value: int, exponent: int) -> float:
 
 
 def exact_cell_sums(index: np.ndarray, item_weight: np.ndarray, n_cells: int, *, squares: bool):
-    """Exact Σw, Σw² (ExactRows) and the count of positive weights of every cell."""
+    """Exact Σw, Σw² (ExactRows) and the count of positive weights of every cell
+    (``index``: each item's cell, in range)."""
+    index = np.ascontiguousarray(index, dtype=np.int64)
     bits = weight_bits(item_weight)
-    base, n_limbs, _, _ = _kernels.window(bits)
-    rows, sq, positive = _kernels.bincount_exact(
-        np.ascontiguousarray(index, dtype=np.int64), bits, n_cells, base, n_limbs, squares
-    )
+    start = weight_window(bits, _kernels.TABLE_WINDOW)
+    exc = exception_buffer(bits.shape[0])[0]
+    rows, sq, positive, n_exc = _kernels.survey_bincount(index, bits, n_cells, start, squares, exc)
+    if n_exc > exc.shape[0]:  # too many weights outside the window: sum all of them
+        return _general_cell_sums(index, bits, n_cells, squares)
+    unit = start + UNIT_EXPONENT - 1  # v counts units of 2^(L − 1075)
+    sums = ExactRows.of(rows, unit)
+    sq_rows = ExactRows.of(sq, 2 * unit) if squares else None
+    if n_exc:  # the few weights outside the window, in the few cells they fall in
+        idx = exc[:n_exc]
+        cells, local = np.unique(index[idx], return_inverse=True)
+        more, more_sq, more_positive = _general_cell_sums(local, bits[idx], cells.size, squares)
+        sums = sums.added_at(cells, more)
+        sq_rows = sq_rows.added_at(cells, more_sq) if squares else None
+        positive[cells] += more_positive
+    return sums, sq_rows, positive
+
+
+def _general_cell_sums(index: np.ndarray, bits: np.ndarray, n_cells: int, squares: bool):
+    """:func:`exact_cell_sums` by the general kernel (any doubles, a pass to size its
+    rows first)."""
+    index = np.ascontiguousarray(index, dtype=np.int64)
+    base, n_limbs = _kernels.window(bits)
+    rows, sq, positive = _kernels.bincount_exact(index, bits, n_cells, base, n_limbs, squares)
     sums = ExactRows.of(rows, base + UNIT_EXPONENT)
     sq_rows = ExactRows.of(sq, 2 * (base + UNIT_EXPONENT)) if squares else None
     return sums, sq_rows, positive

@@ -10,9 +10,11 @@ text in another, or two files whose ordered categories declare different orders,
 refused with both files named.
 
 Files. A path, glob, folder or list of them names Parquet files (read by row groups, in
-pieces of at most ``PARQUET_BYTES`` of the used columns, dask's default block) or CSV
-files (one piece per file, streamed in blocks: a CSV file cannot be split at a byte
-offset without reading it from its start, since a quoted value may hold a line break).
+pieces of about a target size of the used columns — at most ``PARQUET_BYTES``, dask's
+default block — that may span consecutive files, so that many small files make few
+tasks; each piece is read inside the task that reduces it) or CSV files (one piece per
+file, streamed in blocks: a CSV file cannot be split at a byte offset without reading it
+from its start, since a quoted value may hold a line break).
 Paths are local, or anything ``fsspec`` opens (``s3://``, ``gs://``, ...).
 
 The values of a column, as the command line's local engine reads them: CSV cells are
@@ -55,12 +57,21 @@ __all__ = [
     "data_files",
     "located",
     "parquet_piece",
+    "piece_bytes",
     "plan",
     "read_csv",
+    "read_parquet",
 ]
 
-#: Uncompressed bytes of the used columns in one Parquet piece (dask's default block).
+#: Uncompressed bytes of the used columns in one Parquet piece, at most (dask's default
+#: block).
 PARQUET_BYTES = 256 * 2**20
+#: The smallest Parquet piece worth a task of its own: smaller row groups (or files) are
+#: packed together, whatever the parallelism.
+MIN_PIECE_BYTES = 16 * 2**20
+#: Pieces per core that a Parquet data set is cut into, while they stay within
+#: [MIN_PIECE_BYTES, PARQUET_BYTES].
+PIECES_PER_CORE = 4
 #: Bytes of a CSV file parsed at a time.
 CSV_BLOCK = 1 << 23
 _CSV = {".csv": ",", ".tsv": "\t"}
@@ -76,21 +87,43 @@ _NUMBER = r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[iI]nf(inity)?|[nN]a[nN])$"
 @dataclass(frozen=True)
 class Piece:
     """Where the rows of one partition come from: a file (``file``) from its data row
-    ``first_row``, or partition ``index`` of a dask collection, whose first item is item
-    ``first_row`` of the whole collection (None: unknown until the partitions before it
-    are counted)."""
+    ``first_row`` (``rows`` rows, from its footer), or partition ``index`` of a dask
+    collection, whose first item is item ``first_row`` of the whole collection (None:
+    unknown until the partitions before it are counted). A partition of several Parquet
+    files lists one such piece per file in ``parts``; with ``whole`` (the used columns
+    of every part hold numbers of one type) they are read as one batch."""
 
     index: int
     file: str | None = None
     first_row: int | None = 0
     row_groups: tuple[int, ...] = ()
+    parts: tuple[Piece, ...] = ()
+    rows: int = 0
+    whole: bool = False
+
+    @property
+    def files(self) -> tuple[Piece, ...]:
+        """The pieces of one file each that make this partition."""
+        return self.parts or (self,)
 
     @property
     def name(self) -> str:
+        if self.parts:
+            return f"files {self.parts[0].file!r} to {self.parts[-1].file!r}"
         return f"file {self.file!r}" if self.file is not None else f"partition {self.index}"
+
+    def _part(self, row: int) -> tuple[Piece, int]:
+        """(the piece of one file that holds item ``row``, the item's place in it)."""
+        for part in self.parts[:-1]:
+            if row < part.rows:
+                return part, row
+            row -= part.rows
+        return self.parts[-1], row
 
     def where(self, row: int) -> str:
         """How a message says item ``row`` of this piece (counted from its first)."""
+        if self.parts:
+            return Piece.where(*self._part(row))
         if self.file is not None:
             return f"data row {self.first_row + row + 1} of file {self.file!r}"
         return at_index(self.first_row + row)
@@ -98,6 +131,8 @@ class Piece:
     def row(self, row: int) -> int:
         """The ``row`` attribute of an error at item ``row`` of this piece: the 0-based
         data row in the file, or the position in the collection."""
+        if self.parts:
+            return Piece.row(*self._part(row))
         return self.first_row + row
 
 
@@ -385,46 +420,113 @@ def _check_columns(name: str, found: list[str], spec: Spec) -> None:
             )
 
 
-def plan(files: list[str], spec: Spec) -> list[Piece]:
+def plan(files: list[str], spec: Spec, *, cores: int | None = None) -> list[Piece]:
     """The pieces of ``files``, after checking that each holds the columns (Parquet:
-    from its footer; CSV: from its header)."""
+    from its footer; CSV: from its header). Parquet row groups are packed in file
+    order into pieces of about :func:`piece_bytes` bytes of the used columns, as read
+    (a row group is never split; a piece may span several files, read as one batch
+    when their columns hold numbers of the same types)."""
     with ThreadPoolExecutor(max_workers=min(16, len(files))) as pool:
         layouts = list(pool.map(lambda f: _layout(f, spec), files))
-    pieces = []
-    for name, groups in zip(files, layouts, strict=True):
-        for first_row, row_groups in groups:
-            pieces.append(Piece(len(pieces), name, first_row, row_groups))
+    if spec.format == "csv":
+        return [Piece(i, name, 0, ()) for i, name in enumerate(files)]
+    target = piece_bytes(sum(b for _, groups in layouts for _, b in groups), cores)
+    pieces: list[Piece] = []
+    parts: list[tuple[Piece, tuple | None]] = []  # (a file's piece, its numeric types)
+    size = 0
+
+    def close():
+        nonlocal parts, size
+        if len(parts) == 1:
+            first = parts[0][0]
+            pieces.append(Piece(len(pieces), first.file, first.first_row, first.row_groups))
+        elif parts:
+            kinds = {kind for _, kind in parts}
+            whole = len(kinds) == 1 and None not in kinds
+            files = tuple(part for part, _ in parts)
+            first = files[0]
+            pieces.append(Piece(len(pieces), first.file, first.first_row, parts=files, whole=whole))
+        parts, size = [], 0
+
+    for name, (kind, groups) in zip(files, layouts, strict=True):
+        run: list[int] = []  # this file's row groups in the piece being filled
+        run_first = row = 0
+        for g, (rows, nbytes) in enumerate(groups):
+            if size and size + nbytes > target:
+                if run:
+                    parts.append((_file_piece(name, run_first, row, run), kind))
+                close()
+                run, run_first = [], row
+            run.append(g)
+            size += nbytes
+            row += rows
+        if run or not groups:  # a file without row groups is read (and checked) too
+            parts.append((_file_piece(name, run_first, row, run), kind))
+    close()
     return pieces
 
 
-def _layout(name: str, spec: Spec) -> list[tuple[int, tuple[int, ...]]]:
-    """[(first data row, row groups)] of the pieces of one file."""
+def _file_piece(name: str, first: int, stop: int, groups: list[int]) -> Piece:
+    """The piece of file ``name`` holding its data rows first … stop − 1 (``groups``)."""
+    return Piece(0, name, first, tuple(groups), rows=stop - first)
+
+
+def piece_bytes(total: int, cores: int | None) -> int:
+    """The target size of a Parquet piece, chosen from the data: the ``total`` bytes of
+    the used columns (as read) spread over PIECES_PER_CORE pieces per core (``cores``:
+    the cluster's threads; None: PARQUET_BYTES), within [MIN_PIECE_BYTES,
+    PARQUET_BYTES]. Large pieces amortize a task's fixed costs (a fraction of a
+    millisecond, as long as summing 10⁷ ratings takes); enough of them keep every core
+    busy and bound the memory of a task."""
+    if cores is None:
+        return PARQUET_BYTES
+    return max(MIN_PIECE_BYTES, min(PARQUET_BYTES, total // (PIECES_PER_CORE * max(cores, 1))))
+
+
+def _layout(name: str, spec: Spec) -> tuple[tuple | None, list[tuple[int, int]]]:
+    """(the Arrow types of the used columns when all hold numbers of a fixed width, else
+    None; [(rows, bytes of the used columns as read)] of every row group) of a Parquet
+    file, after checking its columns; a CSV file's header is checked (and (None, [])
+    returned)."""
     if spec.format == "csv":
         _check_columns(name, _csv_header(name, spec), spec)
-        return [(0, ())]
+        return None, []
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     with _opened(name) as source:
         try:
             pfile = pq.ParquetFile(source)
-            meta, found = pfile.metadata, list(pfile.schema_arrow.names)
+            meta, schema = pfile.metadata, pfile.schema_arrow
         except Exception as exc:
             raise _file_error(name, "Parquet", exc) from None
+    found = list(schema.names)
     _check_columns(name, found, spec)
-    used = [found.index(c) for c in dict.fromkeys(spec.columns.values())]
-    pieces, groups, size, first, row = [], [], 0, 0, 0
+    columns = list(dict.fromkeys(spec.columns.values()))
+    types = tuple(schema.field(c).type for c in columns)
+    numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types)
+    # bytes as read: the width of fixed-width numbers (a dictionary-encoded int8 column
+    # is 1 byte a row in memory, far more than its encoded size), else the encoded size
+    width = sum(t.bit_width // 8 for t in types) if numeric else None
+    leaves = [i for i, path in enumerate(_leaf_paths(meta)) if path.split(".")[0] in columns]
+    out = []
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
-        nbytes = sum(group.column(i).total_uncompressed_size for i in used)
-        if groups and size + nbytes > PARQUET_BYTES:
-            pieces.append((first, tuple(groups)))
-            groups, size, first = [], 0, row
-        groups.append(g)
-        size += nbytes
-        row += group.num_rows
-    if groups or not pieces:
-        pieces.append((first, tuple(groups)))
-    return pieces
+        nbytes = (
+            group.num_rows * width
+            if width is not None
+            else sum(group.column(i).total_uncompressed_size for i in leaves)
+        )
+        out.append((group.num_rows, nbytes))
+    return (tuple(str(t) for t in types) if numeric else None), out
+
+
+def _leaf_paths(meta) -> list[str]:
+    """The dotted path of every leaf column of a Parquet file's row groups."""
+    if meta.num_row_groups == 0:
+        return []
+    group = meta.row_group(0)
+    return [group.column(i).path_in_schema for i in range(group.num_columns)]
 
 
 # ---------------------------------------------------------------------------- values
@@ -600,17 +702,38 @@ def _batch(table, spec: Spec, piece: Piece, row0: int, decided: dict) -> dict:
 # ---------------------------------------------------------------------------- reading
 
 
+def read_parquet(spec: Spec, piece: Piece) -> Iterator[tuple[Piece, dict]]:
+    """The batches of a Parquet partition, each with the piece it holds the rows of:
+    one batch of all its files when their columns hold numbers of the same types
+    (``piece.whole``: one pass of qwkit over the whole partition), else one batch per
+    file, read in turn."""
+    if not piece.whole:
+        for part in piece.files:
+            yield part, parquet_piece(part, spec)
+        return
+    import pyarrow as pa
+
+    tables = [_parquet_table(part, spec) for part in piece.parts]
+    batch = _batch(pa.concat_tables(tables), spec, piece, 0, {})
+    del tables
+    yield piece, batch
+
+
 def parquet_piece(piece: Piece, spec: Spec) -> dict:
-    """The columns of one Parquet piece, as one batch ({parameter: values})."""
+    """The columns of one Parquet piece of one file, as one batch ({parameter: values})."""
+    return _batch(_parquet_table(piece, spec), spec, piece, 0, {})
+
+
+def _parquet_table(piece: Piece, spec: Spec):
+    """The used columns of the row groups of one file's piece (a pyarrow Table)."""
     import pyarrow.parquet as pq
 
     columns = list(dict.fromkeys(spec.columns.values()))
     with _opened(piece.file) as source:
         try:
-            table = pq.ParquetFile(source).read_row_groups(list(piece.row_groups), columns=columns)
+            return pq.ParquetFile(source).read_row_groups(list(piece.row_groups), columns=columns)
         except Exception as exc:
             raise _file_error(piece.file, "Parquet", exc) from None
-    return _batch(table, spec, piece, 0, {})
 
 
 def _csv_options(spec: Spec, columns, handler=None):
@@ -671,10 +794,10 @@ def _csv_header(name: str, spec: Spec) -> list[str]:
         raise _file_error(name, "CSV", exc) from None
 
 
-def read_csv(spec: Spec, piece: Piece) -> Iterator[dict]:
-    """The batches ({parameter: values}) of one CSV file, block by block; a row that
-    does not parse is reported with its data row (rows are numbered as records, so a
-    quoted value that spans lines counts once)."""
+def read_csv(spec: Spec, piece: Piece) -> Iterator[tuple[Piece, dict]]:
+    """The batches ({parameter: values}) of one CSV file, block by block, each with
+    ``piece``; a row that does not parse is reported with its data row (rows are
+    numbered as records, so a quoted value that spans lines counts once)."""
     from pyarrow import csv as pacsv
 
     spec = _csv_spec(piece.file, spec)
@@ -696,7 +819,7 @@ def read_csv(spec: Spec, piece: Piece) -> Iterator[dict]:
                 except StopIteration:
                     return
                 if batch.num_rows:
-                    yield _batch(batch, spec, piece, row0, decided)
+                    yield piece, _batch(batch, spec, piece, row0, decided)
                     row0 += batch.num_rows
         except QwkitError:
             raise

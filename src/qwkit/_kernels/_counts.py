@@ -48,15 +48,14 @@ def minmax2(a, b):
     return amin, amax, bmin, bmax
 
 
-@njit(**_JIT)
-def distinct_extremes(x, low, high, n_low, n_high):
-    """Merge the values of ``x`` into the k smallest and k largest distinct values.
+#: Items per block of :func:`distinct_extremes`.
+_SKETCH_BLOCK = 1024
 
-    ``low`` (ascending) and ``high`` (descending) are int64 arrays of length k whose
-    first ``n_low`` and ``n_high`` entries hold the values found so far (0 and 0 on a
-    first call); returns the new (n_low, n_high). One pass; most values (those between
-    the k-th smallest and the k-th largest) cost two compares.
-    """
+
+@njit(**_JIT)
+def _merge_extremes(x, low, high, n_low, n_high):
+    """Merge the values of ``x`` into the sketch, value by value (most cost two
+    compares: those between the k-th smallest and the k-th largest)."""
     k = low.shape[0]
     for i in range(x.shape[0]):
         v = np.int64(x[i])
@@ -80,6 +79,44 @@ def distinct_extremes(x, low, high, n_low, n_high):
                     high[t] = high[t - 1]
                 high[j] = v
                 n_high = min(n_high + 1, k)
+    return n_low, n_high
+
+
+@njit(**_JIT)
+def distinct_extremes(x, low, high, n_low, n_high):
+    """Merge the values of ``x`` into the k smallest and k largest distinct values.
+
+    ``low`` (ascending) and ``high`` (descending) are int64 arrays of length k whose
+    first ``n_low`` and ``n_high`` entries hold the values found so far (0 and 0 on a
+    first call); returns the new (n_low, n_high). One pass, block by block: a block whose
+    values span fewer than 64 integers (a rating scale) is reduced in vector lanes to
+    the bit set of the values it holds, and only those few distinct values are merged;
+    other blocks are merged value by value.
+    """
+    n = x.shape[0]
+    distinct = np.empty(64, dtype=np.int64)
+    for s in range(0, n, _SKETCH_BLOCK):
+        y = x[s : s + _SKETCH_BLOCK]  # a slice: its loops vectorize
+        lo = np.int64(y[0])
+        hi = lo
+        for i in range(y.shape[0]):
+            v = np.int64(y[i])
+            lo = min(lo, v)
+            hi = max(hi, v)
+        span = np.uint64(hi) - np.uint64(lo)
+        if span >= np.uint64(64):
+            n_low, n_high = _merge_extremes(y, low, high, n_low, n_high)
+            continue
+        ulo = np.uint64(lo)
+        bits = np.uint64(0)
+        for i in range(y.shape[0]):
+            bits |= np.uint64(1) << (np.uint64(np.int64(y[i])) - ulo)
+        count = 0
+        for j in range(np.int64(span) + 1):
+            if (bits >> np.uint64(j)) & np.uint64(1):
+                distinct[count] = lo + j
+                count += 1
+        n_low, n_high = _merge_extremes(distinct[:count], low, high, n_low, n_high)
     return n_low, n_high
 
 
@@ -292,6 +329,26 @@ def confusion_weighted(a, b, w, lo, k):
         bad_a, bad_b = _first_out_of_range(a, b, lo, uk)
         return tables[0].reshape((k, k)), bad_a, bad_b, present
     return tables.sum(axis=0).reshape((k, k)), -1, -1, present
+
+
+@njit(**_JIT)
+def pair_cells(a, b, lo, k):
+    """The cell (a − lo)·K + (b − lo) of every item (int64), in one vectorized pass, and
+    the first item of ``a`` (or of ``b``) whose position falls outside [0, K): (index, −1)
+    or (−1, index), or (−1, −1) — then the cells are not meaningful."""
+    n = a.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    uk = np.uint64(k)
+    bad = False
+    for i in range(n):
+        p = np.uint64(np.int64(a[i]) - lo)
+        q = np.uint64(np.int64(b[i]) - lo)
+        bad |= not (p < uk and q < uk)
+        out[i] = np.int64(p * uk + q)
+    if bad:
+        bad_a, bad_b = _first_out_of_range(a, b, lo, uk)
+        return out, bad_a, bad_b
+    return out, -1, -1
 
 
 @njit(**_JIT)

@@ -30,6 +30,8 @@ SPARE_LIMBS = 2
 #: Rows are normalized after this many additions to one row (each adds < 2**33 per limb).
 NORMALIZE_EVERY = 1 << 26
 _M32 = (1 << 32) - 1
+_ABS = (1 << 63) - 1
+_INF_BITS = 0x7FF0000000000000
 _MANT = (1 << 52) - 1
 _HIDDEN = 1 << 52
 _M27 = (1 << 27) - 1
@@ -90,58 +92,54 @@ def _decode(b):
 
 @njit(**_JIT)
 def weight_span(bits):
-    """(lowest, highest) biased exponent field of the positive weights, whether any
-    weight is positive, and whether any is zero. Non-negative doubles order as their bit
-    patterns."""
+    """(lowest, highest) biased exponent field of the positive weights, and whether any
+    weight is positive. Non-negative doubles order as their bit patterns (−0.0, with
+    the sign bit, is below every one of them)."""
     lo = np.int64(0x7FF0000000000000)
     hi = np.int64(0)
-    zeros = False
     for i in range(bits.shape[0]):
         b = bits[i]
         hi = max(hi, b)
         lo = min(lo, b if b > 0 else lo)
-        zeros |= b == 0
     if hi == 0:
-        return np.int64(0), np.int64(0), False, zeros
-    return lo >> 52, hi >> 52, True, zeros
+        return np.int64(0), np.int64(0), False
+    return lo >> 52, hi >> 52, True
 
 
 @njit(**_JIT)
 def weight_extremes(w):
     """(smallest, largest, smallest positive, largest) weight and the count of positive
-    ones, in one pass (weights validated: finite, non-negative; n ≥ 1)."""
-    lo = w[0]
-    hi = w[0]
-    pos_lo = np.inf
+    ones, in one pass (weights validated: finite, non-negative; n ≥ 1).
+
+    On the bit patterns, with the sign bit cleared (−0.0 is 0.0): non-negative doubles
+    order as their bits, so the pass is integer minima, maxima and a count, in vector
+    lanes."""
+    bits = w.view(np.int64)
+    lo = hi = bits[0] & _ABS
+    pos_lo = _INF_BITS
     count = 0
-    for i in range(w.shape[0]):
-        x = w[i]
-        lo = min(lo, x)
-        hi = max(hi, x)
-        if x > 0.0:
-            pos_lo = min(pos_lo, x)
-            count += 1
-    return lo, hi, pos_lo, count
+    for i in range(bits.shape[0]):
+        b = bits[i] & _ABS
+        lo = min(lo, b)
+        hi = max(hi, b)
+        pos_lo = min(pos_lo, b if b > 0 else _INF_BITS)
+        count += b > 0
+    as_float = np.array([lo, hi, pos_lo], dtype=np.int64).view(np.float64)
+    return as_float[0], as_float[1], as_float[2], count
 
 
-def window(bits: np.ndarray) -> tuple[int, int, int, bool]:
-    """(base, n_limbs, narrow, zeros) of rows that hold exact sums of these weights;
-    ``zeros`` says whether any weight is zero.
-
-    ``narrow`` is the exponent field of the smallest positive weight when every
-    positive weight is a normal double within 10 binades of it (then m·2^(E − narrow)
-    < 2**63 and two limbs above ``narrow`` hold every term: :func:`confusion_narrow`);
-    otherwise 0. ``base`` (a multiple of 32 below the lowest bit position) and
-    ``n_limbs`` size the rows of the general kernels.
-    """
-    elo, ehi, positive, zeros = weight_span(bits)
+def window(bits: np.ndarray) -> tuple[int, int]:
+    """(base, n_limbs) of rows that hold exact sums of these weights over their whole
+    range: ``base`` a multiple of 32 below the lowest bit position of a positive weight,
+    ``n_limbs`` enough limbs above it (the general kernels below; the windowed passes of
+    ``_survey`` need no such pass over the weights)."""
+    elo, ehi, positive = weight_span(bits)
     elo, ehi = int(elo), int(ehi)
     if not positive:
-        return 0, 1, 0, bool(zeros)
+        return 0, 1
     plo, phi = max(elo - 1, 0), max(ehi - 1, 0)
     base = (plo >> 5) << 5
-    narrow = elo if elo >= 1 and ehi - elo <= 10 else 0
-    return base, ((phi - base) >> 5) + 3 + SPARE_LIMBS, narrow, bool(zeros)
+    return base, ((phi - base) >> 5) + 3 + SPARE_LIMBS
 
 
 @njit(**_JIT)
@@ -172,7 +170,7 @@ def confusion_exact(a, b, bits, lo, k, base, n_limbs):
                 break
             present |= (one << (p & np.uint64(63))) | (one << (q & np.uint64(63)))
             wb = bits[i]
-            if wb == 0:
+            if wb << 1 == 0:  # ±0.0
                 continue
             m, pos = _decode(wb)
             r = (i & mask) * kk + np.int64(p * uk + q)
@@ -189,48 +187,6 @@ def confusion_exact(a, b, bits, lo, k, base, n_limbs):
         flat = np.ascontiguousarray(rows.T).ravel()
         done = stop
     rows = np.ascontiguousarray(flat.reshape((n_limbs, n_rows)).T)
-    return rows, bad, present
-
-
-@njit(**_JIT)
-def confusion_narrow(a, b, bits, lo, k, elo, track):
-    """:func:`confusion_exact` for weights within 10 binades (see :func:`window`).
-
-    Every term m·2^(E − elo) is below 2**63: two limbs per cell, side by side, two
-    integer additions per item (rows of 3 limbs above bit position elo − 1). The bit
-    mask of occurring positions is tracked only with ``track`` (zero weights present:
-    otherwise the nonzero cells tell).
-    """
-    kk = k * k
-    mask = _SUBTABLES - 1 if kk <= _SUBTABLE_MAX_CELLS else 0
-    n_rows = (mask + 1) * kk
-    acc = np.zeros(2 * n_rows, dtype=np.int64)
-    uk = np.uint64(k)
-    present = np.uint64(0)
-    one = np.uint64(1)
-    n = a.shape[0]
-    bad = False
-    for i in range(n):
-        p = np.uint64(np.int64(a[i]) - lo)
-        q = np.uint64(np.int64(b[i]) - lo)
-        if p >= uk or q >= uk:
-            bad = True
-            break
-        wb = bits[i]
-        if track:  # zero weights occur: they set the scale but add nothing
-            present |= (one << (p & np.uint64(63))) | (one << (q & np.uint64(63)))
-            if wb == 0:
-                continue
-        v = ((wb & _MANT) | _HIDDEN) << ((wb >> 52) - elo)
-        r = 2 * ((i & mask) * kk + np.int64(p * uk + q))
-        acc[r] += v & _M32  # < 2**32 per item: 2**31 items per cell fit in int64
-        acc[r + 1] += v >> 32
-    low = acc[0::2]
-    high = acc[1::2]
-    rows = np.zeros((n_rows, 3), dtype=np.int64)
-    rows[:, 0] = low & _M32
-    rows[:, 1] = (low >> 32) + (high & _M32)
-    rows[:, 2] = high >> 32
     return rows, bad, present
 
 
@@ -278,7 +234,7 @@ def bincount_exact(index, bits, n_bins, base, n_limbs, squares):
         stop = min(n, done + NORMALIZE_EVERY)
         for i in range(done, stop):
             wb = bits[i]
-            if wb == 0:
+            if wb << 1 == 0:  # ±0.0
                 continue
             m, pos = _decode(wb)
             r = index[i]
@@ -299,64 +255,17 @@ def bincount_exact(index, bits, n_bins, base, n_limbs, squares):
 
 
 @njit(**_JIT)
-def aggregate_pairs_exact(code, bits, order, group_first, k, base, n_limbs):
-    """Exact summed weight of every (distinct score, true label) pair.
-
-    As ``aggregate_pairs`` (``order`` sorts the items by score, ``group_first`` starts
-    the distinct scores), with the pairs of every score in increasing label order and
-    each pair's weight as a row of limbs. Items of zero weight still make their pair.
-    """
-    n = order.shape[0]
-    m = group_first.shape[0] - 1
-    pair_code = np.empty(n, dtype=np.int64)
-    pair_rows = np.zeros((n, n_limbs), dtype=np.int64)
-    group_start = np.empty(m + 1, dtype=np.int64)
-    acc = np.zeros((k, n_limbs), dtype=np.int64)
-    seen = np.zeros(k, dtype=np.bool_)
-    touched = np.empty(k, dtype=np.int64)
-    p = 0
-    for s in range(m):
-        group_start[s] = p
-        count = 0
-        added = 0
-        for r in range(group_first[s], group_first[s + 1]):
-            i = order[r]
-            t = code[i]
-            if not seen[t]:
-                seen[t] = True
-                touched[count] = t
-                count += 1
-            wb = bits[i]
-            if wb != 0:
-                mant, pos = _decode(wb)
-                _add(acc, t, pos - base, mant)
-                added += 1
-                if added == NORMALIZE_EVERY:
-                    normalize_rows(acc)
-                    added = 0
-        _sort_small(touched, count)
-        for q in range(count):
-            t = touched[q]
-            pair_code[p] = t
-            pair_rows[p] = acc[t]
-            p += 1
-            acc[t] = 0
-            seen[t] = False
-    group_start[m] = p
-    normalize_rows(pair_rows[:p])
-    return pair_code[:p].copy(), pair_rows[:p].copy(), group_start
-
-
-@njit(**_JIT, inline="always")
-def _sort_small(x, count):
-    """Insertion sort of x[:count] (the few labels of one distinct score)."""
-    for i in range(1, count):
-        v = x[i]
-        j = i - 1
-        while j >= 0 and x[j] > v:
-            x[j + 1] = x[j]
-            j -= 1
-        x[j + 1] = v
+def reduce_rows(rows, index, n_out):
+    """Normalized rows summed by ``index`` (row r goes to output index[r]), normalized:
+    limbs below 2**32, so 2**30 rows add to one output before a normalization."""
+    out = np.zeros((n_out, rows.shape[1] + 1), dtype=np.int64)
+    for start in range(0, rows.shape[0], 1 << 30):
+        for r in range(start, min(rows.shape[0], start + (1 << 30))):
+            o = index[r]
+            for j in range(rows.shape[1]):
+                out[o, j] += rows[r, j]
+        normalize_rows(out)
+    return out
 
 
 @njit(**_JIT)

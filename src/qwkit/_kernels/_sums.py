@@ -32,6 +32,8 @@ _SEVEN = np.uint64(7)
 _THREE = np.uint64(3)
 _I32_MIN = -(2**31)
 _I32_MAX = 2**31 - 1
+_I64_MIN = -(2**63)
+_I64_MAX = 2**63 - 1
 
 
 # ---------------------------------------------------------------------------- quadratic
@@ -87,37 +89,43 @@ def _five(a, b):
 
 @njit(**_JIT)
 def five_sums(a, b):
-    """Σa, Σb, Σa², Σb², Σab for small non-negative ratings, and the OR of every value.
+    """Σa, Σb, Σa², Σb², Σab for small non-negative ratings, and a bound on the values.
 
-    The caller trusts the sums only when ``0 <= or_all < 2**31`` (no negative value,
-    every value exact in int32) and ``n * or_all**2 < 2**63`` (no int64 overflow: the
-    largest value is at most the OR of all); otherwise it calls
-    :func:`five_sums_checked`.
+    The bound is the OR of every value: negative when a value is, else at least the
+    largest. The caller trusts the sums only when ``0 <= bound < 2**31`` (no negative
+    value, every value exact in int32) and ``n * bound**2 < 2**63`` (no int64
+    overflow); otherwise it calls :func:`five_sums_checked`.
     """
     return _five(a, b)
 
 
 @njit(**_PAR)
 def five_sums_par(a, b):
-    """:func:`five_sums` on the thread pool (same contract, same sums)."""
-    n = a.shape[0]
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    part = np.zeros((n_chunks, 6), dtype=np.int64)
-    for c in prange(n_chunks):
-        s = c * _CHUNK
-        e = min(n, s + _CHUNK)
-        r = _five(a[s:e], b[s:e])
-        for j in range(6):
-            part[c, j] = r[j]
-    sa = sb = saa = sbb = sab = orr = np.int64(0)
-    for c in range(n_chunks):
-        sa += part[c, 0]
-        sb += part[c, 1]
-        saa += part[c, 2]
-        sbb += part[c, 3]
-        sab += part[c, 4]
-        orr |= part[c, 5]
-    return sa, sb, saa, sbb, sab, orr
+    """:func:`five_sums` on the thread pool: the same sums; the bound is the largest
+    value, or −1 when a value is negative (the same contract).
+
+    One plain loop over the items that numba splits among the threads, each adding its
+    part with two load streams: the access pattern of the two-thread memory floor. The
+    two interleaved halves of :func:`five_sums`, which keep one thread's loads in
+    flight, cost more than they give when two threads already share the memory
+    (``benchmarks/README.md``, "Threads").
+    """
+    sa = sb = saa = sbb = sab = np.int64(0)
+    hi = np.int64(_I64_MIN)
+    lo = np.int64(_I64_MAX)
+    for i in prange(a.shape[0]):
+        x = np.int64(a[i])
+        y = np.int64(b[i])
+        hi = max(hi, max(x, y))
+        lo = min(lo, min(x, y))
+        x32 = np.int64(np.int32(x))
+        y32 = np.int64(np.int32(y))
+        sa += x
+        sb += y
+        saa += x32 * x32
+        sbb += y32 * y32
+        sab += x32 * y32
+    return sa, sb, saa, sbb, sab, hi if lo >= 0 else np.int64(-1)
 
 
 @njit(**_JIT, inline="always")
@@ -266,146 +274,3 @@ def margins_par(a, b, linear):
             out[j] += part[c, j]
         out[17] |= part[c, 17]
     return out
-
-
-# ---------------------------------------------------------------------------- survey weights
-
-_M32 = np.uint64(0xFFFFFFFF)
-_MANT = np.uint64((1 << 52) - 1)
-_HIDDEN = np.uint64(1 << 52)
-_RATING_MASK = np.uint64(0x7FFF)
-#: Exponent window of :func:`survey_sums`: every positive weight must have its biased
-#: exponent field in [e0, e0 + 8), so that m·2^(E − e0) < 2**60.
-SURVEY_WINDOW = 8
-#: Items per block of :func:`survey_sums`: a 32-bit half of a weight times a
-#: coefficient below 2**11 is below 2**43, and 2**19 of them stay below 2**62.
-_SURVEY_BLOCK = 1 << 19
-#: Ratings must lie in [0, 32) for the coefficients to stay below 2**11.
-SURVEY_RATINGS = 32
-
-
-@njit(**_JIT)
-def survey_window(bits, step):
-    """The start e0 of an exponent window [e0, e0 + SURVEY_WINDOW) holding the exponent
-    fields of the positive finite weights among bits[::step], centred on them; −1 when
-    there is none, or when they alone span more than the window or include subnormals
-    (then the general path sums the weights). e0 ≤ 0x7FF − SURVEY_WINDOW, so that the
-    fields of inf and NaN always fall outside the window."""
-    lo = 0x7FF
-    hi = -1
-    for i in range(0, bits.shape[0], step):
-        e = bits[i] >> 52  # negatives and −0.0 have the sign bit: e < 0
-        if 0 <= e < 0x7FF and bits[i] != 0:
-            lo = min(lo, e)
-            hi = max(hi, e)
-    slack = SURVEY_WINDOW - 1 - (hi - lo)
-    if hi < 0 or lo == 0 or slack < 0:
-        return -1
-    return max(1, min(lo - slack // 2, 0x7FF - SURVEY_WINDOW))
-
-
-@njit(**_JIT, inline="always")
-def _survey_block(a, b, bits, e0):
-    """Ten exact partial sums of one block (see :func:`survey_sums`), the OR of the
-    ratings and the OR of the exponent offsets of the nonzero weights."""
-    w_lo = w_hi = a_lo = a_hi = b_lo = b_hi = q_lo = q_hi = p_lo = p_hi = np.uint64(0)
-    or_v = np.int64(0)
-    or_d = np.uint64(0)
-    ue0 = np.uint64(e0)
-    for i in range(a.shape[0]):
-        x = np.int64(a[i])
-        y = np.int64(b[i])
-        or_v |= x | y
-        wb = np.uint64(bits[i])
-        d = (wb >> np.uint64(52)) - ue0  # exponent offset; NaN, inf, −0.0 and negatives
-        zero = wb == np.uint64(0)  # land far outside [0, 8) and fail the check
-        or_d |= np.uint64(0) if zero else d
-        v = ((wb & _MANT) | _HIDDEN) << (d & _SEVEN)  # the weight in units of 2^(e0−1075)
-        v = np.uint64(0) if zero else v
-        lo = v & _M32
-        hi = v >> np.uint64(32)
-        xu = np.uint64(x) & _RATING_MASK  # < 2**15: products use 32×32-bit multiplies
-        yu = np.uint64(y) & _RATING_MASK
-        q = xu * xu + yu * yu
-        p = xu * yu
-        w_lo += lo
-        w_hi += hi
-        a_lo += lo * xu
-        a_hi += hi * xu
-        b_lo += lo * yu
-        b_hi += hi * yu
-        q_lo += lo * q
-        q_hi += hi * q
-        p_lo += lo * p
-        p_hi += hi * p
-    return (w_lo, w_hi, a_lo, a_hi, b_lo, b_hi, q_lo, q_hi, p_lo, p_hi), or_v, or_d
-
-
-@njit(**_JIT, inline="always")
-def _add128(acc, k, x):
-    """The 128-bit number acc[2k] + acc[2k + 1]·2**64 (uint64 words) += x."""
-    low = acc[2 * k] + x
-    acc[2 * k + 1] += np.uint64(1) if low < x else np.uint64(0)
-    acc[2 * k] = low
-
-
-@njit(**_JIT)  # not inlined: numba's parfor analysis fails on its body (numba 0.68)
-def _survey(a, b, bits, e0, acc):
-    """Add the sums of a stretch of items to ``acc`` (20 uint64); return the ORs."""
-    or_v = np.int64(0)
-    or_d = np.uint64(0)
-    for s in range(0, a.shape[0], _SURVEY_BLOCK):
-        t = s + _SURVEY_BLOCK
-        r, ov, od = _survey_block(a[s:t], b[s:t], bits[s:t], e0)
-        for k in range(10):
-            _add128(acc, k, r[k])
-        or_v |= ov
-        or_d |= od
-    return or_v, or_d
-
-
-@njit(**_JIT)
-def survey_sums(a, b, bits, e0):
-    """Exact weighted moments of quadratic kappa: Σv, Σv·a, Σv·b, Σv·(a² + b²), Σv·ab.
-
-    ``bits`` are the float64 weights as int64 bit patterns; a weight m·2^(E − 1075) is
-    taken as v = m·2^(E − e0), an integer below 2**60, in units of 2^(e0 − 1075). Each
-    sum is kept in two halves — over the low and the high 32 bits of v — as 128-bit
-    integers: ``acc`` (20,) uint64, the low and the high 64-bit word of Σlo, then of Σhi,
-    for each moment in the order above. One vectorized pass, no table; it also
-    validates the weights on the way.
-
-    Returns ``(acc, or_ratings, or_offsets)``. The sums are exact only when
-    ``0 <= or_ratings < SURVEY_RATINGS`` and ``or_offsets < SURVEY_WINDOW`` (every
-    nonzero weight finite, positive, normal and within the window; zero weights count
-    for nothing); the caller checks and otherwise takes the general path, which also
-    reports invalid weights.
-    """
-    acc = np.zeros(20, dtype=np.uint64)
-    or_v, or_d = _survey(a, b, bits, e0, acc)
-    return acc, or_v, or_d
-
-
-@njit(**_PAR)
-def survey_sums_par(a, b, bits, e0):
-    """:func:`survey_sums` on the thread pool (128-bit sums of the chunks added)."""
-    n = a.shape[0]
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    part = np.zeros((n_chunks, 20), dtype=np.uint64)
-    ors = np.zeros((n_chunks, 2), dtype=np.uint64)
-    for c in prange(n_chunks):
-        s = c * _CHUNK
-        e = min(n, s + _CHUNK)
-        ov, od = _survey(a[s:e], b[s:e], bits[s:e], e0, part[c])
-        ors[c, 0] = np.uint64(ov)
-        ors[c, 1] = od
-    acc = np.zeros(20, dtype=np.uint64)
-    or_v = np.uint64(0)
-    or_d = np.uint64(0)
-    for c in range(n_chunks):
-        for k in range(10):
-            _add128(acc, k, part[c, 2 * k])
-            acc[2 * k + 1] += part[c, 2 * k + 1]
-        or_v |= ors[c, 0]
-        or_d |= ors[c, 1]
-    return acc, np.int64(or_v), or_d

@@ -12,8 +12,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from qwkit._kernels._exact import _sort_small
 from qwkit._kernels._jit import JIT as _JIT
+
+
+@njit(**_JIT, inline="always")
+def _sort_small(x, count):
+    """Insertion sort of x[:count] (the few labels of one distinct score)."""
+    for i in range(1, count):
+        v = x[i]
+        j = i - 1
+        while j >= 0 and x[j] > v:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
 
 
 @njit(**_JIT)
@@ -120,6 +131,42 @@ def aggregate_pairs(code, weight, order, group_first, k):
             seen[t] = False
     group_start[m] = p
     return pair_code[:p].copy(), pair_weight[:p].copy(), group_start
+
+
+@njit(**_JIT)
+def pair_ids(code, order, group_first, k):
+    """The pairs of :func:`aggregate_pairs` without their weights: the pair of every
+    item in the sorted order (``pair[r]`` is the pair of item ``order[r]``: increasing
+    with r, so that sums over the pairs read the items in order), the code of every
+    pair and the first pair of every group (length m + 1)."""
+    n = order.shape[0]
+    m = group_first.shape[0] - 1
+    pair = np.empty(n, dtype=np.int64)
+    pair_code = np.empty(n, dtype=np.int64)
+    group_start = np.empty(m + 1, dtype=np.int64)
+    slot = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    p = 0
+    for s in range(m):
+        group_start[s] = p
+        count = 0
+        for r in range(group_first[s], group_first[s + 1]):
+            t = code[order[r]]
+            if slot[t] < 0:
+                slot[t] = 0
+                touched[count] = t
+                count += 1
+        _sort_small(touched, count)
+        for q in range(count):
+            slot[touched[q]] = p + q
+            pair_code[p + q] = touched[q]
+        for r in range(group_first[s], group_first[s + 1]):
+            pair[r] = slot[code[order[r]]]
+        for q in range(count):
+            slot[touched[q]] = -1
+        p += count
+    group_start[m] = p
+    return pair, pair_code[:p].copy(), group_start
 
 
 @njit(**_JIT)

@@ -171,10 +171,12 @@ def _compress(cols: list[np.ndarray], k: int):
 
 
 def _cell_sums(cell_code: np.ndarray, n_codes: int, item_weight: np.ndarray | None, survey: bool):
-    """Present cells of integer cell codes: (codes, Σw, Σw², item → cell or None).
+    """Present cells of integer cell codes: (codes, Σw, Σw², item → cell or None, Σw
+    as given).
 
     Survey weights are summed exactly (``_dyadic``) and rounded once per cell by
-    :func:`survey_sums`: the sums do not depend on the order of the items.
+    :func:`survey_sums` (scaled), and as given (``finite_float``: scaled by one power
+    of two only if a sum overflows): the sums do not depend on the order of the items.
     """
     small = n_codes <= max(1 << 20, 2 * cell_code.shape[0])
     if item_weight is None:
@@ -185,7 +187,7 @@ def _cell_sums(cell_code: np.ndarray, n_codes: int, item_weight: np.ndarray | No
         else:
             present, counts = np.unique(cell_code, return_counts=True)
             c = counts.astype(np.float64)
-        return present, c, c, None
+        return present, c, c, None, c
     if small:
         hit = np.bincount(cell_code, minlength=n_codes)
         present = np.flatnonzero(hit)
@@ -198,10 +200,10 @@ def _cell_sums(cell_code: np.ndarray, n_codes: int, item_weight: np.ndarray | No
     if survey:
         sums, squares, _ = exact_cell_sums(item_cell, item_weight, m, squares=True)
         w, w2 = survey_sums(sums, squares, float(item_weight.max()))
-        return present, w, w2, item_cell
+        return present, w, w2, item_cell, sums.finite_float()
     w = np.bincount(item_cell, weights=item_weight, minlength=m)  # whole numbers: exact
     w2 = np.bincount(item_cell, weights=item_weight * item_weight, minlength=m)
-    return present, w, w2, item_cell
+    return present, w, w2, item_cell, w
 
 
 def survey_sums(sums: ExactRows, squares: ExactRows, wmax: float):
@@ -262,10 +264,8 @@ def tabulate(r: Ratings, iw: ItemWeights, weights, *, hint: str) -> Cells:
     cell_code = codes[0].astype(np.int64)
     for c in codes[1:]:
         cell_code = cell_code * ku + c
-    present, w, w2, item_cell = _cell_sums(cell_code, ku ** len(codes), item_weight, survey)
-    sums = w
+    present, w, w2, item_cell, sums = _cell_sums(cell_code, ku ** len(codes), item_weight, survey)
     if survey:  # the items' own weights, for resampling: scaled as the sums
-        sums = np.ldexp(w, int(np.frexp(item_weight.max())[1]))  # Σw as given
         item_weight = unit_scale(item_weight.copy())
     digits = []
     rest = present
@@ -401,7 +401,9 @@ class CellKappa:
         rp, cp = r / total, c / total
         e_p = s / (total * total)
         g0 = self.wmat - dc[:, None] / total - rd[None, :] / total + e_p  # (eq. 4)
-        return float(rp @ (g0 * g0) @ cp) / (e_p * e_p * n_eff)
+        # divided one factor at a time: with one weight 2**500 times the others, Eₚ² alone
+        # underflows to zero while the ratio is an ordinary number
+        return float(rp @ (g0 * g0) @ cp) / e_p / e_p / n_eff  # (eq. 4)
 
     def batch(self, x: np.ndarray, full_s: float) -> np.ndarray:
         """Eq. 1 for each row of x (B, m): B resampled tables at once, O(B·m·K)."""
@@ -444,7 +446,14 @@ def influence_variance(g: np.ndarray, w: np.ndarray, w_sq: np.ndarray) -> float:
     eq. 3, of a difference of two with g the difference of theirs (eq. 10)."""
     total = float(w.sum())
     gbar = float(np.dot(w, g)) / total
-    return float(np.dot(w_sq, (g - gbar) ** 2)) / (total * total)  # (eq. 5)
+    dev = g - gbar
+    top = float(np.max(np.abs(dev))) if dev.size else 0.0
+    if top == 0.0 or not math.isfinite(top):
+        return float(np.dot(w_sq, dev * dev)) / (total * total)  # (eq. 5)
+    # in units of the largest deviation: with one weight 2**500 times the others, g of
+    # the small cells is huge and its square alone would overflow
+    dev /= top
+    return float(np.dot(w_sq, dev * dev)) / total * top / total * top  # (eq. 5)
 
 
 def _finish(total, observed, s, full_s: float) -> np.ndarray:

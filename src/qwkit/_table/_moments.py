@@ -10,7 +10,7 @@ needs far less than the table:
   O = Σa + Σb − 2·Σ min(a, b) (linear) or O = N − #{a = b} (unweighted).
 
 Every sum here is an exact integer — sums of survey weights too, in units of a power of
-two (``_kernels.survey_sums``) — so kappa is one correctly rounded division of exact
+two (``_kernels.survey_moments``) — so kappa is one correctly rounded division of exact
 integers: the value the table path computes from the same items, to the last bit. Each
 function returns None when its kernel's bound shows the fast path does not apply
 (ratings out of its range, weights outside its exponent window or invalid); the caller
@@ -19,10 +19,11 @@ then counts a table.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from qwkit import _kernels
-from qwkit._base._dyadic import weight_bits
+from qwkit._base._dyadic import exact_cell_sums, exception_buffer, weight_bits, weight_window
 from qwkit._base._scale import Ratings, check_in_scale, check_whole_scale
 from qwkit._base._warnings import warn_undefined
 from qwkit._base._weights import BOTH_CONSTANT, named_weights, zero_disagreement_reason
@@ -83,9 +84,9 @@ def quadratic_sums(r: Ratings) -> tuple[int, int, int, int]:
             return int(sa), int(sb), int(s2), int(sab)
     if r.n_classes is None:
         kernel = _pick(_kernels.five_sums, _kernels.five_sums_par, n)
-        sa, sb, saa, sbb, sab, or_all = kernel(a, b)
-        if 0 <= or_all < 2**31 and n * int(or_all) ** 2 < _INT64_LIMIT:  # max ≤ OR of all
-            r.memo["bounds"] = (0, int(or_all))
+        sa, sb, saa, sbb, sab, bound = kernel(a, b)
+        if 0 <= bound < 2**31 and n * int(bound) ** 2 < _INT64_LIMIT:  # every value ≤ bound
+            r.memo["bounds"] = (0, int(bound))
             return int(sa), int(sb), int(saa) + int(sbb), int(sab)
     sa, sb, saa, sbb, sab, amin, amax, bmin, bmax = _kernels.five_sums_checked(a, b)
     check_in_scale(r, [(amin, amax), (bmin, bmax)])
@@ -170,29 +171,69 @@ def _linear_chance(h: list[int], g: list[int]) -> int:
 
 # ---------------------------------------------------------------------------- survey weights
 
-#: Weights sampled to place the exponent window of the survey kernel.
-_WINDOW_SAMPLE = 64
-
 
 def survey_quadratic_kappa(r: Ratings, item_weight: np.ndarray, replace: float) -> float | None:
-    """Quadratic kappa with survey weights from exact weighted moments (eq. Q), one
-    vectorized pass that also validates the weights; None when the fast path does not
-    apply (explicit labels, ratings outside [0, 32), weights spanning more than 2**8,
-    zero total, or invalid weights — the caller validates and counts a table)."""
+    """Quadratic kappa with survey weights from exact weighted moments (eq. Q).
+
+    One windowed pass (``_kernels.survey_moments``) sums Σw, Σw·a, Σw·b, Σw·(a² + b²),
+    Σw·ab exactly for every weight within 2**44 of the others, and lists the rest —
+    outliers, subnormals, invalid weights — whose cells are then summed exactly
+    (``_dyadic.exact_cell_sums``); the pass validates the weights on the way. None
+    when the fast path does not apply (explicit labels, ratings outside [0, 32), an
+    invalid weight, a zero total, or more outliers than the pass lists — the caller
+    validates and counts a table).
+    """
     if r.n_classes is not None:
         return None
     bits = weight_bits(item_weight)
-    e0 = _kernels.survey_window(bits, max(1, bits.shape[0] // _WINDOW_SAMPLE))
-    if e0 < 0:
+    n = r.n_items
+    start = weight_window(bits, _kernels.MOMENT_WINDOW)
+    if _kernels.threaded(n):
+        exc = exception_buffer(n, numba.get_num_threads())
+        acc, or_v, counts = _kernels.survey_moments_par(r.a, r.b, bits, start, exc)
+        listed = [exc[t, : counts[t]] for t in range(exc.shape[0])]
+        outliers = np.concatenate(listed) if int(counts.max()) <= exc.shape[1] else None
+    else:
+        exc = exception_buffer(n)[0]
+        acc, or_v, n_exc = _kernels.survey_moments(r.a, r.b, bits, start, exc)
+        outliers = exc[:n_exc] if n_exc <= exc.shape[0] else None
+    if not 0 <= or_v < _kernels.SURVEY_RATINGS or outliers is None:
         return None
-    kernel = _pick(_kernels.survey_sums, _kernels.survey_sums_par, r.n_items)
-    acc, or_v, or_d = kernel(r.a, r.b, bits, e0)
-    if not (0 <= or_v < _kernels.SURVEY_RATINGS and or_d < _kernels.SURVEY_WINDOW):
-        return None
-    r.memo["bounds"] = (0, int(or_v))  # for check_codes: no pass of its own
     words = acc.tolist()
-    halves = [words[2 * j] | words[2 * j + 1] << 64 for j in range(10)]  # Σlo, Σhi, ...
-    w, sa, sb, s2, sab = (halves[2 * k] + (halves[2 * k + 1] << 32) for k in range(5))
-    if w == 0:
+    digit = [words[2 * j] | words[2 * j + 1] << 64 for j in range(15)]
+    sums = [digit[3 * c] + (digit[3 * c + 1] << 32) + (digit[3 * c + 2] << 64) for c in range(5)]
+    exponent = start - 1075  # v counts units of 2^(L − 1075)
+    if outliers.shape[0]:
+        more = _outlier_moments(r, item_weight, outliers)
+        if more is None:
+            return None  # an invalid weight: the caller's validation says which
+        sums, exponent = _add_scaled(sums, exponent, *more)
+    if sums[0] == 0:
         return None  # every weight zero: the caller's validation says so
-    return kappa_from_sums(w, sa, sb, s2, sab, replace)
+    r.memo["bounds"] = (0, int(or_v))  # for check_codes: no pass of its own
+    return kappa_from_sums(*sums, replace)
+
+
+def _outlier_moments(r: Ratings, item_weight: np.ndarray, idx: np.ndarray):
+    """(the five moments, their binary exponent) of the items ``idx`` — exact, from the
+    exact sums of their cells — or None if one of their weights is invalid."""
+    w = item_weight[idx]
+    bad, _ = _kernels.scan_weights(w)
+    if bad >= 0:
+        return None
+    k = _kernels.SURVEY_RATINGS
+    a, b = r.a[idx].astype(np.int64), r.b[idx].astype(np.int64)
+    cells = exact_cell_sums(a * k + b, w, k * k, squares=False)[0]
+    present = np.flatnonzero(~cells.is_zero()).tolist()
+    sums = [0] * 5
+    for c in present:
+        v, x, y = cells.row_integer(c), c // k, c % k
+        for j, coef in enumerate((1, x, y, x * x + y * y, x * y)):
+            sums[j] += v * coef
+    return sums, cells.exponent
+
+
+def _add_scaled(x: list[int], ex: int, y: list[int], ey: int) -> tuple[list[int], int]:
+    """x·2^ex + y·2^ey, elementwise, as integers times 2^min(ex, ey)."""
+    e = min(ex, ey)
+    return [(p << (ex - e)) + (q << (ey - e)) for p, q in zip(x, y, strict=True)], e

@@ -375,14 +375,10 @@ class TableStats:
 
     def _add_survey(self, r, w: np.ndarray, lo: int, k: int) -> None:
         self._note_weights(w)
-        a = np.asarray(r.a, dtype=np.int64) - np.int64(lo)
-        b = np.asarray(r.b, dtype=np.int64) - np.int64(lo)
-        if r.labels is not None and not r.checked:
-            for col, x in enumerate((a, b)):
-                bad = np.flatnonzero((x < 0) | (x >= k))
-                if bad.size:
-                    raise out_of_scale_error(r, col, int(bad[0]))
-        sums, squares, positive = exact_cell_sums(a * k + b, w, k * k, squares=True)
+        cell, bad_a, bad_b = _kernels.pair_cells(r.a, r.b, np.int64(lo), k)
+        if bad_a >= 0 or bad_b >= 0:  # explicit labels: a rating off the scale
+            raise out_of_scale_error(r, 0 if bad_a >= 0 else 1, int(max(bad_a, bad_b)))
+        sums, squares, positive = exact_cell_sums(cell, w, k * k, squares=True)
         cells = self._place(lo, k)
         n_cells = self.k * self.k
         self.survey = _accumulate(self.survey, sums, cells, n_cells)

@@ -31,7 +31,13 @@ import numba
 import numpy as np
 
 from qwkit import _kernels
-from qwkit._base._dyadic import UNIT_EXPONENT, ExactRows, weight_bits
+from qwkit._base._dyadic import (
+    UNIT_EXPONENT,
+    ExactRows,
+    exception_buffer,
+    weight_bits,
+    weight_window,
+)
 from qwkit._base._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -83,50 +89,37 @@ GUESS_CLASSES = 32
 # ---------------------------------------------------------------------------- tables
 
 
-#: Items per call of the narrow exact kernel (its int64 limbs hold 2**31 additions).
-_EXACT_CHUNK = 1 << 31
-
-
 def exact_confusion(a: np.ndarray, b: np.ndarray, item_weight: np.ndarray, lo: int, k: int):
     """Exact K×K table of survey weights: (ExactRows of K·K cells, bad_a, bad_b, mask).
 
     Every cell is the exact sum of its weights (``_dyadic``), whatever the order of the
-    items; the contract is that of :func:`_kernels.confusion_weighted` otherwise.
+    items: one windowed pass (``_kernels.survey_table``), and the general kernel for
+    the weights outside its window. The contract is that of
+    :func:`_kernels.confusion_weighted` otherwise.
     """
     bits = weight_bits(item_weight)
-    base, n_limbs, narrow, zeros = _kernels.window(bits)
     lo = np.int64(lo)
-    total = None
-    mask = 0
-    for start in range(0, max(a.shape[0], 1), _EXACT_CHUNK):
-        part = slice(start, start + _EXACT_CHUNK)
-        if narrow:  # weights within 2**10 of each other: two additions per item
-            rows, bad, m = _kernels.confusion_narrow(
-                a[part], b[part], bits[part], lo, k, narrow, zeros
-            )
-            rows, bad_a, bad_b, m = _kernels.finish_table(rows, a[part], b[part], lo, k, bad, m)
-            counted = ExactRows.of(rows, narrow - 1075)
-            if not zeros:  # every item has positive weight: the nonzero cells tell
-                m = _occurring_mask(counted, k)
-        else:
-            rows, bad, m = _kernels.confusion_exact(
-                a[part], b[part], bits[part], lo, k, base, n_limbs
-            )
-            rows, bad_a, bad_b, m = _kernels.finish_table(rows, a[part], b[part], lo, k, bad, m)
-            counted = ExactRows.of(rows, base + UNIT_EXPONENT)
-        if bad_a >= 0 or bad_b >= 0:
-            bad_a, bad_b = (int(i) + start if i >= 0 else -1 for i in (bad_a, bad_b))
-            return counted, bad_a, bad_b, 0
-        total = counted if total is None else total + counted
-        mask |= int(m)
-    return total, -1, -1, mask
+    start = weight_window(bits, _kernels.TABLE_WINDOW)
+    exc = exception_buffer(bits.shape[0])[0]
+    rows, bad, mask, n_exc = _kernels.survey_table(a, b, bits, lo, k, start, exc)
+    rows, bad_a, bad_b, mask = _kernels.finish_table(rows, a, b, lo, k, bad, mask)
+    table = ExactRows.of(rows, start + UNIT_EXPONENT - 1)  # units of 2^(L − 1075)
+    if bad_a >= 0 or bad_b >= 0:
+        return table, bad_a, bad_b, 0
+    if n_exc > exc.shape[0]:  # too many weights outside the window: sum all of them
+        table = _general_confusion(a, b, bits, lo, k)
+    elif n_exc:
+        idx = exc[:n_exc]
+        table = table + _general_confusion(a[idx], b[idx], bits[idx], lo, k)
+    return table, -1, -1, int(mask)
 
 
-def _occurring_mask(table: ExactRows, k: int) -> int:
-    """Bit mask of the positions below 64 that occur in a table of positive sums."""
-    cells = ~table.is_zero().reshape(k, k)
-    occurs = cells.any(axis=0) | cells.any(axis=1)
-    return sum(1 << int(i) for i in np.flatnonzero(occurs[:64]))
+def _general_confusion(a, b, bits, lo, k) -> ExactRows:
+    """The exact table of items on the scale by the general kernel (any doubles)."""
+    base, n_limbs = _kernels.window(bits)
+    rows, bad, mask = _kernels.confusion_exact(a, b, bits, lo, k, base, n_limbs)
+    rows = _kernels.finish_table(rows, a, b, lo, k, bad, mask)[0]
+    return ExactRows.of(rows, base + UNIT_EXPONENT)
 
 
 def _count(r: Ratings, item_weight: np.ndarray | None, offset: int, k: int, exact: bool):

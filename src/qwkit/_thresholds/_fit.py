@@ -657,10 +657,14 @@ def _fit_groups(groups: PairGroups, weights, *, check_from: int | None = None):
     problem = _problem(groups, wmat)
     if check_from is not None:
         check_occurring(check_from, problem[4] > 0)
-    cuts, table, certificate = fit_sorted(*problem, wmat, scale)
+    cuts, table, certificate, classes = fit_sorted(*problem, wmat, scale)
+    if groups.survey:  # the table of the cut points from the exact pair sums
+        statistic = groups.kappa_of(classes, problem[3], wmat, named=isinstance(weights, str))
+    else:
+        statistic = float(kappa_from_table(table, wmat, np.nan))
     return ThresholdResult(
         thresholds=cuts,
-        statistic=float(kappa_from_table(table, wmat, np.nan)),
+        statistic=statistic,
         labels=scale,
         certificate=certificate,
     )
@@ -674,7 +678,8 @@ def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, sca
     weight positive — ``h`` is the weighted true margin (≥ 2 positive entries) and
     ``chance`` the δ of eq. T1 (some entry positive). Dinkelbach's method (eq. T4) with
     the dynamic program (eq. T5) as the exact subproblem solver; returns the cut points
-    (eq. T6) of the global optimum, its K×K table and the certificate. The merged
+    (eq. T6) of the global optimum, its K×K table, the certificate and the class of
+    every distinct score. The merged
     groups of a ``ThresholdAccumulator`` and the resamples of one sorted sample
     (``qwkit._thresholds._optimism``) are both solved here.
     """
@@ -698,7 +703,7 @@ def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, sca
     certificate = DinkelbachCertificate(
         ratio=res.ratio, n_iterations=res.n_iterations, gap=float(res.gap)
     )
-    return _cut_points(values, res.solution, k), table(res.solution), certificate
+    return _cut_points(values, res.solution, k), table(res.solution), certificate, res.solution
 
 
 def apply_thresholds(

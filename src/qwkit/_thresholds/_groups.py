@@ -14,12 +14,13 @@ import math
 import numpy as np
 
 from qwkit import _kernels
-from qwkit._base._dyadic import UNIT_EXPONENT, ExactRows, weight_bits
+from qwkit._base._dyadic import ExactRows, exact_cell_sums
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._numerics import nan_max
 from qwkit._base._scale import Labels
 from qwkit._base._validation import ItemWeights
 from qwkit._table._state import check_same_labels
+from qwkit._table._sufficient import exact_table_kappa, kappa_from_table, rounded_table
 
 __all__ = ["PairGroups"]
 
@@ -62,26 +63,18 @@ class PairGroups:
             return
         codes = np.ascontiguousarray(codes, dtype=np.int64)
         distinct = _distinct_scores(scores)
-        if distinct is not None and not iw.survey:
-            ids, values, rank_of_id = distinct
-            if values.shape[0] * self.k <= codes.shape[0]:  # the table is no larger than the items
-                unit = np.empty(0) if w is None else w
-                table = _kernels.pair_table(ids, rank_of_id, codes, unit, self.k)
-                rows, cols = np.nonzero(table)  # by score, labels increasing within a score
-                self._combine(values[rows], cols.astype(np.int64), table[rows, cols])
-                return
         if distinct is not None:
             ids, values, rank_of_id = distinct
+            cells = values.shape[0] * self.k  # the table is no larger than the items
+            if cells * (SURVEY_TABLE_RATIO if iw.survey else 1) <= codes.shape[0]:
+                self._add_table(ids, values, rank_of_id, codes, w, iw.survey)
+                return
             order, group_first = _kernels.counting_order(ids, rank_of_id)
         else:
             order, group_first, values = _sorted_groups(scores)
-        if iw.survey:
-            bits = weight_bits(w)
-            base, n_limbs, _, _ = _kernels.window(bits)
-            pair_code, rows, group_start = _kernels.aggregate_pairs_exact(
-                codes, bits, order, group_first, self.k, base, n_limbs
-            )
-            weight = ExactRows.of(rows, base + UNIT_EXPONENT)
+        if iw.survey:  # the pairs of the sorted items, their weights summed exactly
+            pair, pair_code, group_start = _kernels.pair_ids(codes, order, group_first, self.k)
+            weight = exact_cell_sums(pair, w[order], pair_code.shape[0], squares=False)[0]
             self.wpos_max = nan_max(self.wpos_max, float(w.max()))
         else:
             ones = np.ones(codes.shape[0]) if w is None else w
@@ -89,6 +82,32 @@ class PairGroups:
                 codes, ones, order, group_first, self.k
             )
         self._combine(np.repeat(values, np.diff(group_start)), pair_code, weight)
+
+    def _add_table(self, ids, values, rank_of_id, codes, w, survey: bool) -> None:
+        """Aggregate items with few distinct scores through the (score, label) table:
+        one pass, no sort."""
+        if survey:
+            cell = rank_of_id[ids] * self.k + codes
+            sums, _, positive = exact_cell_sums(cell, w, values.shape[0] * self.k, squares=False)
+            present = np.flatnonzero(positive)  # by score, labels increasing within a score
+            self.wpos_max = nan_max(self.wpos_max, float(w.max()))
+            self._combine(values[present // self.k], present % self.k, sums.take(present))
+            return
+        unit = np.empty(0) if w is None else w
+        table = _kernels.pair_table(ids, rank_of_id, codes, unit, self.k)
+        rows, cols = np.nonzero(table)  # by score, labels increasing within a score
+        self._combine(values[rows], cols.astype(np.int64), table[rows, cols])
+
+    def kappa_of(self, classes: np.ndarray, group_start: np.ndarray, wmat, *, named: bool):
+        """Kappa of an assignment of the distinct scores to ``classes`` (survey weights):
+        the true × assigned table from the exact pair sums — exactly, with named
+        weights (eq. 1 in integers), else on the table rounded once per cell."""
+        k = self.k
+        assigned = np.repeat(classes, np.diff(group_start))
+        table = self.pair_weight.reduce(self.pair_code * k + assigned, k * k)
+        if named:
+            return exact_table_kappa(table, wmat, np.nan)
+        return float(kappa_from_table(rounded_table(table, k), wmat, np.nan))
 
     def _combine(self, scores: np.ndarray, codes: np.ndarray, weight) -> None:
         if self.n_pairs:
@@ -149,6 +168,10 @@ class PairGroups:
 def _pair_bytes(weight) -> int:
     return 16 + (8 * weight.limbs.shape[1] if isinstance(weight, ExactRows) else 8)
 
+
+#: With survey weights a (score, label) table is counted while it has at most one cell
+#: in SURVEY_TABLE_RATIO items (its exact sums take 80 bytes a cell while counted).
+SURVEY_TABLE_RATIO = 8
 
 #: Below this many items the scores are simply sorted.
 HASH_MIN_ITEMS = 1 << 12

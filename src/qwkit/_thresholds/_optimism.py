@@ -301,7 +301,7 @@ class _Pairs:
         np.not_equal(group[1:], group[:-1], out=first[1:])
         starts = np.flatnonzero(first)
         group_start = np.append(starts, group.shape[0]).astype(np.int64)
-        cuts, table, _ = fit_sorted(
+        cuts, table, _, _ = fit_sorted(
             self.values[group[starts]],
             code,
             w,
