@@ -5,6 +5,16 @@ The public functions are re-exported flat by ``qwkit``; ``docs/agreement.md`` de
 formulas whose equation numbers the code cites.
 """
 
+from qwkit._agreement._benchmark import BenchmarkResult
+from qwkit._agreement._category import (
+    CategoryAgreementResult,
+    category_agreement,
+    category_kappas,
+)
+from qwkit._agreement._concordance import ConcordanceResult, concordance_correlation
+from qwkit._agreement._icc import ICCResult, icc
+from qwkit._agreement._kendall import KendallWResult, kendall_w
+from qwkit._agreement._marginal import MarginalHomogeneityResult, marginal_homogeneity_test
 from qwkit._agreement._score import (
     AgreementTestResult,
     RatingsTable,
@@ -17,10 +27,22 @@ from qwkit._agreement._score import (
 
 __all__ = [
     "AgreementTestResult",
+    "BenchmarkResult",
+    "CategoryAgreementResult",
+    "ConcordanceResult",
+    "ICCResult",
+    "KendallWResult",
+    "MarginalHomogeneityResult",
     "RatingsTable",
     "agreement_from_counts",
     "agreement_score",
     "agreement_test",
     "agreement_test_from_counts",
+    "category_agreement",
+    "category_kappas",
+    "concordance_correlation",
+    "icc",
+    "kendall_w",
+    "marginal_homogeneity_test",
     "ratings_from_long",
 ]

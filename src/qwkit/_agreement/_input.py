@@ -10,8 +10,9 @@ so a shared "ratings for n raters" validation can replace this module whole.
 
 from __future__ import annotations
 
+import functools
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -37,9 +38,18 @@ from qwkit._base._validation import (
 )
 from qwkit._base._weights import check_weights
 
-COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light")
+COEFFICIENTS = (
+    "fleiss",
+    "conger",
+    "krippendorff",
+    "gwet",
+    "brennan-prediger",
+    "light",
+    "percent",
+    "scott",
+)
 #: Coefficients that are functions of the items × categories count table.
-POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger")
+POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger", "percent")
 _INT64 = np.iinfo(np.int64)
 _INT64_MIN_F = -(2.0**63)
 
@@ -326,6 +336,8 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
             "at least two raters.",
             parameter="ratings",
         )
+    if coefficient == "scott":
+        codes = _two_raters(codes)
     return Prepared(
         coefficient,
         weights,
@@ -338,6 +350,20 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
         int(codes.shape[0]),
         int(codes.shape[1]),
     )
+
+
+def _two_raters(codes: np.ndarray) -> np.ndarray:
+    """Scott's π is a coefficient of two raters: the items both rated (its table)."""
+    if codes.shape[1] != 2:
+        raise QwkitError(
+            f"`coefficient`='scott' is Scott's π of two raters; `ratings` has "
+            f"{codes.shape[1]} raters with ratings. Fleiss' kappa ('fleiss') is its "
+            "generalization to any number.",
+            parameter="coefficient",
+            also=("ratings",),
+        )
+    both = (codes >= 0).all(axis=1)
+    return codes if both.all() else codes[both]
 
 
 def prepare_counts(table, coefficient, weights, labels) -> Prepared:
@@ -500,3 +526,89 @@ def ratings_table(items, raters, values) -> RatingsTable:
     in_order = order[present[order]]
     kept = kept[(np.cumsum(present) - 1)[in_order]]
     return RatingsTable(with_gaps(given, kept), item_ids, rater_ids)
+
+
+# ---------------------------------------------------------------------------- numeric ratings
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """Real-valued ratings stored one entry per rating, sorted by item (CSR): item i's
+    ratings are ``values[offsets[i]:offsets[i + 1]]``, by the raters ``raters[...]``.
+    Only items and raters with at least one rating are kept (``rows``: the positions of
+    the kept items in the input)."""
+
+    offsets: np.ndarray  # (n + 1,) int64
+    values: np.ndarray  # (N,) float64
+    n_items: int
+    n_raters: int
+    rows: np.ndarray
+    present: np.ndarray = field(repr=False)  # (n_input, k) bool, the kept raters
+
+    @property
+    def complete(self) -> bool:
+        """Whether every kept item was rated by every kept rater."""
+        return self.values.size == self.n_items * self.n_raters
+
+    @functools.cached_property
+    def raters(self) -> np.ndarray:
+        """The rater (0..k−1) of each rating, int64."""
+        return np.nonzero(self.present)[1].astype(np.int64)
+
+    def dense(self) -> np.ndarray:
+        """The items × raters matrix of ratings, NaN where missing."""
+        if self.complete:
+            return self.values.reshape(self.n_items, self.n_raters)
+        out = np.full((self.n_items, self.n_raters), np.nan)
+        out[np.repeat(np.arange(self.n_items), np.diff(self.offsets)), self.raters] = self.values
+        return out
+
+
+def prepare_numeric(ratings, what: str) -> Numeric:
+    """Validate items × raters numeric ratings (NaN/None for missing) for ``what`` (a
+    statistic of real values, e.g. "the ICC"), keeping the items and raters with a
+    rating."""
+    m = rating_matrix(ratings)
+    if m.is_text:
+        raise QwkitTypeError(
+            f"`ratings` must hold numbers for {what}; got text ratings. Give their "
+            "positions on the scale (e.g. 1, 2, 3) instead.",
+            parameter="ratings",
+        )
+    present = m.present
+    values = np.asarray(m.values).astype(np.float64, copy=False)
+    per_item = present.sum(axis=1)
+    per_rater = present.sum(axis=0)
+    cols = np.flatnonzero(per_rater > 0)
+    if cols.size < 2:
+        raise QwkitError(
+            f"`ratings` must hold at least two raters (columns) with a rating for {what}; "
+            f"got {cols.size} of shape {present.shape}.",
+            parameter="ratings",
+        )
+    rows = np.flatnonzero(per_item > 0)
+    if cols.size < present.shape[1]:
+        present = present[:, cols]
+    offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(per_item[rows], out=offsets[1:])
+    return Numeric(offsets, values, int(rows.size), int(cols.size), rows, present)
+
+
+def numeric_column(values, name: str) -> np.ndarray:
+    """One rater's real-valued ratings → float64 with NaN where missing (None, NaN,
+    pandas' NA); text is refused."""
+    arr = values
+    if hasattr(arr, "to_numpy") and not isinstance(arr, np.ndarray):
+        arr = arr.to_numpy()
+    if arr is None or isinstance(arr, (str, bytes)) or np.ndim(arr) != 1:
+        what = (
+            repr(arr) if arr is None or isinstance(arr, (str, bytes)) else f"shape {np.shape(arr)}"
+        )
+        raise QwkitError(f"`{name}` must be 1-D array-like; got {what}.", parameter=name)
+    column = np.asarray(arr, dtype=object if isinstance(arr, (list, tuple)) else None)
+    m = rating_matrix(column.reshape(-1, 1), name)
+    if m.is_text:
+        raise QwkitTypeError(f"`{name}` must hold numbers; got text.", parameter=name)
+    out = np.full(m.present.shape[0], np.nan)
+    out[m.present[:, 0]] = np.asarray(m.values).astype(np.float64)
+    return out

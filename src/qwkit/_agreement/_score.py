@@ -21,11 +21,13 @@ from numpy.typing import ArrayLike
 from qwkit._agreement import _input as _in
 from qwkit._agreement import _metrics as _m
 from qwkit._agreement import _stats as _s
+from qwkit._agreement._benchmark import BenchmarkResult, Scale, benchmark
 from qwkit._agreement._input import RatingsTable
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
 from qwkit._base._warnings import renamed_parameter, warn_undefined
+from qwkit._base._weights import GWET_WEIGHTS, gwet_disagreement
 from qwkit._table._cells import Sample
 from qwkit._table._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
 
@@ -39,8 +41,12 @@ __all__ = [
     "ratings_from_long",
 ]
 
-Coefficient = Literal["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]
-Weights = Literal["quadratic", "linear", "identity", "ordinal", "ratio"]
+Coefficient = Literal[
+    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
+]
+Weights = Literal[
+    "quadratic", "linear", "identity", "ordinal", "ratio", "radical", "circular", "bipolar"
+]
 
 _NAMES = {
     "fleiss": "Fleiss' kappa",
@@ -49,9 +55,13 @@ _NAMES = {
     "gwet": "Gwet's AC",
     "brennan-prediger": "Brennan-Prediger coefficient",
     "light": "Light's kappa",
+    "percent": "Percent agreement",
+    "scott": "Scott's pi",
 }
 #: The ratio metric's Σ over a scale of q categories costs O(q²): refused beyond this.
 _RATIO_SCALE_MAX = 20_000
+#: Gwet's named weights are a q × q matrix of the scale: refused beyond this many.
+_GWET_SCALE_MAX = 2_048
 
 
 # ---------------------------------------------------------------------------- compute
@@ -71,7 +81,7 @@ def _layout(prep: _in.Prepared, collapse):
             codes, mult = codes.astype(np.intp), mult.astype(np.float64)
         return codes, mult, None, count
     rcodes = prep.codes
-    if prep.coefficient in _in.POOLED:
+    if prep.coefficient in _in.POOLED or prep.coefficient == "scott":
         count = np.ones(rcodes.shape[0])
         if collapse:
             # items rated alike by the same raters first (one cheap key per row), so that
@@ -109,6 +119,8 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
         return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
     if weights == "ordinal":
         return _ordinal_metric(prep, freq)
+    if weights in GWET_WEIGHTS:
+        return _gwet_metric(prep)
     # coordinates relative to the scale's start scale.lo (exact positions, never float64
     # copies of ratings such as 2**53 + 1): quadratic and linear metrics are
     # translation-invariant, and the ratio metric adds 2·lo to its sums only
@@ -165,6 +177,25 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
     return metric, top, total
 
 
+def _gwet_metric(prep: _in.Prepared):
+    """Gwet's radical, circular or bipolar weights on the values of the scale (eq. 2d):
+    a matrix over the categories that occur, the largest disagreement and the sum over
+    the whole scale (O(q²): at most ``_GWET_SCALE_MAX`` categories)."""
+    scale, weights = prep.scale, prep.weights
+    if scale.q > _GWET_SCALE_MAX:
+        raise QwkitError(
+            f"`weights`={weights!r} is a matrix over the {scale.q} categories of the rating "
+            f"scale{scale.text}; pass `labels` with at most {_GWET_SCALE_MAX} categories.",
+            parameter="weights",
+        )
+    full = scale.coordinates()
+    lo, hi = float(full.min()), float(full.max())
+    whole = gwet_disagreement(weights, full, lo, hi)
+    top = float(whole.max())
+    mat = gwet_disagreement(weights, prep.coords, lo, hi)
+    return _m.Matrix(mat), top, lambda: float(whole.sum()) / top
+
+
 def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
     """Krippendorff's ordinal metric: squared differences of mid-ranks (eq. 2c)."""
     q, index = prep.scale.q, prep.index
@@ -201,6 +232,10 @@ def _model(prep: _in.Prepared, collapse):
     q = prep.scale.q
     if name == "fleiss":
         return _s.Fleiss(codes, mult, count, metric, dmax)
+    if name == "scott":
+        return _s.Scott(codes, mult, count, metric, dmax)
+    if name == "percent":  # p_a itself: Brennan-Prediger's form with p_e = 0   (eq. 5)
+        return _s.BrennanPrediger(codes, mult, count, metric, dmax, 0.0, q)
     if name == "krippendorff":
         return _s.Krippendorff(codes, mult, count, metric, dmax)
     if name == "gwet":
@@ -318,6 +353,56 @@ class AgreementTestResult(Resampled):
             f"{'Raters':<28}{self.n_raters:>10d}",
         ]
         return "\n".join(lines) + "\n"
+
+    def benchmark(
+        self,
+        scale: Scale = "landis-koch",
+        *,
+        method: Literal["probabilistic", "interval"] = "probabilistic",
+        confidence_level: float = 0.95,
+    ) -> BenchmarkResult:
+        """The coefficient's interpretation on a benchmark scale.
+
+        Parameters
+        ----------
+        scale : {"landis-koch", "fleiss", "altman"}, default="landis-koch"
+            Landis & Koch (1977): Poor < 0 ≤ Slight < 0.2 ≤ Fair < 0.4 ≤ Moderate < 0.6
+            ≤ Substantial < 0.8 ≤ Almost Perfect; Fleiss (1981): Poor < 0.4 ≤
+            Intermediate to Good < 0.75 ≤ Excellent; Altman (1991): Poor < 0.2 ≤ Fair <
+            0.4 ≤ Moderate < 0.6 ≤ Good < 0.8 ≤ Very Good.
+        method : {"probabilistic", "interval"}, default="probabilistic"
+            ``"probabilistic"``: Gwet's (2014) benchmarking — the first interval from
+            the top whose cumulative membership probability (normal, with the standard
+            error, truncated to [−1, 1]) reaches ``confidence_level`` (eq. B1; R
+            irrCAC's ``landis.koch.bf`` and the like); ``"interval"``: the interval the
+            estimate falls in.
+        confidence_level : float, default=0.95
+            The certainty the probabilistic benchmark asks for.
+
+        Returns
+        -------
+        BenchmarkResult
+            ``label`` (also its ``str()``), the interval's ``low`` and ``high``, each
+            interval's ``probability`` and their ``cumulative`` sums.
+
+        Examples
+        --------
+        >>> import numpy as np, qwkit
+        >>> nan = np.nan
+        >>> ratings = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3],
+        ...            [2, 2, 2, 2], [1, 2, 3, 4], [4, 4, 4, 4], [1, 1, 2, 1],
+        ...            [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, nan, 3, nan]]
+        >>> res = qwkit.agreement_test(ratings, coefficient="gwet", weights=None)
+        >>> str(res.benchmark(method="interval")), str(res.benchmark())
+        ('Substantial', 'Moderate')
+        """
+        return benchmark(
+            self.statistic,
+            self.standard_error,
+            scale=scale,
+            method=method,
+            confidence_level=confidence_level,
+        )
 
     def to_dict(self) -> dict:
         """The result as a dict of plain Python values (floats, ints, str, lists)."""

@@ -49,6 +49,7 @@ from qwkit._kernels._exact import (
     window,
 )
 from qwkit._kernels._hashing import distinct_ids
+from qwkit._kernels._icc import complete_moments, sparse_moments
 from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, interruptible, threaded
 from qwkit._kernels._resample import (
     gather_tables,
@@ -92,6 +93,7 @@ __all__ = [
     "assignment_table",
     "bincount_exact",
     "column_extremes",
+    "complete_moments",
     "confusion_counts",
     "confusion_counts_par",
     "confusion_exact",
@@ -129,6 +131,7 @@ __all__ = [
     "scatter_codes",
     "soft_sums",
     "soft_sums_weighted",
+    "sparse_moments",
     "survey_sums",
     "survey_sums_par",
     "survey_window",
