@@ -1,16 +1,18 @@
 """Statistics, tables and the figure of benchmarks/study_training.py.
 
 From the pooled held-out predictions of each repetition: QWK with qwkit's bootstrap
-interval (``kappa_test(...).confidence_interval(method="bootstrap")``), the paired test
-of each row against the baseline (``compare_kappa_test`` on the same items), summaries
-over repetitions, Holm's adjustment over all the comparisons, and the optimism of cut
-points (``optimism_corrected_kappa``) against their held-out QWK.
+interval (``kappa_test(...).confidence_interval(method="bootstrap")``); the paired test
+of each row against the baseline, a corrected repeated K-fold t-test of the per-fold QWK
+differences over all folds and repetitions (``corrected_t_test``); Holm's adjustment over
+all the comparisons; and the optimism of cut points (``optimism_corrected_kappa``)
+against their held-out QWK.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -18,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 import qwkit
 
@@ -137,6 +140,16 @@ GROUP_COLORS = {
     "mlp-wk": "tab:red",
 }
 BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
+#: What the p-values of the JSON are (recorded with them).
+TESTS = (
+    "delta: mean over the repetitions of the QWK of the pooled held-out predictions minus the "
+    "baseline's (or row b's); folds: per-fold QWK differences, all folds of all repetitions; "
+    "se, df, pvalue: corrected repeated K-fold t-test of the folds' differences (Nadeau & "
+    "Bengio 2003; Bouckaert & Frank 2004), Var = (1/J + 1/(K - 1)) s^2, J - 1 degrees of "
+    "freedom, two-sided; pvalue_holm: Holm's adjustment within the family; conditional: "
+    "compare_kappa_test per repetition, which treats the fitted models as fixed (for the "
+    "record, not used in the tables)."
+)
 
 
 def row_name(row) -> str:
@@ -156,36 +169,66 @@ def holm(pvalues: dict) -> dict:
     return out
 
 
-def paired(y, scale, a: np.ndarray, b: np.ndarray) -> dict:
-    """compare_kappa_test of predictions a against b (same items), per repetition, and
-    the summaries over repetitions: mean Δ, mean SE, median p-value."""
-    reps = []
+def corrected_t_test(differences: np.ndarray, n_splits: int) -> tuple[float, float, float]:
+    """Corrected repeated K-fold t-test of per-fold differences (mean, SE, two-sided p).
+
+    `differences` holds one difference per outer test fold, all folds of all repetitions
+    (J = repetitions × K values). Their plain t-test treats them as independent, but the
+    folds' training parts overlap (and the repetitions reuse the same items), which can
+    make the values positively correlated and the plain variance of their mean too small
+    (benchmarks/README_training.md, section 4, measures both tests' levels).
+    Nadeau & Bengio's (2003) correction, for repeated K-fold as Bouckaert & Frank (2004)
+    apply it: Var(mean) = (1/J + n_test/n_train)·s², n_test/n_train = 1/(K − 1), with
+    J − 1 degrees of freedom. It asks whether the two *procedures* differ on training sets
+    like these, which is the study's question, not whether two fitted models do.
+    """
+    d = np.asarray(differences, dtype=float)
+    mean = float(d.mean())
+    var = float(d.var(ddof=1)) if d.size > 1 else float("nan")
+    se = math.sqrt((1 / d.size + 1 / (n_splits - 1)) * var)
+    if se == 0:
+        return mean, 0.0, (1.0 if mean == 0 else 0.0)
+    t = mean / se
+    return mean, se, float(2 * stats.t.sf(abs(t), d.size - 1))
+
+
+def paired(y, scale, a: np.ndarray, b: np.ndarray, fold_ids: np.ndarray, n_splits: int) -> dict:
+    """Predictions a against b (same items): the mean over repetitions of the pooled QWK
+    difference (Δ), and the corrected repeated K-fold t-test of the per-fold differences
+    (p and its standard error). For the record, each repetition's conditional paired test
+    (``compare_kappa_test``, which treats the fitted models as fixed) is kept too."""
+    if np.array_equal(a, b):
+        return {"identical": True, "delta": 0.0, "se": 0.0, "pvalue": None, "folds": []}
+    delta_reps, conditional, folds = [], [], []
     for r in range(a.shape[0]):
-        if np.array_equal(a[r], b[r]):
-            reps.append({"identical": True, "delta": 0.0, "se": 0.0, "pvalue": None})
-            continue
-        cmp = qwkit.compare_kappa_test(y, a[r], b[r], labels=scale)
-        reps.append(
-            {
-                "identical": False,
-                "delta": cmp.statistic,
-                "se": cmp.standard_error,
-                "pvalue": cmp.pvalue,
-            }
-        )
-    pvalues = [rep["pvalue"] for rep in reps if rep["pvalue"] is not None]
+        qwk_a = qwkit.kappa_score(y, a[r], labels=scale)
+        qwk_b = qwkit.kappa_score(y, b[r], labels=scale)
+        delta_reps.append(qwk_a - qwk_b)
+        if not np.array_equal(a[r], b[r]):
+            cmp = qwkit.compare_kappa_test(y, a[r], b[r], labels=scale)
+            conditional.append({"se": cmp.standard_error, "pvalue": cmp.pvalue})
+        for k in range(n_splits):
+            part = fold_ids[r] == k
+            folds.append(
+                qwkit.kappa_score(y[part], a[r, part], labels=scale, replace_undefined_by=0.0)
+                - qwkit.kappa_score(y[part], b[r, part], labels=scale, replace_undefined_by=0.0)
+            )
+    mean_folds, se, pvalue = corrected_t_test(np.array(folds), n_splits)
     return {
-        "repetitions": reps,
-        "delta": float(np.mean([rep["delta"] for rep in reps])),
-        "se": float(np.mean([rep["se"] for rep in reps])),
-        "pvalue": float(np.median(pvalues)) if pvalues else None,
-        "significant_reps": sum(p < 0.05 for p in pvalues),
-        "identical": all(rep["identical"] for rep in reps),
+        "identical": False,
+        "delta": float(np.mean(delta_reps)),
+        "delta_repetitions": delta_reps,
+        "delta_folds": mean_folds,
+        "folds": folds,
+        "se": se,
+        "df": len(folds) - 1,
+        "pvalue": pvalue,
+        "conditional": conditional,
     }
 
 
-def summarize_row(y, scale, pooled, base, config, color_index) -> dict:
-    """QWK, bootstrap CI and the paired test against the baseline, per repetition."""
+def summarize_row(y, scale, pooled, base, fold_ids, config, color_index) -> dict:
+    """QWK and its bootstrap CI per repetition, and the paired test against the baseline."""
     reps = []
     for r in range(pooled.shape[0]):
         test = qwkit.kappa_test(y, pooled[r], labels=scale)
@@ -196,25 +239,26 @@ def summarize_row(y, scale, pooled, base, config, color_index) -> dict:
         )
         reps.append({"qwk": test.statistic, "ci_low": ci.low, "ci_high": ci.high})
     qwk = [rep["qwk"] for rep in reps]
-    versus = paired(y, scale, pooled, base)
+    versus = paired(y, scale, pooled, base, fold_ids, config.n_splits)
     return {
         "qwk": float(np.mean(qwk)),
         "qwk_sd": float(np.std(qwk, ddof=1)) if len(qwk) > 1 else float("nan"),
         "ci_low": float(np.mean([rep["ci_low"] for rep in reps])),
         "ci_high": float(np.mean([rep["ci_high"] for rep in reps])),
         "repetitions": reps,
-        **{key: versus[key] for key in ("delta", "se", "pvalue", "significant_reps")},
-        "identical": versus["identical"],
-        "repetitions_versus_baseline": versus["repetitions"],
+        **{key: versus[key] for key in ("delta", "se", "pvalue", "identical")},
+        "versus_baseline": versus,
     }
 
 
 def summarize(results: dict, config) -> dict:
     summary = {}
     for index, (color, res) in enumerate(results.items()):
-        y, scale, preds = res["y"], res["scale"], res["preds"]
+        y, scale, preds, fold_ids = res["y"], res["scale"], res["preds"], res["folds"]
         base = preds[BASELINE]
-        rows = {row: summarize_row(y, scale, preds[row], base, config, index) for row in ROWS}
+        rows = {
+            row: summarize_row(y, scale, preds[row], base, fold_ids, config, index) for row in ROWS
+        }
         for family, decoder in ROWS:
             if decoder == "rescale-cut":  # cut points are invariant to increasing maps
                 same = np.array_equal(preds[(family, decoder)], preds[(family, "cut")])
@@ -229,7 +273,14 @@ def summarize(results: dict, config) -> dict:
         }
     for color, res in results.items():
         summary[color]["comparisons"] = [
-            paired(res["y"], res["scale"], res["preds"][a], res["preds"][b])
+            paired(
+                res["y"],
+                res["scale"],
+                res["preds"][a],
+                res["preds"][b],
+                res["folds"],
+                config.n_splits,
+            )
             for _, _, a, b in COMPARISONS
         ]
     primary = {
@@ -301,8 +352,9 @@ def _p(p) -> str:
 
 def _table(s: dict) -> list[str]:
     lines = [
-        "| model → decoding | QWK | 95% CI | sd (reps) | Δ vs baseline | p | p (Holm) | fit (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| model → decoding | QWK | 95% CI | sd (reps) | Δ vs baseline | SE | p | p (Holm) "
+        "| fit (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in ROWS:
         r = s["rows"][row]
@@ -312,12 +364,13 @@ def _table(s: dict) -> list[str]:
         if r.get("same_as_cut"):
             name += " (identical to → cut points)"
         delta = "identical" if r["identical"] else f"{r['delta']:+.3f}"
+        se = "—" if r["identical"] else f"{r['se']:.3f}"
         if row == BASELINE:
             delta = "—"
         sd = "—" if np.isnan(r["qwk_sd"]) else f"{r['qwk_sd']:.3f}"
         lines.append(
             f"| {name} | {r['qwk']:.3f} | {r['ci_low']:.3f}–{r['ci_high']:.3f} | {sd} "
-            f"| {delta} | {_p(r['pvalue'])} | {_p(r.get('pvalue_holm'))} "
+            f"| {delta} | {se} | {_p(r['pvalue'])} | {_p(r.get('pvalue_holm'))} "
             f"| {s['seconds'][row[0]]:.3f} |"
         )
     return lines
@@ -327,14 +380,17 @@ def _comparisons_table(summary: dict, colors) -> list[str]:
     head = "| question | Δ QWK, compared on the same items |"
     rule = "|---|---|"
     for color in colors:
-        head += f" {color}: Δ | p | p (Holm) |"
-        rule += "---:|---:|---:|"
+        head += f" {color}: Δ | SE | p | p (Holm) |"
+        rule += "---:|---:|---:|---:|"
     lines = [head, rule]
     for i, (question, text, _, _) in enumerate(COMPARISONS):
         line = f"| {question} | {text} |"
         for color in colors:
             c = summary[color]["comparisons"][i]
-            line += f" {c['delta']:+.3f} | {_p(c['pvalue'])} | {_p(c.get('pvalue_holm'))} |"
+            line += (
+                f" {c['delta']:+.3f} | {c['se']:.3f} | {_p(c['pvalue'])} "
+                f"| {_p(c.get('pvalue_holm'))} |"
+            )
         lines.append(line)
     return lines
 
@@ -398,8 +454,12 @@ def markdown(summary: dict, config, machine: dict, command: str) -> str:
         f'`kappa_test(...).confidence_interval(method="bootstrap", '
         f"n_resamples={config.n_resamples})` per repetition, bounds averaged; "
         "sd (reps): standard deviation of the QWK over the repetitions; Δ: mean over the "
-        "repetitions of QWK minus the baseline's on the same items; p: median over the "
-        "repetitions of the two-sided p-value of `compare_kappa_test` (paired, same items); "
+        "repetitions of QWK minus the baseline's on the same items; SE and p: the corrected "
+        "repeated K-fold t-test (Nadeau & Bengio 2003, as Bouckaert & Frank 2004 apply it "
+        f"to repeated K-fold) of the {config.n_splits * config.n_repeats} per-fold QWK "
+        f"differences, variance (1/{config.n_splits * config.n_repeats} + "
+        f"1/{config.n_splits - 1})·s², {config.n_splits * config.n_repeats - 1} degrees of "
+        "freedom, two-sided; "
         f"p (Holm): adjusted over all {summary['n_tests']} comparisons of both tables; "
         "fit (s): median wall time of one fit on a whole training part (the model family's, "
         "shared by its rows). MLP: "
@@ -426,7 +486,7 @@ def markdown(summary: dict, config, machine: dict, command: str) -> str:
         ]
     lines += [
         "**Within-model comparisons** (the primary questions: the same model trained on "
-        "kappa or on squared error, the same model decoded two ways; Δ and p as above, "
+        "kappa or on squared error, the same model decoded two ways; Δ, SE and p as above, "
         f"Holm's adjustment over these {summary['n_primary']} tests only)",
         "",
         *_comparisons_table(summary, colors),
@@ -468,7 +528,12 @@ def write_json(summary: dict, config, machine: dict, path: Path) -> None:
             return value.item()
         return value
 
-    payload = {"config": vars(config), "machine": machine, "summary": clean(summary)}
+    payload = {
+        "config": vars(config),
+        "machine": machine,
+        "tests": TESTS,
+        "summary": clean(summary),
+    }
     path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
 
 
@@ -492,7 +557,8 @@ def plot(summary: dict, path: Path) -> None:
         s = summary[color]["rows"]
         for y, row in zip(ypos, rows, strict=True):
             r = s[row]
-            half = 1.959964 * r["se"]
+            df = r["versus_baseline"].get("df", 1)
+            half = float(stats.t.ppf(0.975, df)) * r["se"] if r["se"] else 0.0
             filled = r.get("pvalue_holm") is not None and r["pvalue_holm"] < 0.05
             c = GROUP_COLORS[row[0]]
             ax.errorbar(
@@ -508,7 +574,7 @@ def plot(summary: dict, path: Path) -> None:
         ax.axvline(0, color="black", lw=0.8, ls="--")
         base = s[BASELINE]["qwk"]
         ax.set_title(f"{color} wine: QWK − baseline ({base:.3f})")
-        ax.set_xlabel("Δ held-out QWK (± 1.96 paired SE)")
+        ax.set_xlabel("Δ held-out QWK (95% corrected t interval)")
         ax.grid(axis="x", alpha=0.3)
     ax = axes[-1]
     for color, marker, shift in zip(colors, ("o", "s"), (0.15, -0.15), strict=False):

@@ -1,7 +1,7 @@
 """Simulation against the exact truth: does `optimism_corrected_kappa` remove the optimism?
 
-Run from the repository root (about five minutes on two busy cores; ``--quick`` in
-under a minute)::
+Run from the repository root (about eight minutes on one core; ``--quick`` in under a
+minute)::
 
     .venv/bin/python benchmarks/optimism_simulation.py
     .venv/bin/python benchmarks/optimism_simulation.py --output optimism_table.md
@@ -9,8 +9,10 @@ under a minute)::
 
 Model: a latent Z ~ N(0, 1) gives the true class y (cut points ``a`` of the scenario:
 class probabilities as listed), and the score is s = Z + sigma * E, E ~ N(0, 1)
-independent. Each replication draws n items, fits the cut points of s
-(``optimize_thresholds``, the exact optimum), and asks what quadratic weighted kappa
+independent. Four scenarios: 5 classes with a very strong (sigma = 0.15), a strong
+(sigma = 0.3) and a moderate (sigma = 0.6) signal, 7 classes with a weak one
+(sigma = 1.0); n from 30 to 1,000. Each replication draws n items, fits the cut points
+of s (``optimize_thresholds``, the exact optimum), and asks what quadratic weighted kappa
 those cut points have on the population: the *truth*. It is computed exactly, not by
 Monte Carlo: the population table of (true class, predicted class) is
 
@@ -23,8 +25,10 @@ scenario and n, over the replications:
 
 * optimism = mean apparent - mean truth (the inflation a leaderboard punishes);
 * for each method of `optimism_corrected_kappa`: bias = mean corrected - mean truth,
-  and as a share of the optimism; root mean squared error against the truth;
-  coverage of the truth by the 95% interval, and its mean width;
+  and as a share of the optimism (with its Monte Carlo SE, that of the bias divided by
+  the optimism); root mean squared error against the truth;
+  coverage of the truth by the 95% interval, how often the truth fell below and above
+  it, and its mean width;
 * for the cv method, the pieces of the interval: the spread of apparent - truth and
   of the estimated optimism against their mean standard errors, the correlation of
   the two, and the coverage of the intervals built with the apparent kappa's
@@ -34,8 +38,9 @@ scenario and n, over the replications:
 
 The Monte Carlo standard errors are given in parentheses. Seeded: the numbers are
 reproducible (the generator of each (scenario, n) cell is seeded from the seed, the
-scenario and n, so that the cells do not depend on one another). docs/optimism.md
-shows the output of the full run with the default settings.
+scenario and n, so that the cells do not depend on one another). The output records the
+machine, the wall time and any warning; docs/optimism.md shows that of the full run with
+the default settings.
 """
 
 from __future__ import annotations
@@ -44,12 +49,17 @@ import argparse
 import math
 import sys
 import time
+import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import optimize, special
 
 import qwkit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _machine
 
 Z975 = float(special.ndtri(0.975))
 _NODES, _NODE_WEIGHTS = np.polynomial.legendre.leggauss(128)
@@ -72,10 +82,12 @@ class Scenario:
 
 
 SCENARIOS = (
+    Scenario("5 classes, sigma = 0.15", (0.10, 0.20, 0.35, 0.25, 0.10), 0.15),
+    Scenario("5 classes, sigma = 0.3", (0.10, 0.20, 0.35, 0.25, 0.10), 0.3),
     Scenario("5 classes, sigma = 0.6", (0.10, 0.20, 0.35, 0.25, 0.10), 0.6),
     Scenario("7 classes, sigma = 1.0", (0.05, 0.10, 0.20, 0.30, 0.20, 0.10, 0.05), 1.0),
 )
-SIZES = (100, 300, 1000)
+SIZES = (30, 50, 100, 200, 1000)
 
 
 # ---------------------------------------------------------------------------- truth
@@ -130,7 +142,8 @@ def replicate(scenario, n, reps, resamples, seed):
     gen = np.random.default_rng([seed, SCENARIOS.index(scenario), n])
     labels = np.arange(scenario.k)
     keys = ("apparent", "truth", "se_apparent")
-    per_method = ("statistic", "hit", "width", "se_optimism", "hit_apparent_se", "hit_rss")
+    per_method = ("statistic", "hit", "below", "above", "width", "se_optimism")
+    per_method += ("hit_apparent_se", "hit_rss")
     out = {key: np.empty(reps) for key in keys}
     out.update({f"{m}_{key}": np.empty(reps) for m in ("cv", "bootstrap") for key in per_method})
     for r in range(reps):
@@ -151,6 +164,8 @@ def replicate(scenario, n, reps, resamples, seed):
             se_a, se_o = res[m].standard_error_apparent, res[m].standard_error_optimism
             out[f"{m}_statistic"][r] = res[m].statistic
             out[f"{m}_hit"][r] = low <= truth <= high
+            out[f"{m}_below"][r] = truth < low  # the interval lies above the truth
+            out[f"{m}_above"][r] = truth > high
             out[f"{m}_width"][r] = high - low
             out[f"{m}_se_optimism"][r] = se_o
             out[f"{m}_hit_apparent_se"][r] = err <= Z975 * se_a  # kappa_test's SE only
@@ -171,8 +186,8 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
     ]
     methods = [
         "| scenario | n | method | bias (corrected − truth) | bias / optimism | RMSE "
-        "| 95% coverage | mean width |",
-        "|---|---|---|---|---|---|---|---|",
+        "| 95% coverage | misses: truth below / above | mean width |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     errors = [
         "| scenario | n | sd(apparent − truth) | mean SE apparent | sd(optimism) "
@@ -200,7 +215,9 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
                 methods.append(
                     f"| {scenario.name} | {n} | {label} | {_pm(err)} "
                     f"| {err.mean() / excess.mean():+.0%} "
+                    f"(±{err.std(ddof=1) / math.sqrt(reps) / excess.mean():.0%}) "
                     f"| {math.sqrt(np.mean(err**2)):.4f} | {_pm(out[f'{m}_hit'], 3)} "
+                    f"| {out[f'{m}_below'].mean():.3f} / {out[f'{m}_above'].mean():.3f} "
                     f"| {out[f'{m}_width'].mean():.4f} |"
                 )
             estimated = out["apparent"] - out["cv_statistic"]  # the cv optimism
@@ -218,7 +235,9 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
         [
             f"Settings: {reps} replications per row, n_resamples = {resamples} "
             f"(cv: 10-fold × {resamples // 10}; bootstrap: {resamples} resamples), "
-            f"seed = {seed}. Monte Carlo standard errors in parentheses.",
+            f"seed = {seed}. Monte Carlo standard errors in parentheses. "
+            f"Wall time {(time.perf_counter() - started) / 60:.1f} minutes.",
+            *_machine.describe(),
             "",
             *inflation,
             "",
@@ -237,14 +256,18 @@ def run(reps: int, resamples: int, seed: int, sizes=SIZES) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="30 replications, 100 refits")
-    parser.add_argument("--reps", type=int, default=None, help="replications (default 200)")
+    parser.add_argument("--reps", type=int, default=None, help="replications (default 300)")
     parser.add_argument("--resamples", type=int, default=None, help="refits (default 200)")
     parser.add_argument("--seed", type=int, default=20261121)
     parser.add_argument("--output", default=None, help="write the Markdown here too")
     args = parser.parse_args(argv)
-    reps = args.reps or (30 if args.quick else 200)
+    reps = args.reps or (30 if args.quick else 300)
     resamples = args.resamples or (100 if args.quick else 200)
-    text = run(reps, resamples, args.seed)
+    with warnings.catch_warnings(record=True) as caught:  # reported, not hidden
+        warnings.simplefilter("always")
+        text = run(reps, resamples, args.seed)
+    seen = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    text += "\n\nWarnings during the run: " + ("; ".join(seen) if seen else "none") + "."
     print(text)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:

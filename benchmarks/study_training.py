@@ -21,8 +21,9 @@ refitted on the whole training part and its scores on the held-out part are cut 
 (what ``qwkit.sklearn.OptimalRounder`` does). The held-out predictions of all folds of
 one repetition are pooled (each item is predicted once, by a model that never saw it),
 and ``_study_report`` turns them into QWK, bootstrap intervals (``kappa_test``) and
-paired tests (``compare_kappa_test``) against the practitioners' default, LightGBM with
-squared error then cut points fitted out of fold.
+paired tests against the practitioners' default, LightGBM with squared error then cut
+points fitted out of fold: the corrected repeated K-fold t-test (Nadeau & Bengio 2003;
+Bouckaert & Frank 2004) of the per-fold QWK differences, then Holm's adjustment.
 
 Threads: every library runs on one thread (boosters' ``n_jobs=1``, torch's
 ``set_num_threads(1)``, BLAS via the environment variables set below), so that the
@@ -376,7 +377,9 @@ def study(color: str, config: Config, *, progress=print) -> dict:
     preds: dict[tuple[str, str], np.ndarray] = {}
     seconds: dict[str, list[float]] = {name: [] for name in models}
     optimism = []
-    for rep, test, fold in folds(X, y, scale, config):
+    fold_ids = np.full((config.n_repeats, len(y)), -1)  # each item's outer fold, per repetition
+    for index, (rep, test, fold) in enumerate(folds(X, y, scale, config)):
+        fold_ids[rep, test] = index % config.n_splits
         started = time.perf_counter()
         for name, (runner, fit) in models.items():
             decoded, fit_seconds, extra = runner(fold, fit)
@@ -388,7 +391,14 @@ def study(color: str, config: Config, *, progress=print) -> dict:
                 optimism.append(optimism_record(fold, y[test], extra, config))
         seconds_fold = time.perf_counter() - started
         progress(f"{color}: repetition {rep + 1}, a fold in {seconds_fold:.1f} s")
-    return {"y": y, "scale": scale, "preds": preds, "seconds": seconds, "optimism": optimism}
+    return {
+        "y": y,
+        "scale": scale,
+        "preds": preds,
+        "folds": fold_ids,
+        "seconds": seconds,
+        "optimism": optimism,
+    }
 
 
 def optimism_record(fold: Fold, y_test, extra, config: Config) -> dict:

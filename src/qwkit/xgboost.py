@@ -50,9 +50,11 @@ class KappaObjective(BoostingObjective):
     intercept : {"exact", "gradient"}, default="exact"
         ``"exact"``: every round also moves the mean prediction to the weighted mean of
         the labels, the kappa-optimal intercept (T13); this is what makes training from
-        XGBoost's start (``base_score`` 0.5 with a custom objective) work out of the box.
-        ``"gradient"``: the plain gradient of 1 − κ (T10), which moves the mean only in
-        proportion to κ (T11); use it only with ``base_score`` at the weighted label mean.
+        XGBoost's start (``base_score`` 0.5 with a custom objective) work out of the box
+        (``base_score`` at the label mean still did a little better on the wine data,
+        docs/training.md, 2.3). ``"gradient"``: the plain gradient of 1 − κ (T10),
+        which moves the mean only in proportion to κ (T11); use it only with
+        ``base_score`` at the weighted label mean.
 
     Examples
     --------

@@ -22,6 +22,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+
+import qwkit
+import qwkit.economics
 from cli_helpers import (
     ANXIETY,
     EXPSY,
@@ -36,9 +39,6 @@ from cli_helpers import (
     run,
     write_wine_files,
 )
-
-import qwkit
-import qwkit.economics
 from qwkit.cli import _columns, _io, _output
 
 

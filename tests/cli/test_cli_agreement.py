@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import ANXIETY, DATA, fails, ok, run
 
 import qwkit
+from cli_helpers import ANXIETY, DATA, fails, ok, run
 from qwkit.cli._cmd_agreement import pairwise_kappas
 from qwkit.cli._display import plain
 

@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import ANXIETY, DATA, fails, ok, run
 
 import qwkit
+from cli_helpers import ANXIETY, DATA, fails, ok, run
 
 VISION = DATA / "irr_vision_counts.csv"
 # R irr 0.84.1, anxiety[, 1:2] (as tests/cli/test_cli.py)

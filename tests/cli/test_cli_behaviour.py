@@ -11,6 +11,9 @@ import sys
 
 import numpy as np
 import pytest
+
+import qwkit
+import qwkit.economics
 from cli_helpers import (
     ANXIETY,
     RATER1,
@@ -22,9 +25,6 @@ from cli_helpers import (
     write_file,
     write_wine_files,
 )
-
-import qwkit
-import qwkit.economics
 from qwkit._base._extras import install_command
 from qwkit.cli import _output
 

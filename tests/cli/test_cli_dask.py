@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import fails, ok, run
 from distributed import LocalCluster
 
 import qwkit
+from cli_helpers import fails, ok, run
 from qwkit._integrations import _dask_pieces
 from qwkit.cli import _engine
 

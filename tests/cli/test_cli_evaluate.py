@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import fails, ok, run
 
 import qwkit
+from cli_helpers import fails, ok, run
 from qwkit.cli._display import plain
 
 HANNA = Path(qwkit.__file__).parent / "data" / "hanna_wide.csv"

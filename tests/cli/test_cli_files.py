@@ -13,6 +13,9 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+
+import qwkit
+import qwkit.economics
 from cli_helpers import (
     ANXIETY,
     SPEC_1_2_3,
@@ -23,9 +26,6 @@ from cli_helpers import (
     spec_file,
     write_file,
 )
-
-import qwkit
-import qwkit.economics
 from qwkit.cli import _io, _output
 
 

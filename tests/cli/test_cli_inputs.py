@@ -12,9 +12,9 @@ import openpyxl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import RATER1, RATER2, SPEC_1_2_3, as_json, fails, ok, spec_file, write_file
 
 import qwkit
+from cli_helpers import RATER1, RATER2, SPEC_1_2_3, as_json, fails, ok, spec_file, write_file
 
 
 def _ratings_text(sep: str = ",") -> str:

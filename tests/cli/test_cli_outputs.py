@@ -25,10 +25,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import ANXIETY, FAST_REPORT, fails, folder_state, ok, qwkit_process
 
 import qwkit
 import qwkit.economics
+from cli_helpers import ANXIETY, FAST_REPORT, fails, folder_state, ok, qwkit_process
 
 
 @pytest.fixture

@@ -20,11 +20,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 import typer
-from cli_helpers import ANXIETY, FAST_REPORT, fails, ok, run
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 import qwkit
+from cli_helpers import ANXIETY, FAST_REPORT, fails, ok, run
 from qwkit.cli._app import app
 
 CLI_SOURCES = Path(qwkit.__file__).parent / "cli"

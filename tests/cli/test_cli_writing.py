@@ -19,11 +19,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import ANXIETY, SPEC_1_2_3, fails, ok, run, spec_file, write_file
 
 import qwkit
 import qwkit._thresholds._fit
 import qwkit.cli
+from cli_helpers import ANXIETY, SPEC_1_2_3, fails, ok, run, spec_file, write_file
 from qwkit._base import _startup
 from qwkit._base._files import TEMPORARY_SUFFIX
 from qwkit.cli import _app, _cmd_thresholds, _output

@@ -20,9 +20,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_helpers import fails, ok
 
 import qwkit
+from cli_helpers import fails, ok
 from oracles.naive_agreement import naive_coefficient
 
 COEFFICIENTS = ["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]

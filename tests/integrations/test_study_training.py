@@ -114,6 +114,22 @@ class TestStudyTraining:
                 for r in range(tiny.n_repeats)
             ]
             assert c["delta"] == pytest.approx(np.mean(delta), abs=1e-12)
+        # the test's per-fold differences: every outer test fold of every repetition, each
+        # item in exactly one fold per repetition, scored on that fold's items alone
+        folds = results["red"]["folds"]
+        assert folds.shape == (tiny.n_repeats, len(y))
+        assert all(np.bincount(f).min() > 0 and len(np.bincount(f)) == tiny.n_splits for f in folds)
+        a, b = report.COMPARISONS[0][2:]
+        pa, pb = results["red"]["preds"][a], results["red"]["preds"][b]
+        scale = results["red"]["scale"]
+        expected = [
+            qwkit.kappa_score(y[f == k], pa[r, f == k], labels=scale)
+            - qwkit.kappa_score(y[f == k], pb[r, f == k], labels=scale)
+            for r, f in enumerate(folds)
+            for k in range(tiny.n_splits)
+        ]
+        np.testing.assert_allclose(compared[0]["folds"], expected, rtol=0, atol=1e-15)
+        assert compared[0]["df"] == tiny.n_splits * tiny.n_repeats - 1
 
         machine = report.machine_info() | {"wall_minutes": 0.1, "load_end": [], "warnings": []}
         text = report.markdown(summary, tiny, machine, "python benchmarks/study_training.py")
@@ -130,6 +146,22 @@ class TestStudyTraining:
         report.write_json(summary, tiny, machine, tmp_path / "results.json")
         payload = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
         assert payload["config"]["n_splits"] == 2
+
+    def test_corrected_t_test_is_a_t_test_with_the_inflated_variance(self, study):
+        # Nadeau & Bengio's correction multiplies the variance of the mean by
+        # (1/J + 1/(K - 1)) / (1/J): the plain one-sample t-test of the differences spread
+        # about their mean by the square root of that factor (scipy's test as the oracle)
+        import _study_report as report
+        from scipy import stats
+
+        d = np.random.default_rng(20261121).normal(0.01, 0.02, size=15)
+        mean, se, p = report.corrected_t_test(d, n_splits=5)
+        spread = np.sqrt((1 / 15 + 1 / 4) / (1 / 15))
+        oracle = stats.ttest_1samp(d.mean() + (d - d.mean()) * spread, 0.0)
+        assert mean == pytest.approx(d.mean(), abs=1e-15)
+        assert se == pytest.approx(np.sqrt((1 / 15 + 1 / 4) * d.var(ddof=1)), rel=1e-12)
+        assert p == pytest.approx(oracle.pvalue, rel=1e-10)
+        assert report.corrected_t_test(np.zeros(6), n_splits=3) == (0.0, 0.0, 1.0)
 
     def test_committed_docs_match_committed_results(self, study):
         # docs/training.md's block and benchmarks/study_training.json come from one run
