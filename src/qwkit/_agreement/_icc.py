@@ -21,7 +21,7 @@ from scipy import special
 
 from qwkit import _kernels
 from qwkit._agreement import _input as _in
-from qwkit._agreement._icc_missing import agreement_interval, fit_missing
+from qwkit._agreement._icc_missing import MissingFit, agreement_interval, fit_missing
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level, check_interval_method
@@ -85,6 +85,8 @@ def _spearman_brown(rho: float, k: float) -> float:
 def _ratio_limits(f: float, d1: float, d2: float, k: int, level: float):
     """Single-rater limits from an F ratio with (d1, d2) degrees of freedom: McGraw &
     Wong's cases 1 and 3 (eq. I5)."""
+    if math.isinf(f):  # no error variance: every interval is the point 1
+        return 1.0, 1.0
     alpha = 1.0 - level
     f_low = f / float(special.fdtri(d1, d2, 1.0 - alpha / 2.0))
     f_high = f * float(special.fdtri(d2, d1, 1.0 - alpha / 2.0))
@@ -95,6 +97,48 @@ def _safe(num: float, den: float) -> float:
     if den == 0.0:
         return math.inf if num > 0 else (-math.inf if num < 0 else math.nan)
     return num / den
+
+
+@dataclass(frozen=True)
+class _AnovaLimits:
+    """The F-based limits of complete data (eq. I5), at any level."""
+
+    form: str
+    ms: _MeanSquares
+    f: float
+    d1: float
+    d2: float
+
+    def __call__(self, level: float) -> tuple[float, float]:
+        ms, k = self.ms, self.ms.k
+        if self.form[0] == "A":
+            n = ms.n
+            low, high = agreement_interval(
+                ms.items, ms.raters, ms.error, k, n, ms.icc("A,1"), n - 1, k - 1, self.d2, level
+            )
+        else:
+            low, high = _ratio_limits(self.f, self.d1, self.d2, k, level)
+        if self.form.endswith("k"):
+            return _spearman_brown(low, k), _spearman_brown(high, k)
+        return low, high
+
+
+@dataclass(frozen=True)
+class _RemlLimits:
+    """The limits with missing ratings (eqs. I12–I13), at any level."""
+
+    form: str
+    k: int
+    fit: MissingFit
+
+    def __call__(self, level: float) -> tuple[float, float]:
+        if self.form[0] == "A":
+            low, high = self.fit.agreement_limits(level)
+        else:
+            low, high = self.fit.ratio_limits(self.form[0] == "1", level)
+        if self.form.endswith("k"):
+            return _spearman_brown(low, self.k), _spearman_brown(high, self.k)
+        return low, high
 
 
 # ---------------------------------------------------------------------------- result
@@ -266,25 +310,18 @@ def _complete(values: np.ndarray, form: str):
         f, d1, d2 = _safe(ms.items, ms.within), n - 1, n * (k - 1)
     else:
         f, d1, d2 = _safe(ms.items, ms.error), n - 1, df_e
-    a1 = ms.icc("A,1")
-
-    def limits(level):
-        if form[0] == "A":
-            low, high = agreement_interval(
-                ms.items, ms.raters, ms.error, k, n, a1, n - 1, k - 1, df_e, level
-            )
-        else:
-            low, high = _ratio_limits(f, d1, d2, k, level)
-        if form.endswith("k"):
-            return _spearman_brown(low, k), _spearman_brown(high, k)
-        return low, high
-
     components = ((ms.items - ms.error) / k, (ms.raters - ms.error) / n, ms.error)
-    return rho, f, d1, d2, components, limits
+    return rho, f, d1, d2, components, _AnovaLimits(form, ms, f, d1, d2)
 
 
 def _missing(num: _in.Numeric, form: str):
     """(ICC, F, df1, df2, components, limits) from the REML fit (eqs. I6–I13)."""
+    if num.values.min() == num.values.max():
+        raise QwkitError(
+            f"`ratings` has zero variance: every one of the {num.values.size} ratings is "
+            f"{num.values[0]:g}, so no ICC is defined.",
+            parameter="ratings",
+        )
     fit = fit_missing(num.offsets, num.raters, num.values, num.n_raters)
     n, k = num.n_items, num.n_raters
     vs, vr, ve = fit.var_items, fit.var_raters, fit.var_error
@@ -297,19 +334,8 @@ def _missing(num: _in.Numeric, form: str):
         items=k * vs + ve, raters=n * vr + ve, error=ve, within=ve + vr, n=n, k=k
     )
     rho = ms.icc(form)
-    one_way = form[0] == "1"
-    f, d1, d2 = fit.one_way_test() if one_way else fit.two_way_test()
-
-    def limits(level):
-        if form[0] == "A":
-            low, high = fit.agreement_limits(level)
-        else:
-            low, high = fit.ratio_limits(one_way, level)
-        if form.endswith("k"):
-            return _spearman_brown(low, k), _spearman_brown(high, k)
-        return low, high
-
-    return rho, f, d1, d2, (vs, vr, ve), limits
+    f, d1, d2 = fit.one_way_test() if form[0] == "1" else fit.two_way_test()
+    return rho, f, d1, d2, (vs, vr, ve), _RemlLimits(form, k, fit)
 
 
 # ---------------------------------------------------------------------------- public

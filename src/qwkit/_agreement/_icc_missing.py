@@ -23,6 +23,7 @@ import numpy as np
 from scipy import linalg, optimize, special
 
 from qwkit import _kernels
+from qwkit._base._errors import QwkitError
 
 __all__ = ["MissingFit", "fit_missing"]
 
@@ -358,6 +359,8 @@ def agreement_interval(msb, msj, mse, k, n, rho, df_b, df_j, df_e, level):
     """McGraw & Wong's (1996) interval of ICC(A,1) (their Table 7, case 2A): the
     denominator a·MSJ + b·MSE of eq. I5 with Satterthwaite's degrees of freedom ν at
     the estimate; ``k`` items' and ``n`` raters' multipliers of the mean squares."""
+    if rho >= 1.0:  # no error and no rater variance: every rating agrees
+        return 1.0, 1.0
     alpha = 1.0 - level
     a = k * rho / (n * (1.0 - rho))
     b = 1.0 + k * rho / (1.0 - rho) - a
@@ -370,9 +373,24 @@ def agreement_interval(msb, msj, mse, k, n, rho, df_b, df_j, df_e, level):
 
 
 def fit_missing(offsets, raters, values, k) -> MissingFit:
-    """The REML components and the fixed-effects sums of squares (eqs. I6–I12)."""
+    """The REML components and the fixed-effects sums of squares (eqs. I6–I12).
+
+    Raises a QwkitError naming ``ratings`` when the ratings leave no error variance to
+    estimate (too few ratings beyond one per item and rater effect, or an exact fit)."""
     s = _sums(offsets, raters, values, k)
     fx = _Fixed(s)
+    if not fx.df_error > 0 or not fx.mse > 0:
+        why = (
+            "too few ratings: each item's first rating and each rater's effect leave no "
+            "degree of freedom for the error"
+            if not fx.df_error > 0
+            else "the ratings are exactly item effects plus rater effects: no error at all"
+        )
+        raise QwkitError(
+            f"`ratings` leave no error variance to estimate ({why}), so the ICC with "
+            "missing ratings is not defined.",
+            parameter="ratings",
+        )
     vs0 = max((fx.ms_items - fx.mse) / fx.k_items, 0.0)
     vr0 = max((fx.ms_raters - fx.mse) / fx.n_raters, 0.0) if fx.df_raters else 0.0
     start = np.array([vs0, vr0]) / fx.mse
