@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (a script that prints wide tables)
 """Coverage of ``qwkit.icc``'s 95% intervals with missing ratings, quoted in
 docs/agreement.md ("Missing ratings: REML, tests and intervals").
 Run: python docs/_scripts/icc_coverage.py [replications]

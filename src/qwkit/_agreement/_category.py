@@ -43,7 +43,7 @@ class CategoryAgreementResult:
         Gwet's (2014) standard error of each (as :func:`agreement_test`).
     standard_error_null : ndarray of shape (V,)
         The standard error under no agreement beyond chance, √(2/(n·m(m − 1))) for n
-        items with m ratings each (eq. K2, R irr); nan unless every item has the same
+        items with m ratings each (eq. K2; R irr's); nan unless every item has the same
         number of ratings.
     zstatistic : ndarray of shape (V,)
         statistic / standard_error_null (R irr's z).

@@ -387,7 +387,7 @@ def icc(
     -----
     With every item rated by every rater (items and raters with no rating at all are
     dropped) the ICCs are McGraw & Wong's ratios of the two-way ANOVA mean squares
-    (eq. I4), as R ``psych::ICC(lmer = FALSE)`` and ``irr::icc`` compute them, with
+    (eqs. I4a–I4f), as R ``psych::ICC(lmer = FALSE)`` and ``irr::icc`` compute them, with
     their F tests and intervals (eq. I5; the ``"A,k"`` interval is the ``"A,1"``
     interval through Spearman–Brown, eq. I3, as psych). With missing ratings nothing is
     dropped: the variance components are REML estimates of the two-way random model
