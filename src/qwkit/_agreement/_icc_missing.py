@@ -148,17 +148,24 @@ class _Reml:
         return _Point(ts, h, a, ay, scale, chol, sol, q)
 
     def value(self, theta) -> float:
-        s = self.s
-        p = self._pieces(theta)
-        logdet = float(np.sum(s.items * np.log1p(s.m * p.ts))) + 2.0 * float(
+        return self._value(self._pieces(theta))
+
+    def _value(self, p: _Point) -> float:
+        logdet = float(np.sum(self.s.items * np.log1p(self.s.m * p.ts))) + 2.0 * float(
             np.sum(np.log(np.diag(p.chol[0])))
         )
         return self.df * math.log(p.q) + logdet  # (eq. I7)
 
     def gradient(self, theta) -> np.ndarray:
+        return self._gradient(self._pieces(theta))
+
+    def value_and_gradient(self, theta) -> tuple[float, np.ndarray]:
+        p = self._pieces(theta)
+        return self._value(p), self._gradient(p)
+
+    def _gradient(self, p: _Point) -> np.ndarray:
         """∂/∂θ of eq. I7: tr(ZᵀPZ) − (N − 1)‖ZᵀPy‖²/Q for items and raters."""
         s = self.s
-        p = self._pieces(theta)
         h, a, scale = p.h, p.a, p.scale
         beta = scale * p.sol  # S M⁻¹ h
         minv = linalg.cho_solve(p.chol, np.eye(s.k + 1))
@@ -170,7 +177,7 @@ class _Reml:
         grad_s = trace_s - self.df * float(np.sum(h * h * resid)) / p.q
         zpy = p.ay[1:] - a[1:, :] @ beta
         x = scale[:, None] * a[:, 1:]
-        trace_r = float(np.trace(a[1:, 1:])) - float(np.sum(x * linalg.cho_solve(p.chol, x)))
+        trace_r = float(np.trace(a[1:, 1:])) - float(np.sum(x * (minv @ x)))
         grad_r = trace_r - self.df * float(zpy @ zpy) / p.q
         return np.array([grad_s, grad_r])
 
@@ -179,17 +186,18 @@ class _Reml:
 
 
 def _reml(s: _Sums, start) -> np.ndarray:
-    """θ̂ = argmin of eq. I7 over θ ≥ 0: L-BFGS-B from ``start``, then projected Newton
-    steps on the analytic gradient until it vanishes (or the bound holds)."""
+    """θ̂ = argmin of eq. I7 over θ ≥ 0: L-BFGS-B from Henderson's estimates (``start``),
+    then projected Newton steps on the analytic gradient until it vanishes (or the bound
+    holds); two more starts when that point is not a minimum (the gradient does not
+    vanish where a component is free)."""
     fn = _Reml(s)
     unit = np.maximum(np.asarray(start, dtype=np.float64), 1e-3)
 
     def objective(x):
-        theta = x * unit
-        return fn.value(theta), fn.gradient(theta) * unit
+        value, grad = fn.value_and_gradient(x * unit)
+        return value, grad * unit
 
-    best = None
-    for x0 in (np.ones(2), np.array([1.0, 1e-3]), np.array([1e-3, 1.0])):
+    def solve(x0):
         res = optimize.minimize(
             objective,
             x0,
@@ -198,10 +206,27 @@ def _reml(s: _Sums, start) -> np.ndarray:
             bounds=[(0.0, None), (0.0, None)],
             options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 500},
         )
-        if best is None or res.fun < best.fun:
-            best = res
-    theta = best.x * unit
-    return _polish(fn, theta), fn
+        theta = _polish(fn, res.x * unit)
+        return theta, fn.value(theta)
+
+    theta, value = solve(np.maximum(np.asarray(start) / unit, 1e-3))
+    if not _stationary(fn, theta):
+        for x0 in (np.ones(2), np.array([1.0, 1e-3]), np.array([1e-3, 1.0])):
+            other, other_value = solve(x0)
+            if other_value < value:
+                theta, value = other, other_value
+    return theta, fn
+
+
+def _stationary(fn: _Reml, theta: np.ndarray) -> bool:
+    """The first-order conditions of a minimum on θ ≥ 0, to rounding."""
+    grad = fn.gradient(theta)
+    scale = np.abs(fn.df) + 1.0
+    free = theta > 0.0
+    return bool(
+        np.all(np.abs(grad[free] * theta[free]) <= 1e-7 * scale)
+        and np.all(grad[~free] >= -1e-7 * scale)
+    )
 
 
 def _polish(fn: _Reml, theta: np.ndarray, steps: int = 8) -> np.ndarray:
