@@ -116,8 +116,8 @@ def marginal_homogeneity_test(
 
     Notes
     -----
-    With n_kl the table and d_k = n_k· − n_·k, the covariance of d is
-    S_kk = n_k· + n_·k − 2n_kk and S_kl = −(n_kl + n_lk) (eq. H1); S is singular (its
+    With nₖₗ the table and dₖ = nₖ. − n.ₖ, the covariance of d is
+    Sₖₖ = nₖ. + n.ₖ − 2nₖₖ and Sₖₗ = −(nₖₗ + nₗₖ) (eq. H1); S is singular (its
     rows sum to zero), and the statistic is dᵀS⁺d with S⁺ the Moore–Penrose inverse, on
     rank(S) degrees of freedom (eq. H2). When one category is left out and the rest of
     S is invertible this is Stuart's and Maxwell's dᵀS⁻¹d on K − 1 degrees of freedom,

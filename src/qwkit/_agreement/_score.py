@@ -499,10 +499,11 @@ def agreement_score(
         (eq. 7); ``"brennan-prediger"``: chance from a uniform distribution over the
         scale (eq. 9); ``"light"``: Light's (1971) mean of the pairwise Cohen kappas
         (eq. 19).
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio"}, None or \
-array-like of shape (K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
+"circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`kappa_score`: positions on the ``labels``
-        scale (or the values of numeric ratings without ``labels``). ``"ordinal"``
+        scale (or the values of numeric ratings without ``labels``); Gwet's radical,
+        circular and bipolar weights are eq. 2d. ``"ordinal"``
         and ``"ratio"`` are Krippendorff's metrics. A matrix must be symmetric with a
         zero diagonal. For real-valued ratings ``"quadratic"`` is the squared
         difference of the values (Krippendorff's interval metric), computed from
@@ -602,8 +603,8 @@ def agreement_from_counts(
     coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger"}
         The coefficients that the count table determines (Conger's and Light's need
         to know which rater gave which rating).
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio"}, None or \
-array-like of shape (K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
+"circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
         As in :func:`agreement_score`; the columns are the scale, in order.
     labels : array-like of shape (K,), default=None
         The categories of the columns; without them the columns are 1, …, K (the

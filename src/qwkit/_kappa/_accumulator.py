@@ -58,8 +58,8 @@ class KappaAccumulator:
         a matrix); text ratings need ``labels``, except with ``weights="identity"``,
         where the order does not matter and the scale is the sorted distinct ratings
         seen.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights; see :func:`weight_matrix`.
 
     Attributes

@@ -71,6 +71,9 @@ class AgreementWeights(str, Enum):
     identity = "identity"
     ordinal = "ordinal"
     ratio = "ratio"
+    radical = "radical"
+    circular = "circular"
+    bipolar = "bipolar"
 
 
 #: How the command line names each coefficient.
@@ -254,9 +257,10 @@ def agreement(
     weights: Annotated[
         AgreementWeights,
         typer.Option(
-            help="Disagreement weights: quadratic, linear, identity (unweighted), or "
-            "Krippendorff's ordinal and ratio metrics. Quadratic weights on real-valued "
-            "ratings are squared differences (Krippendorff's interval metric).",
+            help="Disagreement weights: quadratic, linear, identity (unweighted), "
+            "Krippendorff's ordinal and ratio metrics, or Gwet's radical, circular and "
+            "bipolar weights. Quadratic weights on real-valued ratings are squared "
+            "differences (Krippendorff's interval metric).",
             metavar="WEIGHTS",
         ),
     ] = AgreementWeights.quadratic,
