@@ -1,6 +1,7 @@
 """Coverage of ``qwkit.icc``'s 95% intervals with missing ratings, quoted in
 docs/agreement.md ("Missing ratings: REML, tests and intervals").
-Run: python docs/_scripts/icc_coverage.py [replications]
+Run: python docs/_scripts/icc_coverage.py [replications] [n ...]  (every line has its own
+seed, so the sizes can run in separate processes and give the same lines)
 
 Data with a known truth, through the public API:
 
@@ -29,6 +30,7 @@ import numpy as np
 import qwkit
 
 REPS = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+SIZES = tuple(int(n) for n in sys.argv[2:]) or (30, 100)
 SEED = 20261121
 
 
@@ -59,7 +61,6 @@ def hide(rng, x, design):
 
 
 def run():
-    rng = np.random.default_rng(SEED)
     rows = []
     cells = [
         ("1,1", one_way, 1.0, 0.5),
@@ -68,10 +69,11 @@ def run():
         ("C,1", two_way, 1.0, 0.5),
     ]
     start = time.perf_counter()
-    for n in (30, 100):
+    for n in SIZES:
         for k in (3, 5):
-            for design in (0.0, 0.1, 0.3, "crowd"):
-                for form, model, var_e, truth in cells:
+            for d, design in enumerate((0.0, 0.1, 0.3, "crowd")):
+                for c, (form, model, var_e, truth) in enumerate(cells):
+                    rng = np.random.default_rng([SEED, n, k, d, c])
                     below = above = 0
                     for _ in range(REPS):
                         x = hide(rng, model(rng, n, k, var_e), design)

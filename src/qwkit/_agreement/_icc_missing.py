@@ -47,11 +47,6 @@ class _Sums:
     group_means: np.ndarray  # per group: mean of the item means
     group_spread: np.ndarray  # per group: Σᵢ (ȳᵢ − group mean)²
 
-    @property
-    def total2(self) -> float:
-        """Σ y² of the centred ratings, from the stable pieces (eq. I8)."""
-        return self.within + float(np.sum(self.totals2 / self.m))
-
     def base(self):
         """WᵀW and Wᵀy of W = [1, rater indicators]."""
         k = self.k
@@ -74,9 +69,23 @@ class _Sums:
         return bb, u
 
 
+#: The co-occurrence of the raters is a k × k matrix per number of ratings of an item:
+#: refused beyond this many entries (8 bytes each).
+MAX_COOCCURRENCE = 1 << 27
+
+
 def _sums(offsets, raters, values, k) -> _Sums:
     counts = np.diff(offsets)
     present = np.unique(counts)
+    if present.size * k * k > MAX_COOCCURRENCE:
+        raise QwkitError(
+            f"`ratings`: the ICC with missing ratings holds a {k} × {k} co-occurrence of the "
+            f"raters for each of the {present.size} different numbers of ratings per item "
+            f"({present.size * k * k * 8 / 2**30:.1f} GiB); at most "
+            f"{MAX_COOCCURRENCE * 8 // 2**30} GiB are allowed. Fewer raters (columns) are "
+            "needed for the REML fit.",
+            parameter="ratings",
+        )
     group = np.full(k + 1, -1, dtype=np.int64)
     group[present] = np.arange(present.size)
     center = float(np.mean(values))

@@ -372,8 +372,9 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "
-            "count table does not say. From counts use 'fleiss', 'krippendorff', 'gwet' or "
-            "'brennan-prediger', or pass the items × raters ratings to `agreement_score`.",
+            "count table does not say. From counts use 'fleiss', 'krippendorff', 'gwet', "
+            "'brennan-prediger' or 'percent', or pass the items × raters ratings to "
+            "`agreement_score`.",
             parameter="coefficient",
         )
     weights = check_weights(weights, many_raters=True)
@@ -535,14 +536,12 @@ def ratings_table(items, raters, values) -> RatingsTable:
 class Numeric:
     """Real-valued ratings stored one entry per rating, sorted by item (CSR): item i's
     ratings are ``values[offsets[i]:offsets[i + 1]]``, by the raters ``raters[...]``.
-    Only items and raters with at least one rating are kept (``rows``: the positions of
-    the kept items in the input)."""
+    Only items and raters with at least one rating are kept."""
 
     offsets: np.ndarray  # (n + 1,) int64
     values: np.ndarray  # (N,) float64
     n_items: int
     n_raters: int
-    rows: np.ndarray
     present: np.ndarray = field(repr=False)  # (n_input, k) bool, the kept raters
 
     @property
@@ -591,7 +590,7 @@ def prepare_numeric(ratings, what: str) -> Numeric:
         present = present[:, cols]
     offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(per_item[rows], out=offsets[1:])
-    return Numeric(offsets, values, int(rows.size), int(cols.size), rows, present)
+    return Numeric(offsets, values, int(rows.size), int(cols.size), present)
 
 
 def numeric_column(values, name: str) -> np.ndarray:

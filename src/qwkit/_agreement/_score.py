@@ -491,14 +491,17 @@ def agreement_score(
         One row per item, one column per rater (numpy array, pandas or polars
         DataFrame, nested lists). Missing ratings are NaN or None. Numbers or text.
     coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light"}
+"light", "percent", "scott"}
         ``"fleiss"``: Fleiss' (1971) kappa, chance from the pooled ratings (eq. 6);
         ``"conger"``: Conger's (1980) kappa, chance from each rater's own
         distribution (eq. 17; = Cohen's kappa for two raters); ``"krippendorff"``:
         Krippendorff's alpha (eq. 14); ``"gwet"``: Gwet's AC1, AC2 with weights
         (eq. 7); ``"brennan-prediger"``: chance from a uniform distribution over the
         scale (eq. 9); ``"light"``: Light's (1971) mean of the pairwise Cohen kappas
-        (eq. 19).
+        (eq. 19); ``"percent"``: the (weighted) percent agreement p_a itself (eq. 5),
+        not corrected for chance; ``"scott"``: Scott's (1955) π of two raters, over
+        the items both rated (Fleiss' kappa of two raters; eq. 12' for its standard
+        error).
     weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
 "circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`kappa_score`: positions on the ``labels``
@@ -586,7 +589,7 @@ def agreement_score(
 def agreement_from_counts(
     table: ArrayLike,
     *,
-    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger"],
+    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"],
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     replace_undefined_by: float = np.nan,
@@ -600,9 +603,9 @@ def agreement_from_counts(
         Fleiss 1971). Items may have different numbers of ratings. (Its old name,
         ``counts``, still works and is deprecated: ``counts`` is the multiplicity of a
         row everywhere else.)
-    coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger"}
-        The coefficients that the count table determines (Conger's and Light's need
-        to know which rater gave which rating).
+    coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"}
+        The coefficients that the count table determines (Conger's, Light's and
+        Scott's need to know which rater gave which rating).
     weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
 "circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
         As in :func:`agreement_score`; the columns are the scale, in order.
@@ -714,7 +717,7 @@ def agreement_test(
 def agreement_test_from_counts(
     table: ArrayLike,
     *,
-    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger"],
+    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"],
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
