@@ -29,8 +29,6 @@ import numpy as np
 
 import qwkit
 
-REPS = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-SIZES = tuple(int(n) for n in sys.argv[2:]) or (30, 100)
 SEED = 20261121
 
 
@@ -60,7 +58,7 @@ def hide(rng, x, design):
     return x
 
 
-def run():
+def run(reps=1000, sizes=(30, 100)):
     rows = []
     cells = [
         ("1,1", one_way, 1.0, 0.5),
@@ -69,29 +67,32 @@ def run():
         ("C,1", two_way, 1.0, 0.5),
     ]
     start = time.perf_counter()
-    for n in SIZES:
+    for n in sizes:
         for k in (3, 5):
             for d, design in enumerate((0.0, 0.1, 0.3, "crowd")):
                 for c, (form, model, var_e, truth) in enumerate(cells):
                     rng = np.random.default_rng([SEED, n, k, d, c])
                     below = above = 0
-                    for _ in range(REPS):
+                    for _ in range(reps):
                         x = hide(rng, model(rng, n, k, var_e), design)
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             low, high = qwkit.icc(x, form=form).confidence_interval(0.95)
                         below += high < truth
                         above += low > truth
-                    cover = 1 - (below + above) / REPS
-                    rows.append((form, truth, n, k, design, cover, below / REPS, above / REPS))
+                    cover = 1 - (below + above) / reps
+                    rows.append((form, truth, n, k, design, cover, below / reps, above / reps))
                     print(
                         f"{form:>4}  ICC={truth:.2f}  n={n:>3}  k={k}  missing={design!s:>5}  "
-                        f"coverage={cover:.3f}  below={below / REPS:.3f}  above={above / REPS:.3f}",
+                        f"coverage={cover:.3f}  below={below / reps:.3f}  above={above / reps:.3f}",
                         flush=True,
                     )
-    print(f"\n{REPS} replications per line, {time.perf_counter() - start:.0f} s")
+    print(f"\n{reps} replications per line, {time.perf_counter() - start:.0f} s")
     return rows
 
 
 if __name__ == "__main__":
-    run()
+    run(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 1000,
+        tuple(int(n) for n in sys.argv[2:]) or (30, 100),
+    )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError, QwkitTypeError
@@ -141,14 +141,14 @@ def kendall_w(ratings: ArrayLike, *, correct_ties: bool = True) -> KendallWResul
             f"W; got {n}.",
             parameter="ratings",
         )
-    ranks = stats.rankdata(x, axis=0)
+    total = np.zeros(n)
     ties = 0.0
-    if correct_ties:
-        for j in range(m):
-            _, t = np.unique(x[:, j], return_counts=True)
-            t = t.astype(np.float64)
+    for j in range(m):  # each rater's mid-ranks of the items, and its ties
+        _, inverse, t = np.unique(x[:, j], return_inverse=True, return_counts=True)
+        t = t.astype(np.float64)
+        total += (np.cumsum(t) - (t - 1.0) / 2.0)[inverse]
+        if correct_ties:
             ties += float(np.sum(t**3 - t))
-    total = ranks.sum(axis=1)
     spread = float(np.sum((total - total.mean()) ** 2))
     den = m * m * (n**3 - n) - m * ties
     if den <= 0:
