@@ -49,6 +49,7 @@ bench: $(PY)
 	nice $(PY) benchmarks/bench_regression.py > benchmarks/results/regression.md
 	nice $(PY) benchmarks/bench_thresholds.py > benchmarks/results/thresholds.md
 	nice $(PY) benchmarks/bench_agreement.py > benchmarks/results/agreement.md
+	nice $(PY) benchmarks/bench_crowd.py > benchmarks/results/crowd.md
 	nice $(PY) benchmarks/bench_evaluation.py > benchmarks/results/evaluation.md
 	nice $(PY) benchmarks/bench_dask.py --n 1e7 --quick > benchmarks/results/dask.md
 	nice $(PY) benchmarks/bench_polars.py > benchmarks/results/polars.md

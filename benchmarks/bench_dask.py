@@ -237,7 +237,7 @@ def main() -> None:
     ]
     with (
         LocalCluster(
-            n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,
     ):

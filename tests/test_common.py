@@ -295,6 +295,38 @@ def panel(request):
     return make_panel(request.param)
 
 
+def _table(x: np.ndarray):
+    """The panel in long format, rows shuffled, as the sparse table."""
+    items, raters = np.nonzero(~np.isnan(x))
+    order = np.random.default_rng(1).permutation(items.size)
+    return qwkit.ratings_from_long(items[order], raters[order], x[items, raters][order])
+
+
+class TestRaterAgreementInvariances:
+    """Each rater's kappa: unchanged by the order of items or raters, the container, the
+    scale of a weight matrix, and items nobody rated."""
+
+    def _by_rater(self, x, **kw):
+        return qwkit.rater_agreement(x, labels=range(1, 6), **kw).statistic
+
+    def test_orders_containers_and_empty_items(self, panel):
+        ref = self._by_rater(panel)
+        perm = np.random.default_rng(0).permutation(panel.shape[0])
+        np.testing.assert_allclose(self._by_rater(panel[perm]), ref, rtol=1e-12)
+        np.testing.assert_allclose(self._by_rater(panel[:, ::-1]), ref[::-1], rtol=1e-12)
+        np.testing.assert_allclose(self._by_rater(_table(panel)), ref, rtol=1e-12)
+        padded = np.vstack([panel, np.full((3, panel.shape[1]), np.nan)])
+        np.testing.assert_allclose(self._by_rater(padded), ref, rtol=1e-12)
+
+    def test_weight_matrix_scaling(self, panel):
+        w = qwkit.weight_matrix(5, "linear")
+        np.testing.assert_allclose(
+            self._by_rater(panel, weights=w * 7.25),
+            self._by_rater(panel, weights="linear"),
+            rtol=1e-12,
+        )
+
+
 @pytest.mark.parametrize("coefficient", COEFFICIENTS)
 class TestAgreementInvariances:
     def _score(self, x, coefficient, **kw):
@@ -313,7 +345,7 @@ class TestAgreementInvariances:
         ref = self._score(panel, coefficient)
         frame = pd.DataFrame(panel, columns=list("abcd"))
         listed = [[None if np.isnan(v) else int(v) for v in row] for row in panel]
-        for x in (frame, pl.from_pandas(frame), listed):
+        for x in (frame, pl.from_pandas(frame), listed, _table(panel)):
             assert self._score(x, coefficient) == pytest.approx(ref, rel=1e-14)
 
     def test_weight_matrix_scaling(self, coefficient, panel):

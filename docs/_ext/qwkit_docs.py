@@ -85,6 +85,9 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "ICCResult",
             "concordance_correlation",
             "ConcordanceResult",
+            "rater_agreement",
+            "RaterAgreementResult",
+            "PairwiseKappas",
         ],
     ),
     (

@@ -1,5 +1,6 @@
-"""``qwkit agreement``: many raters, wide and long files, missing ratings, the report's
-pairwise heatmap.
+"""``qwkit agreement``: many raters, wide and long files, missing ratings, several
+coefficients, each rater (``--by-rater``), repeated ratings (``--duplicates``), and a
+report that stays small for a crowd (the pairwise heatmap only up to 40 raters).
 
 Data (provenance in each file's first line, which the CLI skips as a comment): R irr
 0.84.1's ``diagnoses`` (Fleiss 1971: six psychiatrists, 30 patients), ``anxiety`` (three
@@ -9,7 +10,6 @@ raters, 20 items) and R psy 1.2's ``expsy`` (three clinicians, 30 patients, NA p
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import numpy as np
@@ -20,7 +20,6 @@ import pytest
 
 import qwkit
 from cli_helpers import ANXIETY, DATA, fails, ok, run
-from qwkit.cli._cmd_agreement import pairwise_kappas
 from qwkit.cli._display import plain
 
 DIAGNOSES = DATA / "irr_diagnoses_codes.csv"
@@ -98,7 +97,7 @@ class TestInputs:
         args = ("--long", "--item", "item", "--rater", "who", "--rating", "grade")
         out = as_json("agreement", long, *args)
         for c in out["coefficients"]:
-            ref = qwkit.agreement_test(table.ratings, coefficient=c["coefficient"])
+            ref = qwkit.agreement_test(table, coefficient=c["coefficient"])
             assert c["statistic"] == ref.statistic and c["standard_error"] == ref.standard_error
         assert out["format"] == "long" and out["raters"] == ["rater1", "rater2", "rater3"]
 
@@ -112,7 +111,7 @@ class TestInputs:
         out = as_json(
             "agreement", path, *args, "--labels", "low,mid,high", "--coefficient", "krippendorff"
         )
-        # docs/agreement.md §9 (the krippendorff package gives 0.641026 too)
+        # docs/agreement.md §10 (the krippendorff package gives 0.641026 too)
         assert round(out["coefficients"][0]["statistic"], 6) == 0.641026
         assert out["labels"] == ["low", "mid", "high"]
         # text without a scale: only unweighted agreement
@@ -162,6 +161,7 @@ class TestErrors:
         path.write_text("i,r,v\n1,a,1\n1,b,2\n2,a,2\n1,a,3\n")
         line = fails("agreement", path, "--long", "--item", "i", "--rater", "r", "--rating", "v")
         assert "rater 'a' rated item '1' twice (data rows 1 and 4)" in line
+        assert "--duplicates first|last" in line
 
     def test_no_item_with_two_ratings(self, tmp_path):
         path = tmp_path / "l.csv"
@@ -197,7 +197,9 @@ class TestOutput:
         result = ok("agreement", EXPSY, "-r", "r1,r2,r3", "--report", target)
         assert f"wrote {target}" in " ".join(result.stdout.split())
         page = target.read_text()
-        assert page.count("<img") == 1 and "Agreement of each pair of raters" in page
+        # each rater's agreement and its distribution, then the pairs' heatmap
+        assert page.count("<img") == 2 and "Agreement of each pair of raters" in page
+        assert "Agreement of each rater with the others" in page
         # the pairs' kappas in the table are kappa_score on the items both rated, and
         # Light's kappa is their mean
         d, _ = _matrix(EXPSY)
@@ -230,43 +232,78 @@ class TestOutput:
         json.loads(result.stdout)
 
 
-class TestPairwiseKappas:
-    def test_matches_kappa_score_and_conger(self):
-        rng = np.random.default_rng(20261121)
-        x = rng.integers(1, 6, (40, 4)).astype(float)
-        x[rng.random(x.shape) < 0.2] = np.nan
-        x[:, 3] = np.nan
-        x[:2, 3] = [1.0, 2.0]  # rater 4 shares at most 2 items with the others
-        for weights in ("quadratic", "linear", "identity"):
-            kappa, common = pairwise_kappas(x, weights, None)
-            for g in range(4):
-                assert math.isnan(kappa[g, g])
-                for h in range(4):
-                    if g == h:
-                        continue
-                    both = ~np.isnan(x[:, g]) & ~np.isnan(x[:, h])
-                    assert common[g, h] == both.sum()
-                    if both.sum() < 2:
-                        assert math.isnan(kappa[g, h])
-                        continue
-                    a, b = x[both, g].astype(int), x[both, h].astype(int)
-                    with np.errstate(all="ignore"):
-                        ref = qwkit.kappa_score(a, b, weights=weights)
-                    assert kappa[g, h] == ref or (math.isnan(ref) and math.isnan(kappa[g, h]))
-                    pair = np.column_stack([a, b])
-                    conger = qwkit.agreement_score(pair, coefficient="conger", weights=weights)
-                    assert kappa[g, h] == pytest.approx(conger, rel=1e-12, nan_ok=True)
+class TestSeveralCoefficients:
+    def test_a_list_of_coefficients(self):
+        out = as_json("agreement", ANXIETY, "-r", "rater1,rater2,rater3", "--coefficient",
+                      "krippendorff, fleiss,krippendorff")  # fmt: skip
+        assert [c["coefficient"] for c in out["coefficients"]] == ["krippendorff", "fleiss"]
 
-    def test_real_valued_and_krippendorff_metrics(self):
-        # kappa_score needs a scale: real values (and the ordinal and ratio metrics) take
-        # Conger's kappa of the pair, Cohen's kappa with these weights
-        rng = np.random.default_rng(5)
-        x = rng.normal(size=(30, 3))
-        for weights in ("quadratic", "ratio"):
-            y = np.abs(x) if weights == "ratio" else x
-            kappa, _ = pairwise_kappas(y, weights, None)
-            ref = qwkit.agreement_score(y[:, :2], coefficient="conger", weights=weights)
-            assert kappa[0, 1] == ref
+    @pytest.mark.parametrize(
+        ("value", "said"),
+        [("kappa", "unknown coefficient 'kappa'"), ("all,fleiss", "give it alone"), (",", "name")],
+    )
+    def test_bad_lists(self, value, said):
+        line = fails("agreement", ANXIETY, "-r", "rater1,rater2,rater3", "--coefficient", value,
+                     code=2)  # fmt: skip
+        assert "--coefficient" in line and said in line
+
+
+class TestCrowds:
+    @staticmethod
+    def _crowd(tmp_path, n_raters=60, duplicate=False):
+        rng = np.random.default_rng(20261121)
+        rows = []
+        for i in range(400):
+            latent = rng.normal()
+            for g in rng.choice(n_raters, 4, replace=False):
+                value = int(np.clip(np.rint(3 + latent + rng.normal(0, 0.5)), 1, 5))
+                if g < 3:  # three raters who answer at random
+                    value = int(rng.integers(1, 6))
+                rows.append((f"item{i}", f"w{g:03d}", value))
+        if duplicate:
+            rows.append((rows[0][0], rows[0][1], 5))
+        path = tmp_path / "crowd.csv"
+        path.write_text("item,worker,grade\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows))
+        return path, rows
+
+    LONG = ("--long", "--item", "item", "--rater", "worker", "--rating", "grade")
+
+    def test_by_rater_is_the_api_s(self, tmp_path):
+        path, rows = self._crowd(tmp_path)
+        out = as_json("agreement", path, *self.LONG, "--by-rater", "--coefficient", "fleiss")
+        items, raters, values = zip(*rows, strict=True)
+        table = qwkit.ratings_from_long(items, raters, values)
+        ref = qwkit.rater_agreement(table).to_dict()
+        assert out["by_rater"]["raters"] == plain(ref["raters"])
+        text = ok("agreement", path, *self.LONG, "--by-rater").stdout
+        assert "each rater against the others" in text and "the 10 lowest and 10 highest" in text
+        lowest = {r["rater"] for r in sorted(ref["raters"], key=lambda r: r["statistic"])[:3]}
+        assert lowest == {"w000", "w001", "w002"}  # the careless raters
+
+    def test_duplicates(self, tmp_path):
+        path, rows = self._crowd(tmp_path, duplicate=True)
+        line = fails("agreement", path, *self.LONG)
+        n = len(rows)
+        assert f"twice (data rows 1 and {n})" in line and "--duplicates first|last" in line
+        out = as_json("agreement", path, *self.LONG, "--duplicates", "last", "--coefficient",
+                      "fleiss")  # fmt: skip
+        assert out["n_duplicates"] == 1
+        items, raters, values = zip(*rows, strict=True)
+        table = qwkit.ratings_from_long(items, raters, values, duplicates="last")
+        assert out["coefficients"][0]["statistic"] == qwkit.agreement_score(
+            table, coefficient="fleiss"
+        )
+
+    def test_report_of_a_crowd_stays_small(self, tmp_path):
+        path, _ = self._crowd(tmp_path)
+        target = tmp_path / "crowd.html"
+        ok("agreement", path, *self.LONG, "--report", target)
+        page = target.read_text()
+        # distributions, never a raters × raters heatmap: two figures, ranked tables
+        assert page.count("<img") == 2 and "Heatmap" not in page
+        assert "The 15 lowest" in page and "The 15 highest" in page
+        assert "pairs with a kappa" in page
+        assert len(page) < 400_000
 
 
 def test_pairwise_figure_stays_readable():

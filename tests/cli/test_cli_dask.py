@@ -140,7 +140,7 @@ class TestEngineDask:
         with (
             dask.config.set({"distributed.worker.daemon": False}),
             LocalCluster(
-                n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None
+                n_workers=1, processes=True, threads_per_worker=1, dashboard_address=":0"
             ) as cluster,
         ):
             out = as_json(

@@ -99,6 +99,37 @@ class TestReportInBrowser:
         # the criteria, every pair of raters, and per machine its groups and confusion tables
         _check(tmp_path, report, n_images=2 + 2 * 2, height=7000)
 
+    def test_crowd_agreement_report(self, tmp_path):
+        # 500 raters, 3,000 items: a small page of distributions and rankings, no
+        # raters × raters heatmap
+        rng = np.random.default_rng(20261121)
+        items = np.repeat(np.arange(3000), 4)
+        raters = rng.integers(0, 500, items.size)  # a worker may be drawn twice: --duplicates
+        latent = rng.normal(size=3000)
+        grade = np.clip(np.rint(3 + latent[items] + rng.normal(0, 0.7, items.size)), 1, 5)
+        data = tmp_path / "crowd.csv"
+        pacsv.write_csv(
+            pa.table(
+                {
+                    "item": items,
+                    "worker": [f"w{r}" for r in raters],
+                    "grade": grade.astype(np.int64),
+                }
+            ),
+            data,
+        )
+        report = tmp_path / "crowd.html"
+        result = CliRunner().invoke(
+            app,
+            [
+                "agreement", str(data), "--long", "--item", "item", "--rater", "worker",
+                "--rating", "grade", "--duplicates", "first", "--report", str(report),
+            ],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        assert report.stat().st_size < 400_000
+        _check(tmp_path, report, n_images=2, height=3000)
+
     def test_demo_report(self, tmp_path):
         out = tmp_path / "demo"
         result = CliRunner().invoke(app, ["demo", "--out", str(out)])

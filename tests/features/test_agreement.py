@@ -703,7 +703,7 @@ class TestRatingsFromLong:
         table = qwkit.ratings_from_long(
             [f"u{i:02d}" for i in items[order]], raters[order], x[items, raters][order]
         )
-        np.testing.assert_array_equal(table.ratings, x)
+        np.testing.assert_array_equal(table.to_wide(), x)
         assert table.items.tolist() == [f"u{i:02d}" for i in range(12)]
         assert table.raters.tolist() == [0, 1, 2, 3]
 
@@ -716,9 +716,10 @@ class TestRatingsFromLong:
             }
         )
         table = qwkit.ratings_from_long(frame["item"], frame["rater"], frame["score"])
-        assert table.ratings.tolist() == [["lo", "hi"], ["hi", "hi"], [None, None]]
-        value = qwkit.agreement_score(table.ratings, coefficient="fleiss", labels=["lo", "hi"])
-        assert math.isfinite(value)
+        assert table.to_wide().tolist() == [["lo", "hi"], ["hi", "hi"], [None, None]]
+        value = qwkit.agreement_score(table, coefficient="fleiss", labels=["lo", "hi"])
+        wide = qwkit.agreement_score(table.to_wide(), coefficient="fleiss", labels=["lo", "hi"])
+        assert math.isfinite(value) and value == wide
 
     def test_duplicate_rating(self):
         with pytest.raises(ValueError, match=r"Rater 'a' rated item 1 twice \(rows 0 and 2"):

@@ -203,23 +203,28 @@ class TestRatingsFromLong:
         raters = np.tile(np.array(["a", "b", "c"]), n)
         shift = 2**53
         table = qwkit.ratings_from_long(items, raters, (x + shift).ravel())
-        assert table.ratings.dtype == object
-        assert table.ratings[0].tolist() == [int(v) + shift for v in x[0]]
+        wide = table.to_wide()
+        assert wide.dtype == object
+        assert wide[0].tolist() == [int(v) + shift for v in x[0]]
         for coefficient in COEFFICIENTS:
             want = qwkit.agreement_score(x, coefficient=coefficient)
-            got = qwkit.agreement_score(table.ratings, coefficient=coefficient)
+            got = qwkit.agreement_score(wide, coefficient=coefficient)
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-14)
+            # the table itself: positions on the scale, never float64 copies
+            got = qwkit.agreement_score(table, coefficient=coefficient)
             assert got == pytest.approx(want, rel=1e-12, abs=1e-14)
 
     def test_missing_ratings_stay_missing(self):
         values = np.array([1, 2, 2, 3, 1], dtype=np.uint64) + np.uint64(2**63 + 7)
         table = qwkit.ratings_from_long([0, 0, 1, 1, 2], ["a", "b", "a", "b", "a"], values)
-        assert table.ratings.tolist() == [
+        assert table.to_wide().tolist() == [
             [2**63 + 8, 2**63 + 9],
             [2**63 + 9, 2**63 + 10],
             [2**63 + 8, None],
         ]
         small = qwkit.ratings_from_long([0, 0, 1], ["a", "b", "a"], [1, 2, 3])
-        assert small.ratings.dtype == np.float64 and np.isnan(small.ratings[1, 1])
+        wide = small.to_wide()
+        assert wide.dtype == np.float64 and np.isnan(wide[1, 1])
 
 
 class TestNumbersAreNotRounded:

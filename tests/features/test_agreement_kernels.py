@@ -1,9 +1,10 @@
-"""The agreement kernels and the layouts built on them, against plain Python loops.
+"""The agreement kernels and the sparse layouts built on them, against plain Python loops.
 
-``distinct_rows`` (each item's distinct categories and their counts), ``moment_rows``
-(each item's moments and sum of squared differences over pairs), ``group_keys`` and
-``collapse`` (identical items merged, in np.unique's order), and the sort-free path of
-``agreement_score`` for real-valued ratings under squared differences.
+``group_order`` and ``distinct_in_groups`` (each group's distinct categories and their
+weights), ``row_pairs`` and ``within`` under every metric, ``cross_batch``, ``pair_keys``
+and ``pair_incidences``, ``duplicate_raters``, ``group_keys`` and ``collapse`` (identical
+items merged, in np.unique's order), and the sort-free path of ``agreement_score`` for
+real-valued ratings under squared differences.
 """
 
 from __future__ import annotations
@@ -38,26 +39,29 @@ def naive_distinct(codes):
     return out
 
 
-def as_lists(codes, mult):
+def rows_of(codes):
+    """Rows of an items × raters matrix of codes (−1 = missing), via the sparse path."""
+    item, _ = np.nonzero(codes >= 0)
+    rows, inverse = _m.group_rows(item, codes.shape[0], codes[codes >= 0], np.ones(item.size))
+    return rows, inverse
+
+
+def as_lists(rows):
     return [
-        [(int(c), float(k)) for c, k in zip(crow, mrow, strict=True) if c >= 0]
-        for crow, mrow in zip(codes, mult, strict=True)
+        [(int(c), float(k)) for c, k in zip(rows.codes[lo:hi], rows.mult[lo:hi], strict=True)]
+        for lo, hi in zip(rows.ptr[:-1], rows.ptr[1:], strict=True)
     ]
 
 
-def check_layout(codes, out, mult):
+def check_layout(codes, rows, inverse):
     expected = naive_distinct(codes)
-    assert as_lists(out, mult) == [[(c, float(k)) for c, k in row] for row in expected]
-    width = max(1, max(len(row) for row in expected))
-    assert out.shape == mult.shape == (codes.shape[0], width)
-    assert out.dtype == np.intp and mult.dtype == np.float64
-    empty = out < 0
-    assert np.all(mult[empty] == 0) and np.all(mult[~empty] > 0)
-    # empty slots only at the end of a row
-    assert np.all(np.diff(empty.astype(np.int8), axis=1) >= 0)
+    assert as_lists(rows) == [[(c, float(k)) for c, k in row] for row in expected]
+    assert rows.codes.dtype == np.intp and rows.mult.dtype == np.float64
+    assert np.array_equal(rows.codes[inverse], codes[codes >= 0])
+    assert np.array_equal(rows.r, (codes >= 0).sum(axis=1))
 
 
-def test_distinct_rows_missing_single_and_empty_rows():
+def test_distinct_in_groups_missing_single_and_empty_rows():
     codes = np.array(
         [
             [2, 0, 2, -1],  # missing rating, a repeat
@@ -68,58 +72,158 @@ def test_distinct_rows_missing_single_and_empty_rows():
         ],
         dtype=np.intp,
     )
-    out, mult = _m.compress_rows(codes)
-    check_layout(codes, out, mult)
-    assert out.tolist()[1] == [-1] * out.shape[1]
+    rows, inverse = rows_of(codes)
+    check_layout(codes, rows, inverse)
+    assert rows.ptr[1] == rows.ptr[2]  # the empty item: an empty row
 
 
-def test_distinct_rows_many_raters_use_the_sort():
+def test_distinct_in_groups_many_raters_use_the_sort():
     rng = np.random.default_rng(20261123)
     codes = rng.integers(-1, 40, size=(30, 100)).astype(np.intp)  # > 32 ratings a row
-    out, mult = _m.compress_rows(codes)
-    check_layout(codes, out, mult)
-
-
-def test_distinct_rows_all_missing():
-    codes = np.full((3, 2), -1, dtype=np.intp)
-    out, mult = _m.compress_rows(codes)
-    assert out.shape == (3, 1) and np.all(out == -1) and np.all(mult == 0)
+    check_layout(codes, *rows_of(codes))
 
 
 @settings(max_examples=60, deadline=None)
 @given(codes_strategy)
-def test_distinct_rows_property(codes):
-    out, mult = _m.compress_rows(codes)
-    check_layout(codes, out, mult)
-    assert np.array_equal(mult.sum(axis=1), (codes >= 0).sum(axis=1))
-
-
-def naive_moments(codes, mult, z):
-    rows = []
-    for crow, mrow in zip(codes.tolist(), mult.tolist(), strict=True):
-        vals = [z[c] for c, k in zip(crow, mrow, strict=True) if c >= 0 for _ in range(int(k))]
-        pairs = sum((a - b) ** 2 for i, a in enumerate(vals) for j, b in enumerate(vals) if i != j)
-        rows.append([len(vals), sum(vals), sum(v * v for v in vals), pairs])
-    return np.array(rows, dtype=np.float64)
+def test_distinct_in_groups_property(codes):
+    check_layout(codes, *rows_of(codes))
 
 
 @settings(max_examples=60, deadline=None)
-@given(codes_strategy, st.integers(0, 2**32 - 1))
-def test_moment_rows_against_pairs(codes, seed):
-    z = np.random.default_rng(seed).normal(size=7)
-    out, mult = _m.compress_rows(codes)
-    got = _kernels.moment_rows(np.ascontiguousarray(out), np.ascontiguousarray(mult), z)
-    np.testing.assert_allclose(got, naive_moments(out, mult, z), rtol=1e-12, atol=1e-12)
+@given(hnp.arrays(np.intp, st.integers(0, 80), elements=st.integers(0, 6)))
+def test_group_order_is_a_stable_counting_sort(keys):
+    ptr, order = _kernels.group_order(keys, 7)
+    assert np.array_equal(order, np.argsort(keys, kind="stable"))
+    assert np.array_equal(np.diff(ptr), np.bincount(keys, minlength=7))
 
 
-def test_moment_rows_centred_at_a_large_offset():
+def naive_pair_sums(rows, d):
+    """Each row's Σ over ordered pairs of its ratings of d, and its moments."""
+    out = []
+    for row in as_lists(rows):
+        vals = [c for c, k in row for _ in range(int(k))]
+        out.append(sum(d(a, b) for i, a in enumerate(vals) for j, b in enumerate(vals) if i != j))
+    return np.array(out, dtype=np.float64)
+
+
+METRICS = {
+    "identity": (lambda y: _m.Identity(y.size), lambda y: lambda a, b: float(a != b)),
+    "linear": (
+        lambda y: _m.Linear(np.sort(y)),
+        lambda y: lambda a, b: abs(np.sort(y)[a] - np.sort(y)[b]),
+    ),
+    "squared": (lambda y: _m.Moments(y), lambda y: lambda a, b: (y[a] - y[b]) ** 2),
+    "ratio": (
+        lambda y: _m.Ratio(np.abs(y)),
+        lambda y: lambda a, b: _m.Ratio._d(abs(y[a]), abs(y[b])),
+    ),
+    "matrix": (
+        lambda y: _m.Matrix(np.abs(np.subtract.outer(y, y)) ** 1.5),
+        lambda y: lambda a, b: abs(y[a] - y[b]) ** 1.5,
+    ),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(codes_strategy, st.integers(0, 2**32 - 1), st.sampled_from(sorted(METRICS)))
+def test_row_pairs_and_within_against_pairs(codes, seed, kind):
+    y = np.random.default_rng(seed).normal(size=7)
+    make, naive = METRICS[kind]
+    metric, d = make(y), naive(y)
+    rows, _ = rows_of(codes)
+    want = naive_pair_sums(rows, d)
+    np.testing.assert_allclose(_m.row_pairs(metric, rows), want, rtol=1e-12, atol=1e-12)
+    at = _m.within(metric, rows)
+    for e, (g, c) in enumerate(zip(rows.row, rows.codes, strict=True)):
+        lo, hi = rows.ptr[g], rows.ptr[g + 1]
+        ref = sum(rows.mult[f] * d(c, rows.codes[f]) for f in range(lo, hi))
+        assert at[e] == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
+def test_row_moments_centred_at_a_large_offset():
     # Σ over pairs (z_k − z_l)² from centred deviations: no cancellation at offset 1e8
-    codes = np.array([[0, 1, 2], [0, -1, -1]], dtype=np.intp)
-    mult = np.array([[1.0, 2.0, 1.0], [3.0, 0.0, 0.0]])
+    rows = _m.Rows(
+        np.array([0, 3, 4]), np.array([0, 1, 2, 0], dtype=np.intp), np.array([1.0, 2, 1, 3])
+    )
     z = 1e8 + np.array([0.0, 1.0, 3.0])
-    got = _kernels.moment_rows(codes, mult, z)[:, 3]
+    got = _m.Moments(z).row_moments(rows)[:, 3]
     # ratings 0, 1, 1, 3: ordered pairs 2·(1 + 1 + 9 + 0 + 4 + 4) = 38; one value: 0
     assert got.tolist() == [38.0, 0.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(codes_strategy, st.integers(0, 2**32 - 1), st.sampled_from(sorted(METRICS)))
+def test_cross_batch_against_a_double_loop(codes, seed, kind):
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=7)
+    metric, d = METRICS[kind][0](y), METRICS[kind][1](y)
+    a, _ = rows_of(codes)
+    b, _ = rows_of(codes[:, ::-1])
+    wa = rng.random((a.codes.size, 3))
+    wb = rng.random((b.codes.size, 3))
+    got = _kernels.cross_batch(a.ptr, a.codes, wa, b.ptr, b.codes, wb, *metric.kernel_args())
+    for g in range(a.m):
+        for j in range(3):
+            ref = sum(
+                wa[e, j] * wb[f, j] * d(a.codes[e], b.codes[f])
+                for e in range(a.ptr[g], a.ptr[g + 1])
+                for f in range(b.ptr[g], b.ptr[g + 1])
+            )
+            assert got[g, j] == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(np.bool_, st.tuples(st.integers(1, 8), st.integers(1, 6))),
+    st.integers(0, 2**32 - 1),
+)
+def test_pair_keys_and_incidences_are_every_two_raters_of_every_item(present, seed):
+    item, rater = np.nonzero(present)
+    ptr = np.zeros(present.shape[0] + 1, dtype=np.int64)
+    np.cumsum(present.sum(axis=1), out=ptr[1:])
+    r = present.shape[1]
+    want = [
+        (i, g, h)
+        for i in range(present.shape[0])
+        for g in range(r)
+        for h in range(g + 1, r)
+        if present[i, g] and present[i, h]
+    ]
+    repeat = np.random.default_rng(seed).random(present.shape[0]) < 0.3
+    keys = _kernels.pair_keys(ptr, rater.astype(np.intp), r, repeat)
+    expected = [g * r + h for i, g, h in want for _ in range(2 if repeat[i] else 1)]
+    assert [int(k) for k in keys] == expected
+    kept = np.unique(keys)[::2].copy()  # every other pair
+    pair, first, second = _kernels.pair_incidences(ptr, rater.astype(np.intp), r, kept)
+    got = [(int(item[e]), int(rater[e]), int(rater[f])) for e, f in zip(first, second, strict=True)]
+    assert got == [t for t in want if t[1] * r + t[2] in set(kept.tolist())]
+    assert [int(kept[p]) for p in pair] == [g * r + h for _, g, h in got]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hnp.arrays(np.intp, st.integers(0, 40), elements=st.integers(0, 3)),
+    hnp.arrays(np.intp, 40, elements=st.integers(0, 4)),
+)
+def test_duplicate_raters_against_a_dictionary(items, raters):
+    raters = raters[: items.size]
+    ptr, order = _kernels.group_order(items, 4)
+    for policy, name in enumerate(("raise", "first", "last")):
+        keep, a, b = _kernels.duplicate_raters(ptr, raters[order], 5, policy)
+        seen = {}
+        for t, e in enumerate(order):
+            seen.setdefault((int(items[e]), int(raters[e])), []).append(t)
+        repeats = [ts for ts in seen.values() if len(ts) > 1]
+        if name == "raise":
+            if repeats:  # the earliest second rating, and the first one of its pair
+                assert (b, a) == min((ts[1], ts[0]) for ts in repeats)
+            else:
+                assert (a, b) == (-1, -1)
+            continue
+        want = np.zeros(items.size, dtype=bool)
+        for ts in seen.values():
+            want[ts[0] if name == "first" else ts[-1]] = True
+        assert np.array_equal(keep, want)
 
 
 @settings(max_examples=60, deadline=None)
@@ -221,18 +325,6 @@ def test_dense_codes_against_unique(positions):
     ref_index, ref_codes = np.unique(positions, return_inverse=True)
     assert np.array_equal(index, ref_index) and np.array_equal(codes, ref_codes)
     assert codes.dtype == np.intp
-
-
-@settings(max_examples=60, deadline=None)
-@given(hnp.arrays(np.bool_, st.tuples(st.integers(1, 10), st.integers(1, 5))))
-def test_scatter_codes_against_a_mask(present):
-    codes = np.arange(int(present.sum()), dtype=np.intp) * 7
-    out, per_item, per_rater = _kernels.scatter_codes(present, codes)
-    ref = np.full(present.shape, -1, dtype=np.intp)
-    ref[present] = codes  # row-major, as the kernel reads them
-    assert np.array_equal(out, ref)
-    assert per_item.tolist() == present.sum(axis=1).tolist()
-    assert per_rater.tolist() == present.sum(axis=0).tolist()
 
 
 @settings(max_examples=60, deadline=None)

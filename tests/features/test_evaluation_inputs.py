@@ -178,3 +178,71 @@ class TestDegenerateData:
         kappas = [g.kappa for g in res.models[0].groups]
         assert all(np.isnan(k.low) and np.isnan(k.high) for k in kappas)
         assert all(k.statistic == 1.0 for k in kappas)
+
+
+class TestSparsePanel:
+    """A crowd as a ``RatingsTable``: its rating slots — the k-th rating of each item in
+    the order of the long table's rows — are the human columns (docs/evaluation.md §1)."""
+
+    @staticmethod
+    def _crowd(n=150, n_raters=40):
+        rng = np.random.default_rng(SEED)
+        truth = rng.normal(3, 1, n)
+        rows = []
+        for i in range(n):
+            for g in rng.choice(n_raters, int(rng.integers(1, 5)), replace=False):
+                rows.append(
+                    (i, f"w{g}", int(np.clip(np.rint(truth[i] + rng.normal(0, 0.6)), 1, 5)))
+                )
+        order = rng.permutation(len(rows))
+        rows = [rows[k] for k in order]  # rows in any order; slots follow it per item
+        machine = np.clip(truth + rng.normal(0, 0.5, n), 1, 5)
+        return rows, machine
+
+    @staticmethod
+    def _slots(rows, n):
+        per = [[] for _ in range(n)]
+        for item, _, value in rows:
+            per[item].append(value)
+        width = max(len(p) for p in per)
+        out = np.full((n, width), np.nan)
+        for i, p in enumerate(per):
+            out[i, : len(p)] = p
+        return {f"rating {k + 1}": out[:, k] for k in range(width)}
+
+    def test_every_function_reads_the_slots(self):
+        rows, machine = self._crowd()
+        items, raters, values = zip(*rows, strict=True)
+        table = qwkit.ratings_from_long(items, raters, values)
+        slots = self._slots(rows, len(machine))
+        a = qwkit.evaluate_scorer(table, machine, pairs="all")
+        b = qwkit.evaluate_scorer(slots, machine, pairs="all")
+        assert a.to_dict() == b.to_dict()
+        assert a.human_names[:2] == ("rating 1", "rating 2")
+        for fn, kw in (
+            (qwkit.degradation_test, {"pairs": "all"}),
+            (qwkit.prmse, {}),
+            (qwkit.standardized_mean_difference, {}),
+            (qwkit.alt_test, {"alignment": "kappa", "min_items_per_rater": 5}),
+        ):
+            got, want = fn(table, np.rint(machine), **kw), fn(slots, np.rint(machine), **kw)
+            assert got.to_dict() == want.to_dict(), fn.__name__
+
+    def test_complete_panels_read_as_their_raters(self):
+        human, machine = _panel()
+        full = np.column_stack([human[:, 0], np.nan_to_num(human[:, 1], nan=3.0), machine])
+        items = np.repeat(np.arange(full.shape[0]), 3)
+        raters = np.tile(["a", "b", "c"], full.shape[0])
+        table = qwkit.ratings_from_long(items, raters, full.ravel())
+        got = qwkit.degradation_test(table, machine)
+        want = qwkit.degradation_test(full, machine)
+        assert got.statistic == want.statistic and got.standard_error == want.standard_error
+
+    def test_a_few_items_rated_very_often_are_refused_with_the_memory(self):
+        n = 2_000_000
+        items = np.r_[np.repeat(np.arange(n // 2), 1), np.zeros(5000, dtype=np.int64)]
+        raters = np.r_[np.zeros(n // 2, dtype=np.int64), np.arange(1, 5001)]
+        table = qwkit.ratings_from_long(items, raters, np.ones(items.size))
+        with pytest.raises(ValueError, match=r"item 0 has 5,001 ratings.*GiB") as e:
+            qwkit.prmse(table, np.ones(n // 2))
+        assert e.value.parameter == "human"

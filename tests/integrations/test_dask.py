@@ -41,7 +41,7 @@ def client():
     with (
         dask.config.set({"distributed.worker.daemon": False}),
         LocalCluster(
-            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as c,
     ):

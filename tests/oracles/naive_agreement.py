@@ -198,16 +198,18 @@ def naive_coefficient(ratings, coefficient, delta, scale):
         d_e = sum(n_c[c] * n_c[k] * delta(c, k) for c in n_c for k in n_c)
         return 1 - (total - 1) * d_o / d_e
     if coefficient == "light":
+        # pairs of raters sharing two or more items whose kappa exists (docs/agreement.md §4)
         kappas = []
         r = len(rows[0])
         for g, h in itertools.combinations(range(r), 2):
             pairs = [(row[g], row[h]) for row in rows if _present([row[g]]) and _present([row[h]])]
-            if not pairs:
+            if len(pairs) < 2:
                 continue
             obs = sum(delta(a, b) for a, b in pairs) / len(pairs)
             exp = sum(delta(a, b) for a, _ in pairs for _, b in pairs) / len(pairs) ** 2
-            kappas.append(1 - obs / exp)
-        return sum(kappas) / len(kappas)
+            if exp > 1e-12:
+                kappas.append(1 - obs / exp)
+        return sum(kappas) / len(kappas) if kappas else math.nan
     # Fleiss family: observed agreement over the ordered pairs within items (≥ 2 ratings)
     pa_terms = []
     for vals in values:

@@ -15,6 +15,7 @@ from qwkit._agreement._concordance import ConcordanceResult, concordance_correla
 from qwkit._agreement._icc import ICCResult, icc
 from qwkit._agreement._kendall import KendallWResult, kendall_w
 from qwkit._agreement._marginal import MarginalHomogeneityResult, marginal_homogeneity_test
+from qwkit._agreement._rater import PairwiseKappas, RaterAgreementResult, rater_agreement
 from qwkit._agreement._score import (
     AgreementTestResult,
     RatingsTable,
@@ -33,6 +34,8 @@ __all__ = [
     "ICCResult",
     "KendallWResult",
     "MarginalHomogeneityResult",
+    "PairwiseKappas",
+    "RaterAgreementResult",
     "RatingsTable",
     "agreement_from_counts",
     "agreement_score",
@@ -44,5 +47,6 @@ __all__ = [
     "icc",
     "kendall_w",
     "marginal_homogeneity_test",
+    "rater_agreement",
     "ratings_from_long",
 ]

@@ -138,6 +138,8 @@ class CategoryAgreementResult:
 public_module(CategoryAgreementResult)
 
 _TWO = _in.Scale(2, text=" (this category or another)")
+_TWO_INDEX = np.array([0, 1])
+_TWO_COORDS = np.array([0.0, 1.0])
 
 
 def category_agreement(
@@ -194,42 +196,40 @@ def category_agreement(
     5.192
     """
     prep = _in.prepare_ratings(ratings, "fleiss", "identity", labels)
-    codes = prep.codes
-    n, m = codes.shape
-    per_item = (codes >= 0).sum(axis=1)
+    panel = prep.panel
+    per_item = panel.per_item.astype(np.float64)
     same = bool(np.all(per_item == per_item[0]))
-    r = float(per_item[0])
+    n, r = panel.n_items, float(per_item[0])
+    item = np.repeat(np.arange(n), panel.per_item)
     v = prep.index.shape[0]
-    fields_ = {name: np.empty(v) for name in ("kappa", "se", "se0", "p", "share")}
+    kappa, se, se0, p, share = (np.empty(v) for _ in range(5))
     for c in range(v):
-        binary = np.where(codes < 0, -1, (codes == c).astype(np.intp))
+        hit = (panel.code == c).astype(np.intp)
         two = replace(
             prep,
-            codes=binary,
-            coords=np.array([0.0, 1.0]),
-            index=np.array([0, 1]),
+            panel=replace(panel, code=hit, index=_TWO_INDEX, coords=_TWO_COORDS, scale=_TWO),
+            coords=_TWO_COORDS,
+            index=_TWO_INDEX,
             scale=_TWO,
         )
         res = _quiet_test(two)
-        share = float(np.mean(np.where(per_item > 0, (codes == c).sum(axis=1) / per_item, 0.0)))
-        se0 = math.sqrt(2.0 / (n * r * (r - 1.0))) if same and r >= 2 else math.nan  # (eq. K2)
-        fields_["kappa"][c], fields_["se"][c] = res.statistic, res.standard_error
-        fields_["se0"][c], fields_["share"][c] = se0, share
+        kappa[c], se[c] = res.statistic, res.standard_error
+        share[c] = float(np.mean(np.bincount(item, weights=hit, minlength=n) / per_item))
         if same and r >= 2:
-            fields_["p"][c] = float(2.0 * special.ndtr(-abs(res.statistic / se0)))
+            se0[c] = math.sqrt(2.0 / (n * r * (r - 1.0)))  # (eq. K2)
+            p[c] = float(2.0 * special.ndtr(-abs(kappa[c] / se0[c])))
         else:
-            fields_["p"][c] = res.pvalue
-    kappa, se0 = fields_["kappa"], fields_["se0"]
+            se0[c], p[c] = math.nan, res.pvalue
     return CategoryAgreementResult(
         labels=np.asarray(prep.scale.labels)[prep.index],
         statistic=kappa,
-        standard_error=fields_["se"],
+        standard_error=se,
         standard_error_null=se0,
         zstatistic=kappa / se0,
-        pvalue=fields_["p"],
-        proportion=fields_["share"],
+        pvalue=p,
+        proportion=share,
         n_items=int(n),
-        n_raters=int(m),
+        n_raters=int(panel.n_raters),
     )
 
 

@@ -1,37 +1,30 @@
-"""Input validation for agreement among many raters: ratings, count tables, long format.
+"""Input validation for agreement among many raters: ratings and count tables.
 
-One entry point per input form — :func:`prepare_ratings` (items × raters),
-:func:`prepare_counts` (``table``: the items × categories counts of Fleiss 1971) and
-:func:`ratings_table` (long format) — turns what users pass into integer category
-codes on an explicit scale, or raises a ``ValueError``/``TypeError`` naming the
-parameter, what is allowed and what was received. Nothing here computes a coefficient,
-so a shared "ratings for n raters" validation can replace this module whole.
+Two entry points — :func:`prepare_ratings` (a :class:`~qwkit.RatingsTable`, or items ×
+raters with NaN/None for missing) and :func:`prepare_counts` (``table``: the items ×
+categories counts of Fleiss 1971) — turn what users pass into integer category codes on
+an explicit scale, or raise a ``ValueError``/``TypeError`` naming the parameter, what is
+allowed and what was received. :func:`prepare_panel` is the step every statistic of many
+raters shares (no coefficient needed): it gives the :class:`Panel`, the sparse layout
+they all read. Nothing here computes a coefficient.
 """
 
 from __future__ import annotations
 
-import functools
 import numbers
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from qwkit import _kernels
+from qwkit._agreement._metrics import Rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
-from qwkit._base._scale import (
-    match_labels,
-    offsets_from,
-    prepare_labels,
-    rating_matrix,
-    with_gaps,
-)
+from qwkit._base._ratings import RatingsTable, Sparse, as_sparse
+from qwkit._base._scale import match_labels, offsets_from, prepare_labels, rating_matrix
 from qwkit._base._scale_check import SKETCH, check_sparse, may_fire, sketch_values, warn_codes
 from qwkit._base._validation import (
-    as_1d,
     as_real_array,
     check_choice,
-    check_same_length,
     integral_or_none,
     scalar,
     show,
@@ -101,24 +94,78 @@ def _label_points(lab) -> tuple[int | float, np.ndarray]:
     return 0.0, values
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """Validated ratings: codes 0..V−1 into the V categories that occur.
+@dataclass(frozen=True, eq=False)
+class Panel:
+    """Ratings on a scale, one entry per rating, sorted by item (CSR): the sparse layout
+    every statistic of many raters reads (``docs/agreement.md`` §2).
 
-    Raw ratings fill ``codes`` (n, r), −1 where missing; a count table fills ``table``
-    (each row's category codes and counts, (n, w) each).
+    ``item_ptr`` (n_items + 1,) int64: item i's ratings are the entries
+    ``item_ptr[i]:item_ptr[i + 1]``, in the order given (the columns of a wide matrix,
+    the rows of a long table); ``item`` and ``rater`` (N,) intp: each entry's item
+    (0 … n_items − 1, non-decreasing) and rater (0 … n_raters − 1) — an item holds at
+    most one rating per rater; ``code`` (N,) intp: its category, a code 0 … V − 1 into
+    the V categories that occur, whose positions on the scale (0 … q − 1) are
+    ``index`` (V,) and whose coordinates relative to ``scale.lo`` are ``coords`` (V,)
+    float64 (the position of entry e is ``index[code[e]]``: exact for integer ratings of
+    any size, never a float64 copy of a rating). ``raters`` (n_raters,) names the raters
+    (a table's ids, a data frame's columns, or 0, 1, …).
+
+    Items and raters with no rating are dropped (``n_items_dropped``,
+    ``n_raters_dropped``); memory is O(N + n_items + n_raters), never items × raters.
     """
+
+    item_ptr: np.ndarray
+    item: np.ndarray
+    rater: np.ndarray
+    code: np.ndarray
+    index: np.ndarray
+    coords: np.ndarray
+    scale: Scale
+    raters: np.ndarray
+    n_items_dropped: int = 0
+    n_raters_dropped: int = 0
+
+    @property
+    def n_items(self) -> int:
+        return int(self.item_ptr.shape[0] - 1)
+
+    @property
+    def n_raters(self) -> int:
+        return int(self.raters.shape[0])
+
+    @property
+    def n_ratings(self) -> int:
+        return int(self.code.shape[0])
+
+    @property
+    def per_item(self) -> np.ndarray:
+        """How many ratings each item has (int64, (n_items,))."""
+        return np.diff(self.item_ptr)
+
+    @property
+    def n_items_rated_once(self) -> int:
+        return int(np.count_nonzero(self.per_item == 1))
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """Validated input of an agreement coefficient: ratings (``panel``) or a count table
+    (``table``: each item's categories and counts), codes 0..V−1 into the V categories
+    that occur."""
 
     coefficient: str
     weights: str  # a named metric, or "custom"
     matrix: np.ndarray | None  # custom (q, q) disagreement weights
-    codes: np.ndarray | None
-    table: tuple[np.ndarray, np.ndarray] | None
+    panel: Panel | None
+    table: Rows | None
     coords: np.ndarray  # (V,) coordinate of each category that occurs
     index: np.ndarray  # (V,) its position on the scale, 0..q−1
     scale: Scale
     n_items: int
     n_raters: int
+    n_items_dropped: int = 0
+    n_raters_dropped: int = 0
+    n_items_rated_once: int = 0
 
 
 # ---------------------------------------------------------------------------- options
@@ -145,9 +192,6 @@ def check_n_population(n_population, n_items: int) -> float:
             parameter="n_population",
         )
     return n_items / big_n
-
-
-# ---------------------------------------------------------------------------- arrays
 
 
 # ---------------------------------------------------------------------------- scale
@@ -239,7 +283,7 @@ def _scale_and_codes(m, labels, weights, distinct=True):
     return pos.astype(np.int64), Scale(used.size, points=used, text=" (the distinct values)")
 
 
-def _finish(coefficient, weights, matrix, positions, scale, **layout):
+def _finish(weights, matrix, positions, scale):
     """Codes into the categories that occur, their coordinates, and the custom matrix."""
     if scale.q < 2:
         raise QwkitError(
@@ -279,7 +323,7 @@ def _finish(coefficient, weights, matrix, positions, scale, **layout):
 _COUNT_CATEGORIES = {"gwet": "Gwet's AC", "brennan-prediger": "the Brennan-Prediger coefficient"}
 
 
-def _check_codes(coefficient: str, scale: Scale, index: np.ndarray, n_ratings: int) -> None:
+def _check_codes(coefficient: str | None, scale: Scale, index: np.ndarray, n_ratings: int) -> None:
     """ScaleWarning for an inferred integer scale that holds missing-value codes, or —
     for Gwet's and Brennan–Prediger's coefficients — of which at most half occurs.
     ``index``: the positions that occur (sorted), which the codes already hold."""
@@ -292,83 +336,139 @@ def _check_codes(coefficient: str, scale: Scale, index: np.ndarray, n_ratings: i
         check_sparse(int(index.size), n_ratings, scale.lo, scale.q, name)
 
 
-def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
-    """Validate an items × raters array of ratings (NaN/None for missing).
+def _compact(sp: Sparse, codes: np.ndarray, scale: Scale, index, coords) -> Panel:
+    """Drop the items and raters with no rating (counted), renumber the rest."""
+    per_item = np.diff(sp.item_ptr)
+    item_kept = per_item > 0
+    per_rater = np.bincount(sp.rater, minlength=sp.n_raters)
+    rater_kept = per_rater > 0
+    item, rater, item_ptr = sp.item, sp.rater, sp.item_ptr
+    if not item_kept.all():
+        item = (np.cumsum(item_kept) - 1)[item]
+        item_ptr = np.zeros(int(item_kept.sum()) + 1, dtype=np.int64)
+        np.cumsum(per_item[item_kept], out=item_ptr[1:])
+    if not rater_kept.all():
+        rater = (np.cumsum(rater_kept) - 1)[rater]
+    names = sp.rater_ids if sp.rater_ids is not None else sp.columns
+    if names is None:
+        names = np.arange(sp.n_raters)
+    names = np.asarray(names if not isinstance(names, tuple) else list(names), dtype=object)
+    return Panel(
+        item_ptr=item_ptr,
+        item=item.astype(np.intp, copy=False),
+        rater=rater.astype(np.intp, copy=False),
+        code=codes,
+        index=index,
+        coords=coords,
+        scale=scale,
+        raters=names[rater_kept],
+        n_items_dropped=int(item_kept.size - np.count_nonzero(item_kept)),
+        n_raters_dropped=int(rater_kept.size - np.count_nonzero(rater_kept)),
+    )
 
-    ``value_only``: only the coefficient's value is wanted (no labels, no resampling),
-    so real-valued ratings under squared differences for a coefficient of
-    ``MOMENT_ONLY`` need no sort of the values (see :func:`_scale_and_codes`)."""
-    coefficient = check_coefficient(coefficient)
+
+def prepare_panel(
+    ratings, weights, labels, *, coefficient: str | None = None, value_only=False, name="ratings"
+) -> tuple[Panel, str, np.ndarray | None]:
+    """Validate ratings of many raters — a :class:`~qwkit.RatingsTable`, or an items ×
+    raters array (NaN/None for missing) — onto a scale: ``(panel, weights, matrix)``,
+    ``weights`` the name of the weights ("custom" for a matrix, then ``matrix``).
+
+    ``coefficient`` (Gwet's and Brennan–Prediger's count the categories of the scale)
+    only chooses a warning; ``value_only``: only the value of a coefficient of
+    ``MOMENT_ONLY`` under squared differences is wanted, so real-valued ratings need no
+    sort (see :func:`_scale_and_codes`). O(N) in the N ratings after the input's own
+    reading (a wide matrix is read once, cell by cell)."""
     weights = check_weights(weights, many_raters=True)
     matrix = None if isinstance(weights, str) else weights
     weights = weights if isinstance(weights, str) else "custom"
-    m = rating_matrix(ratings)
-    arr = m.present
-    if arr.ndim != 2 or arr.shape[1] < 2:
+    sp = as_sparse(ratings, name)
+    if sp.source is None and sp.n_raters < 2:
         raise QwkitError(
-            "`ratings` must be 2-D, one row per item and one column per rater, with at least "
-            f"two raters; got shape {arr.shape}.",
-            parameter="ratings",
+            f"`{name}` must be 2-D, one row per item and one column per rater, with at least "
+            f"two raters; got shape {(sp.n_items, sp.n_raters)}.",
+            parameter=name,
         )
-    present, values = m.present, m.values
+    if sp.values.size == 0:
+        raise QwkitError(f"`{name}` holds no rating: every entry is missing.", parameter=name)
     if labels is None:
-        labels = m.declared
-    if values.size == 0:
-        raise QwkitError(
-            "`ratings` holds no rating: every entry is missing.",
-            parameter="ratings",
-        )
+        labels = sp.declared
     distinct = not (value_only and weights == "quadratic" and coefficient in MOMENT_ONLY)
-    positions, scale = _scale_and_codes(m, labels, weights, distinct)
-    codes_flat, index, coords = _finish(coefficient, weights, matrix, positions, scale)
+    positions, scale = _scale_and_codes(sp, labels, weights, distinct)
+    codes, index, coords = _finish(weights, matrix, positions, scale)
     if scale.points is None and scale.values is None:  # the integer range of the ratings
         _check_codes(coefficient, scale, index, int(positions.size))
-    codes, per_item, per_rater = _kernels.scatter_codes(
-        np.ascontiguousarray(present), np.ascontiguousarray(codes_flat, dtype=np.intp)
+    return _compact(sp, codes, scale, index, coords), weights, matrix
+
+
+def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
+    """Validate ratings of many raters for an agreement coefficient."""
+    coefficient = check_coefficient(coefficient)
+    panel, weights, matrix = prepare_panel(
+        ratings, weights, labels, coefficient=coefficient, value_only=value_only
     )
-    if not per_item.all():
-        codes = codes[per_item > 0]
-    if not per_rater.all():
-        codes = codes[:, per_rater > 0]
-    if per_item.max() < 2:
-        raise QwkitError(
-            "`ratings` has no item with two or more ratings; agreement needs items rated by "
-            "at least two raters.",
-            parameter="ratings",
-        )
+    check_pairs(panel)
     if coefficient == "scott":
-        codes = _two_raters(codes)
+        panel = _two_raters(panel)
     return Prepared(
         coefficient,
         weights,
         matrix,
-        codes,
+        panel,
         None,
-        coords,
-        index,
-        scale,
-        int(codes.shape[0]),
-        int(codes.shape[1]),
+        panel.coords,
+        panel.index,
+        panel.scale,
+        panel.n_items,
+        panel.n_raters,
+        n_items_dropped=panel.n_items_dropped,
+        n_raters_dropped=panel.n_raters_dropped,
+        n_items_rated_once=panel.n_items_rated_once,
     )
 
 
-def _two_raters(codes: np.ndarray) -> np.ndarray:
+def _two_raters(panel: Panel) -> Panel:
     """Scott's π is a coefficient of two raters: the items both rated (its table)."""
-    if codes.shape[1] != 2:
+    if panel.n_raters != 2:
         raise QwkitError(
             f"`coefficient`='scott' is Scott's π of two raters; `ratings` has "
-            f"{codes.shape[1]} raters with ratings. Fleiss' kappa ('fleiss') is its "
+            f"{panel.n_raters} raters with ratings. Fleiss' kappa ('fleiss') is its "
             "generalization to any number.",
             parameter="coefficient",
             also=("ratings",),
         )
-    both = (codes >= 0).all(axis=1)
-    return codes if both.all() else codes[both]
+    both = panel.per_item == 2
+    if both.all():
+        return panel
+    keep = np.repeat(both, panel.per_item)
+    item_ptr = np.zeros(int(both.sum()) + 1, dtype=np.int64)
+    np.cumsum(np.full(item_ptr.size - 1, 2), out=item_ptr[1:])
+    return replace(
+        panel,
+        item_ptr=item_ptr,
+        item=np.repeat(np.arange(item_ptr.size - 1, dtype=np.intp), 2),
+        rater=panel.rater[keep],
+        code=panel.code[keep],
+        n_items_dropped=panel.n_items_dropped + int(both.size - both.sum()),
+    )
+
+
+def check_pairs(panel: Panel, name: str = "ratings") -> None:
+    """At least one item with two or more ratings."""
+    if panel.n_items == 0 or int(np.diff(panel.item_ptr).max()) < 2:
+        raise QwkitError(
+            f"`{name}` has no item with two or more ratings; agreement needs items rated by "
+            "at least two raters.",
+            parameter=name,
+        )
 
 
 def prepare_counts(table, coefficient, weights, labels) -> Prepared:
-    """Validate the items × categories table of counts (Fleiss 1971)."""
+    """Validate the items × categories table of counts (Fleiss 1971), or the ratings of a
+    :class:`~qwkit.RatingsTable` (whose pooled coefficients are those of its counts)."""
     coefficient = check_coefficient(coefficient)
+    if isinstance(table, RatingsTable) and coefficient in POOLED:
+        return prepare_ratings(table, coefficient, weights, labels)
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "
@@ -425,7 +525,9 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     else:
         # without labels the columns are the categories 1..K (as R irrCAC's *.dist)
         scale = Scale(k, lo=1, text=" (the columns of `table`)")
-    arr = arr[arr.sum(axis=1) > 0]
+    rated = arr.sum(axis=1) > 0
+    dropped = rated.size - np.count_nonzero(rated)
+    arr = arr[rated]
     if arr.shape[0] == 0:
         raise QwkitError(
             "`table` has no rated item: every row sums to zero.",
@@ -442,155 +544,94 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
             "`table` totals 2**53 or more ratings; its counts are not exact.", parameter="table"
         )
     positions = np.arange(k, dtype=np.int64)
-    _, index, coords = _finish(coefficient, weights, matrix, positions, scale)
-    nz = arr > 0
-    slot = np.cumsum(nz, axis=1) - 1
-    w = int(nz.sum(axis=1).max())
+    _, index, coords = _finish(weights, matrix, positions, scale)
     n = arr.shape[0]
-    codes = np.full((n, w), -1, dtype=np.intp)
-    mult = np.zeros((n, w))
-    rows, cols = np.nonzero(nz)
-    codes[rows, slot[rows, cols]] = cols
-    mult[rows, slot[rows, cols]] = arr[rows, cols]
+    rows, cols = np.nonzero(arr > 0)  # row by row, categories in scale order
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(arr > 0, axis=1), out=ptr[1:])
+    totals = arr.sum(axis=1)
     return Prepared(
         coefficient,
         weights,
         matrix,
         None,
-        (codes, mult),
+        Rows(ptr, cols.astype(np.intp), arr[rows, cols].astype(np.float64)),
         coords,
         index,
         scale,
         int(n),
-        int(arr.sum(axis=1).max()),
+        int(totals.max()),
+        n_items_dropped=int(dropped),
+        n_items_rated_once=int(np.count_nonzero(totals == 1)),
     )
-
-
-# ---------------------------------------------------------------------------- long format
-
-
-class RatingsTable(NamedTuple):
-    """Ratings in wide form: ``ratings`` (n_items, n_raters) with NaN (numbers) or None
-    (text, integers beyond ±2**53) where a rater did not rate an item, and the
-    ``items`` and ``raters`` that label its rows and columns."""
-
-    ratings: np.ndarray
-    items: np.ndarray
-    raters: np.ndarray
-
-
-def _ids(values, name):
-    arr = as_1d(values, name)
-    if arr.dtype.kind == "f" and np.any(np.isnan(arr)):
-        raise QwkitError(f"`{name}` contains NaN at index {int(np.flatnonzero(np.isnan(arr))[0])}.")
-    return arr
-
-
-def ratings_table(items, raters, values) -> RatingsTable:
-    """Long format (one row per rating) → wide form."""
-    it = _ids(items, "items")
-    ra = _ids(raters, "raters")
-    check_same_length(it, ra, ("items", "raters"))
-    if values is None or isinstance(values, (str, bytes)):
-        raise QwkitTypeError(
-            f"`values` must be array-like; got {values!r}.",
-            parameter="values",
-        )
-    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
-        values = values.to_numpy()
-    val = np.asarray(values) if not isinstance(values, list) else np.asarray(values, dtype=object)
-    if val.ndim != 1:
-        raise QwkitError(
-            f"`values` must be 1-D; got shape {val.shape}.",
-            parameter="values",
-        )
-    check_same_length(it, val, ("items", "values"))
-    m = rating_matrix(val.reshape(-1, 1), "values")
-    present, kept = m.present, m.values
-    present = present.ravel()
-    item_ids, row = np.unique(it, return_inverse=True)
-    rater_ids, col = np.unique(ra, return_inverse=True)
-    key = row.astype(np.int64) * rater_ids.size + col
-    order = np.argsort(key, kind="stable")
-    dup = np.flatnonzero(key[order][1:] == key[order][:-1])
-    if dup.size:
-        first, second = order[dup[0]], order[dup[0] + 1]
-        raise QwkitError(
-            f"Rater {scalar(ra[second])!r} rated item {scalar(it[second])!r} twice "
-            f"(rows {int(min(first, second))} and {int(max(first, second))} of `items`, "
-            "`raters`, `values`); give one rating per item and rater.",
-            parameter="items",
-        )
-    given = np.zeros((item_ids.size, rater_ids.size), dtype=bool)
-    given[row[present], col[present]] = True
-    # the present values in the wide array's C order: the order of their keys
-    in_order = order[present[order]]
-    kept = kept[(np.cumsum(present) - 1)[in_order]]
-    return RatingsTable(with_gaps(given, kept), item_ids, rater_ids)
 
 
 # ---------------------------------------------------------------------------- numeric ratings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Numeric:
-    """Real-valued ratings stored one entry per rating, sorted by item (CSR): item i's
-    ratings are ``values[offsets[i]:offsets[i + 1]]``, by the raters ``raters[...]``.
-    Only items and raters with at least one rating are kept."""
+    """Real-valued ratings, one entry per rating, sorted by item (CSR): item i's ratings
+    are ``values[offsets[i]:offsets[i + 1]]``, by the raters ``raters[...]`` (0 … k − 1).
+    Only the items and raters with a rating are kept. ``in_rows``: the entries are the
+    rows of an items × raters matrix, column by column (a wide input)."""
 
     offsets: np.ndarray  # (n + 1,) int64
+    raters: np.ndarray  # (N,) intp
     values: np.ndarray  # (N,) float64
     n_items: int
     n_raters: int
-    present: np.ndarray = field(repr=False)  # (n_input, k) bool, the kept raters
+    in_rows: bool
 
     @property
     def complete(self) -> bool:
         """Whether every kept item was rated by every kept rater."""
         return self.values.size == self.n_items * self.n_raters
 
-    @functools.cached_property
-    def raters(self) -> np.ndarray:
-        """The rater (0..k−1) of each rating, int64."""
-        return np.nonzero(self.present)[1].astype(np.int64)
-
     def dense(self) -> np.ndarray:
         """The items × raters matrix of ratings, NaN where missing."""
-        if self.complete:
-            return self.values.reshape(self.n_items, self.n_raters)
-        out = np.full((self.n_items, self.n_raters), np.nan)
-        out[np.repeat(np.arange(self.n_items), np.diff(self.offsets)), self.raters] = self.values
+        n, k = self.n_items, self.n_raters
+        if self.complete and self.in_rows:
+            return self.values.reshape(n, k)
+        out = np.full((n, k), np.nan)
+        out[np.repeat(np.arange(n), np.diff(self.offsets)), self.raters] = self.values
         return out
 
 
 def prepare_numeric(ratings, what: str) -> Numeric:
-    """Validate items × raters numeric ratings (NaN/None for missing) for ``what`` (a
-    statistic of real values, e.g. "the ICC"), keeping the items and raters with a
-    rating."""
-    m = rating_matrix(ratings)
-    if m.is_text:
+    """Validate numeric ratings of many raters — a :class:`~qwkit.RatingsTable`, or an
+    items × raters array (NaN/None for missing) — for ``what`` (a statistic of real
+    values, e.g. "the ICC"), keeping the items and raters with a rating."""
+    sp = as_sparse(ratings, "ratings")
+    if sp.is_text:
         raise QwkitTypeError(
             f"`ratings` must hold numbers for {what}; got text ratings. Give their "
             "positions on the scale (e.g. 1, 2, 3) instead.",
             parameter="ratings",
         )
-    present = m.present
-    values = np.asarray(m.values).astype(np.float64, copy=False)
-    per_item = present.sum(axis=1)
-    per_rater = present.sum(axis=0)
-    cols = np.flatnonzero(per_rater > 0)
-    if cols.size < 2:
+    per_rater = np.bincount(sp.rater, minlength=sp.n_raters)
+    kept = per_rater > 0
+    if int(kept.sum()) < 2:
         raise QwkitError(
-            f"`ratings` must hold at least two raters (columns) with a rating for {what}; "
-            f"got {cols.size} of shape {present.shape}.",
+            f"`ratings` must hold at least two raters with a rating for {what}; got "
+            f"{int(kept.sum())} (of {sp.n_raters}).",
             parameter="ratings",
         )
-    rows = np.flatnonzero(per_item > 0)
-    if cols.size < present.shape[1]:
-        present = present[:, cols]
-    offsets = np.zeros(rows.size + 1, dtype=np.int64)
-    np.cumsum(per_item[rows], out=offsets[1:])
-    return Numeric(offsets, values, int(rows.size), int(cols.size), present)
+    per_item = np.diff(sp.item_ptr)
+    offsets = sp.item_ptr
+    if not per_item.all():
+        offsets = np.zeros(int(np.count_nonzero(per_item)) + 1, dtype=np.int64)
+        np.cumsum(per_item[per_item > 0], out=offsets[1:])
+    rater = sp.rater if kept.all() else (np.cumsum(kept) - 1)[sp.rater]
+    values = np.asarray(sp.values).astype(np.float64, copy=False)
+    return Numeric(
+        offsets=offsets,
+        raters=rater.astype(np.intp, copy=False),
+        values=values,
+        n_items=int(offsets.size - 1),
+        n_raters=int(kept.sum()),
+        in_rows=sp.source is None,
+    )
 
 
 def numeric_column(values, name: str) -> np.ndarray:

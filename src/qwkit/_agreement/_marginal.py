@@ -148,8 +148,10 @@ def marginal_homogeneity_test(
             also=("b",),
         )
     prep = _in.prepare_ratings({"a": a, "b": b}, "fleiss", "identity", labels)
-    codes = prep.codes[(prep.codes >= 0).all(axis=1)]
-    x, y = codes[:, 0], codes[:, 1]
+    panel = prep.panel
+    both = np.repeat(panel.per_item == 2, panel.per_item)
+    code, rater = panel.code[both], panel.rater[both]
+    x, y = code[rater == 0], code[rater == 1]  # items rated by both, in item order
     k = prep.index.shape[0]
     table = np.bincount(x * k + y, minlength=k * k).reshape(k, k).astype(np.float64)
     n = int(x.shape[0])

@@ -15,11 +15,17 @@ values — three moments, with no table at all:
   ``lookup(DS, codes)`` = Σₗ d(c, l) Sₗ at each code c. ``cross`` and ``at`` do both
   steps at once (batched on leading axes).
 
-``row_pairs`` gives each row's Σ over ordered pairs of its ratings of d (eq. 3), the
-observed disagreement of the Fleiss family.
+Ratings are held in :class:`Rows`: groups (items, raters, one side of a pair of raters)
+of distinct categories with their weights, flat with CSR offsets — memory in proportion
+to the ratings. :func:`within` applies each group's own distribution at each of its
+categories; :func:`row_pairs` gives each group's Σ over ordered pairs of its ratings of d
+(eq. 3), the observed disagreement of the Fleiss family. Each metric hands the kernels
+its disagreement as ``kernel_args()`` (``qwkit._kernels.cross_at``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -30,7 +36,7 @@ from qwkit import _kernels
 #: matrix; larger ones use prefix sums (linear), chunks (ratio) or moments (squared).
 TABLE_MAX = 512
 #: Chunked work holds about this many float64 entries at once (16 MiB).
-_CHUNK = 1 << 21
+CHUNK = 1 << 21
 #: Dense designs (rows × categories) hold at most this many cells (8 MiB).
 DENSE_MAX = 1 << 20
 #: ``collapse`` merges identical rows only when at most one row in this many is distinct
@@ -71,11 +77,18 @@ class _Vector:
         return self.apply(s)[codes]
 
 
+_NO_MATRIX = np.zeros((0, 0))
+_NO_VALUES = np.zeros(0)
+
+
 class Identity(_Vector):
     """d = 1 − δₖₗ (nominal data)."""
 
     def __init__(self, n_categories: int):
         self.v = n_categories
+
+    def kernel_args(self):
+        return 1, _NO_MATRIX, _NO_VALUES, 0.0
 
     def pair(self, a, b):
         return (a != b).astype(np.float64)
@@ -91,6 +104,9 @@ class Matrix(_Vector):
         self.d = np.ascontiguousarray(dmat, dtype=np.float64)
         self.v = self.d.shape[0]
 
+    def kernel_args(self):
+        return 0, self.d, _NO_VALUES, 0.0
+
     def pair(self, a, b):
         return self.d[a, b]
 
@@ -102,8 +118,11 @@ class Linear(_Vector):
     """d = |yₖ − yₗ| over many categories: prefix sums, O(V) per summary."""
 
     def __init__(self, y: np.ndarray):
-        self.y = y  # increasing
+        self.y = np.ascontiguousarray(y, dtype=np.float64)  # increasing
         self.v = y.shape[0]
+
+    def kernel_args(self):
+        return 2, _NO_MATRIX, self.y, 0.0
 
     def pair(self, a, b):
         return np.abs(self.y[a] - self.y[b])
@@ -126,9 +145,12 @@ class Ratio(_Vector):
     base + y[k] + y[l] is rounded (the ratings 2**53 + 1 and 2**53 + 2 differ by 1)."""
 
     def __init__(self, y: np.ndarray, base: float = 0.0):
-        self.y = y  # base / 2 + y ≥ 0
+        self.y = np.ascontiguousarray(y, dtype=np.float64)  # base / 2 + y ≥ 0
         self.base = float(base)
         self.v = y.shape[0]
+
+    def kernel_args(self):
+        return 3, _NO_MATRIX, self.y, self.base
 
     @staticmethod
     def _d(ya, yb, base=0.0):
@@ -146,7 +168,7 @@ class Ratio(_Vector):
         if np.ndim(s) == 1:
             return _kernels.ratio_apply(y, np.ascontiguousarray(s, dtype=np.float64), self.base)
         out = np.empty(np.shape(s))
-        step = max(1, _CHUNK // v)
+        step = max(1, CHUNK // v)
         for k0 in range(0, v, step):
             block = self._d(y[k0 : k0 + step, None], y[None, :], self.base)  # (c, V)
             out[..., k0 : k0 + step] = s @ block.T
@@ -163,20 +185,29 @@ class Moments:
     vector = False
 
     def __init__(self, z: np.ndarray):
-        self.z = z
+        self.z = np.ascontiguousarray(z, dtype=np.float64)
         self.v = z.shape[0]
+
+    def kernel_args(self):
+        return 4, _NO_MATRIX, self.z, 0.0
 
     def pair(self, a, b):
         diff = self.z[a] - self.z[b]
         return diff * diff
 
-    def rows(self, codes, mult):
-        """Each row's (Σ mult, Σ mult·z, Σ mult·z², Pᵢ) in one pass (eqs. 3, M)."""
-        return _kernels.moment_rows(
-            np.ascontiguousarray(codes, dtype=np.intp),
-            np.ascontiguousarray(mult, dtype=np.float64),
-            self.z,
-        )
+    def row_moments(self, rows: Rows) -> np.ndarray:
+        """Each row's (Σ mult, Σ mult·z, Σ mult·z², Pᵢ) (eqs. 3, M), Pᵢ in its centred
+        form 2 rᵢ Σ mult (z − z̄ᵢ)²: exact for any offset of z."""
+        zz = self.z[rows.codes]
+        w = rows.mult
+        out = np.empty((rows.m, 4))
+        out[:, 0] = rows.r
+        out[:, 1] = np.bincount(rows.row, weights=w * zz, minlength=rows.m)
+        out[:, 2] = np.bincount(rows.row, weights=w * zz * zz, minlength=rows.m)
+        mean = out[:, 1] / np.maximum(out[:, 0], 1e-300)
+        dev = zz - mean[rows.row]
+        out[:, 3] = 2.0 * out[:, 0] * np.bincount(rows.row, weights=w * dev * dev, minlength=rows.m)
+        return out
 
     def design(self, rows, codes, weights, m):
         zz = self.z[codes]
@@ -214,44 +245,134 @@ def summarize(design, x: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------- rows
 
 
-def row_pairs(metric, codes: np.ndarray, mult: np.ndarray) -> np.ndarray:
-    """Σ over ordered pairs of ratings of each row of d (eq. 3).
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """Groups of distinct categories with their weights, flat: group g's categories are
+    ``codes[ptr[g]:ptr[g + 1]]`` (increasing) and ``mult`` the weight of each (how many
+    ratings of an item fall in it, or their summed weight)."""
 
-    ``codes`` (m, w) are each row's distinct categories (−1 where empty) and ``mult``
-    (m, w) how many ratings each holds (0 where empty).
-    """
-    safe = np.maximum(codes, 0)
-    r = mult.sum(axis=1)
+    ptr: np.ndarray  # int64 (m + 1,)
+    codes: np.ndarray  # intp (E,)
+    mult: np.ndarray  # float64 (E,)
+
+    def __post_init__(self):
+        object.__setattr__(self, "row", np.repeat(np.arange(self.m), np.diff(self.ptr)))
+
+    @property
+    def m(self) -> int:
+        return int(self.ptr.shape[0] - 1)
+
+    @property
+    def r(self) -> np.ndarray:
+        """Each row's total weight (its number of ratings)."""
+        return np.bincount(self.row, weights=self.mult, minlength=self.m)
+
+    def entries(self):
+        """Flat (row, code, multiplicity) of every entry."""
+        return self.row, self.codes, self.mult
+
+
+def group_rows(groups: np.ndarray, n_groups: int, codes: np.ndarray, weight: np.ndarray):
+    """Entries (each with a group, a category code and a weight) as :class:`Rows`, and
+    the entry of the Rows each falls in (``inverse``). O(N + n_groups), one counting
+    sort and one compiled pass."""
+    ptr, order = _kernels.group_order(np.ascontiguousarray(groups, dtype=np.intp), n_groups)
+    out_ptr, out_codes, out_w, inverse = _kernels.distinct_in_groups(
+        ptr,
+        order,
+        np.ascontiguousarray(codes, dtype=np.intp),
+        np.ascontiguousarray(weight, dtype=np.float64),
+    )
+    return Rows(out_ptr, out_codes, out_w), inverse
+
+
+_NO_ORDER = np.zeros(0, dtype=np.intp)
+
+
+def gather(ptr: np.ndarray, rows: np.ndarray):
+    """The entries of ``rows`` (groups of CSR offsets ``ptr``), concatenated:
+    ``(which, entry, offsets)`` — for each gathered entry the position in ``rows`` of its
+    row and its index, and the CSR offsets of the gathered rows. O(entries gathered)."""
+    lengths = np.diff(ptr)[rows]
+    offsets = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    which = np.repeat(np.arange(rows.shape[0]), lengths)
+    entry = ptr[:-1][rows][which] + (np.arange(offsets[-1]) - offsets[:-1][which])
+    return which, entry, offsets
+
+
+def item_rows(ptr: np.ndarray, codes: np.ndarray):
+    """:func:`group_rows` of entries already grouped by ``ptr`` (items in order), one
+    rating each: no sort, no array of indices or of weights."""
+    out_ptr, out_codes, out_w, inverse = _kernels.distinct_in_groups(
+        ptr, _NO_ORDER, np.ascontiguousarray(codes, dtype=np.intp), _NO_VALUES
+    )
+    return Rows(out_ptr, out_codes, out_w), inverse
+
+
+def within(metric, rows: Rows) -> np.ndarray:
+    """Each entry's Σ over its row's categories l of mult_l·d(c, l): the row's own
+    distribution applied at each of its categories. O(E) for identity, linear and
+    squared differences (moments, centred), O(Σ w_g²) for a matrix or the ratio metric."""
+    row, codes, mult = rows.entries()
     if isinstance(metric, Identity):
-        return r * r - np.einsum("ij,ij->i", mult, mult)  # rows hold distinct codes
+        return rows.r[row] - mult  # rows hold distinct codes
     if isinstance(metric, Moments):
-        return metric.rows(codes, mult)[:, 3]  # centred, exact form
-    if isinstance(metric, Linear):
-        yy = np.where(codes >= 0, metric.y[safe], 0.0)
-        order = np.argsort(yy, axis=1, kind="stable")
-        ys = np.take_along_axis(yy, order, axis=1)
-        ws = np.take_along_axis(mult, order, axis=1)
-        before = np.cumsum(ws, axis=1) - ws
-        return 2.0 * np.einsum("ij,ij->i", ws * ys, 2.0 * before + ws - r[:, None])
-    out = np.zeros(codes.shape[0])
-    w = codes.shape[1]
-    for j in range(w):
-        for k in range(j + 1, w):
-            out += mult[:, j] * mult[:, k] * metric.pair(safe[:, j], safe[:, k])
-    return 2.0 * out
+        zz = metric.z[codes]
+        s0 = rows.r
+        mean = np.bincount(row, weights=mult * zz, minlength=rows.m) / np.maximum(s0, 1e-300)
+        dev = zz - mean[row]
+        m2 = np.bincount(row, weights=mult * dev * dev, minlength=rows.m)
+        return s0[row] * dev * dev + m2[row]  # Σ mult_l (z − z_l)², centred   (eq. M)
+    if isinstance(metric, Linear):  # codes, and so values, increase within a row
+        return _kernels.linear_within(rows.ptr, metric.y[codes], mult)
+    kind, dmat, y, base = metric.kernel_args()
+    return _kernels.cross_at(rows.ptr, codes, rows.ptr, codes, mult, kind, dmat, y, base)
 
 
-def compress_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(m, r) codes with −1 for missing → each row's distinct codes and their counts.
+def row_pairs(metric, rows: Rows) -> np.ndarray:
+    """Σ over ordered pairs of each row's ratings of d (eq. 3)."""
+    if isinstance(metric, Identity):
+        r = rows.r
+        return r * r - np.bincount(rows.row, weights=rows.mult * rows.mult, minlength=rows.m)
+    if isinstance(metric, Moments):
+        return metric.row_moments(rows)[:, 3]  # centred, exact form
+    at = within(metric, rows)
+    return np.bincount(rows.row, weights=rows.mult * at, minlength=rows.m)
 
-    Returns (codes, mult), both (m, w) with w the largest number of distinct categories
-    in a row; empty slots hold −1 and 0. One pass of :func:`qwkit._kernels.distinct_rows`.
-    """
-    codes = np.ascontiguousarray(codes, dtype=np.intp)
-    r = codes.shape[1]
-    v = int(codes.max(initial=-1)) + 1
-    out, mult, w = _kernels.distinct_rows(codes, max(1, min(r, v)))
-    return out[:, :w], mult[:, :w]
+
+def padded(rows: Rows) -> tuple[np.ndarray, np.ndarray] | None:
+    """Rows as (m, w) arrays of codes and multiplicities (−1 and 0 in empty slots), when
+    that costs at most a few times the entries (None otherwise)."""
+    widths = np.diff(rows.ptr)
+    w = max(1, int(widths.max(initial=0)))
+    if rows.m * w > 4 * rows.codes.shape[0] + 1024:
+        return None
+    codes = np.full((rows.m, w), -1, dtype=np.intp)
+    mult = np.zeros((rows.m, w))
+    slot = np.arange(rows.codes.shape[0]) - rows.ptr[:-1][rows.row]
+    codes[rows.row, slot] = rows.codes
+    mult[rows.row, slot] = rows.mult
+    return codes, mult
+
+
+def from_padded(codes: np.ndarray, mult: np.ndarray) -> Rows:
+    full = codes >= 0
+    ptr = np.zeros(codes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(full, axis=1), out=ptr[1:])
+    return Rows(ptr, codes[full].astype(np.intp), mult[full].astype(np.float64))
+
+
+def collapse_rows(rows: Rows, *, cheap_only: bool = False, counts=None):
+    """:func:`collapse` of :class:`Rows` (identical rows merged, in key order), when
+    their padded form is cheap; otherwise the rows as they are (they rarely repeat:
+    real-valued ratings, or items of very different numbers of ratings)."""
+    weight = np.ones(rows.m) if counts is None else np.asarray(counts, dtype=np.float64)
+    dense = padded(rows)
+    if dense is None:
+        return rows, weight
+    (codes, mult), total = collapse(*dense, cheap_only=cheap_only, counts=weight)
+    return from_padded(codes, mult), total
 
 
 def group_keys(key: np.ndarray, weight: np.ndarray, max_groups: int):
@@ -278,25 +399,34 @@ def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray |
     bootstrap draws the same resamples. With ``cheap_only`` the arrays come back
     unchanged unless such a key fits and rows repeat (at most one distinct row in
     ``_DISTINCT_SHARE``)."""
-    parts = [np.ascontiguousarray(a, dtype=np.int64) for a in arrays]
-    m = parts[0].shape[0]
+    m = arrays[0].shape[0]
     weight = np.ones(m) if counts is None else np.asarray(counts, dtype=np.float64)
     if m == 0:
         return list(arrays), weight
-    bounds = [_kernels.column_extremes(a) for a in parts]
+
+    def as_int(a):
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    bounds = [_kernels.column_extremes(as_int(a)) for a in arrays]
     lo = np.concatenate([b[0] for b in bounds])
     span = np.concatenate([b[1] for b in bounds]) - lo + 1
     fits = float(np.prod(span.astype(np.float64))) < 2.0**62
     if cheap_only and not fits:
         return list(arrays), weight
-    stacked = parts[0] if len(parts) == 1 else np.column_stack(parts)
     if fits:
         # one mixed-radix int64 key per row, grouped by hashing (no sort of all rows);
         # the groups are then put in the order of their keys, as np.unique's
         radix = np.concatenate([[1], np.cumprod(span[:-1])]).astype(np.int64)
-        # = (stacked − lo) @ radix: int64 arithmetic wraps modulo 2**64 and the key is
-        # below 2**62, so subtracting lo @ radix afterwards is exact (and saves a copy)
-        key = stacked @ radix - lo @ radix
+        # = Σ (column − lo)·radix, one array at a time (no stacked copy): int64
+        # arithmetic wraps modulo 2**64 and the key is below 2**62, so subtracting
+        # lo @ radix afterwards is exact
+        key = np.zeros(m, dtype=np.int64)
+        start = 0
+        for a in arrays:
+            width = a.shape[1]
+            key += as_int(a) @ radix[start : start + width]
+            start += width
+        key -= lo @ radix
         first, total = group_keys(key, weight, max(1, m // _DISTINCT_SHARE))
         if total.size == 0:  # most rows are distinct: merging cannot pay
             if cheap_only:
@@ -306,21 +436,21 @@ def collapse(*arrays: np.ndarray, cheap_only: bool = False, counts: np.ndarray |
         else:
             order = np.argsort(key[first])
             first, total = first[order], total[order]
-        uniq = stacked[first]
-    else:
-        # np.unique(axis=0)'s order and groups, without its sort of whole rows
-        order = _lexicographic_order(stacked)
-        ordered = stacked[order]
-        start = np.ones(m, dtype=bool)
-        start[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
-        first = np.flatnonzero(start)
-        uniq = ordered[first]
-        total = np.add.reduceat(weight[order], first)
-    out, start = [], 0
+        return [as_int(a[first]) for a in arrays], total
+    # np.unique(axis=0)'s order and groups, without its sort of whole rows
+    stacked = np.column_stack([as_int(a) for a in arrays])
+    order = _lexicographic_order(stacked)
+    ordered = stacked[order]
+    start = np.ones(m, dtype=bool)
+    start[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    first = np.flatnonzero(start)
+    uniq = ordered[first]
+    total = np.add.reduceat(weight[order], first)
+    out, begin = [], 0
     for a in arrays:
         width = a.shape[1]
-        out.append(uniq[:, start : start + width])
-        start += width
+        out.append(uniq[:, begin : begin + width])
+        begin += width
     return out, total
 
 
@@ -340,7 +470,44 @@ def _lexicographic_order(stacked: np.ndarray) -> np.ndarray:
     return order
 
 
-def entries(codes: np.ndarray, mult: np.ndarray):
-    """Flat (row, code, multiplicity) of every non-empty slot."""
-    rows, cols = np.nonzero(codes >= 0)
-    return rows, codes[rows, cols], mult[rows, cols]
+# ---------------------------------------------------------------------------- who rated
+
+
+@dataclass(frozen=True, eq=False)
+class Entries:
+    """Ratings of m rows (items, or identical items merged) with who gave them: row i's
+    ratings are ``ptr[i]:ptr[i + 1]``, each with its ``rater`` (0 … k − 1, at most one
+    per row) and category ``code``. Conger's and Light's kappas read these."""
+
+    ptr: np.ndarray  # int64 (m + 1,)
+    rater: np.ndarray  # intp (N,)
+    code: np.ndarray  # intp (N,)
+    n_raters: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "item", np.repeat(np.arange(self.m), np.diff(self.ptr)))
+
+    @property
+    def m(self) -> int:
+        return int(self.ptr.shape[0] - 1)
+
+    def rows(self) -> Rows:
+        """Each row's distinct categories and how many of its ratings each holds."""
+        return item_rows(self.ptr, self.code)[0]
+
+
+def collapse_entries(entries: Entries, *, cheap_only: bool = False):
+    """Identical rows (the same raters giving the same ratings) merged, in the order of
+    :func:`collapse`, when the items × raters layout costs at most a few times the
+    ratings (dense panels, where rows repeat); otherwise the rows as they are."""
+    m, k, n = entries.m, entries.n_raters, entries.code.shape[0]
+    if m * k > 4 * n + 1024:
+        return entries, np.ones(m)
+    rcodes = np.full((m, k), -1, dtype=np.intp)
+    rcodes[entries.item, entries.rater] = entries.code
+    (rcodes,), count = collapse(rcodes, cheap_only=cheap_only)
+    item, rater = np.nonzero(rcodes >= 0)
+    ptr = np.zeros(rcodes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item, minlength=rcodes.shape[0]), out=ptr[1:])
+    code = rcodes[item, rater].astype(np.intp)
+    return Entries(ptr, rater.astype(np.intp), code, k), count

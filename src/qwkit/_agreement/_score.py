@@ -19,15 +19,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._agreement import _input as _in
-from qwkit._agreement import _metrics as _m
 from qwkit._agreement import _stats as _s
 from qwkit._agreement._benchmark import BenchmarkResult, Scale, benchmark
-from qwkit._agreement._input import RatingsTable
-from qwkit._base._errors import QwkitError
+from qwkit._agreement._light import Light
+from qwkit._agreement._model import model_of
+from qwkit._base._ratings import RatingsTable, from_long
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
 from qwkit._base._warnings import renamed_parameter, warn_undefined
-from qwkit._base._weights import GWET_WEIGHTS, gwet_disagreement
 from qwkit._table._cells import Sample
 from qwkit._table._resampling import Estimator, Resampled, pvalue, zero_se_pvalue
 
@@ -58,193 +57,6 @@ _NAMES = {
     "percent": "Percent agreement",
     "scott": "Scott's pi",
 }
-#: The ratio metric's Σ over a scale of q categories costs O(q²): refused beyond this.
-_RATIO_SCALE_MAX = 20_000
-#: Gwet's named weights are a q × q matrix of the scale: refused beyond this many.
-_GWET_SCALE_MAX = 2_048
-
-
-# ---------------------------------------------------------------------------- compute
-
-
-def _layout(prep: _in.Prepared, collapse):
-    """(pooled codes, pooled counts, rater codes or None, row multiplicities).
-
-    Identical rows are merged (``collapse=True``; ``"cheap"``: only when one integer
-    key per row can be sorted, which is when rows repeat anyway)."""
-    cheap = collapse == "cheap"
-    if prep.table is not None:
-        codes, mult = prep.table
-        count = np.ones(codes.shape[0])
-        if collapse:
-            (codes, mult), count = _m.collapse(codes, mult, cheap_only=cheap)
-            codes, mult = codes.astype(np.intp), mult.astype(np.float64)
-        return codes, mult, None, count
-    rcodes = prep.codes
-    if prep.coefficient in _in.POOLED or prep.coefficient == "scott":
-        count = np.ones(rcodes.shape[0])
-        if collapse:
-            # items rated alike by the same raters first (one cheap key per row), so that
-            # only their distinct rows are compressed; then items alike once pooled
-            (rcodes,), count = _m.collapse(rcodes, cheap_only=True)
-        codes, mult = _m.compress_rows(rcodes)
-        if collapse:
-            (codes, mult), count = _m.collapse(codes, mult, cheap_only=cheap, counts=count)
-            codes, mult = codes.astype(np.intp), mult.astype(np.float64)
-        return codes, mult, None, count
-    count = np.ones(rcodes.shape[0])
-    if collapse:
-        (rcodes,), count = _m.collapse(rcodes, cheap_only=cheap)
-        rcodes = rcodes.astype(np.intp)
-    codes, mult = _m.compress_rows(rcodes)
-    return codes, mult, rcodes, count
-
-
-def _pairable_frequencies(codes, mult, count, v):
-    """How many pairable ratings (of items with two or more) each category holds."""
-    two = mult.sum(axis=1) >= 2
-    rows, cc, mm = _m.entries(codes, mult)
-    return np.bincount(cc, weights=(mm * count[rows]) * two[rows], minlength=v)
-
-
-def _metric(prep: _in.Prepared, freq: np.ndarray):
-    """(metric, dmax, Σ over the q×q scale of d/dmax as a function) for ``prep.weights``."""
-    weights, coords, scale, q = prep.weights, prep.coords, prep.scale, prep.scale.q
-    v = coords.shape[0]
-    if weights == "identity":
-        return _m.Identity(v), 1.0, lambda: float(q * q - q)
-    if weights == "custom":
-        mat = prep.matrix
-        top = float(mat.max())
-        return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
-    if weights == "ordinal":
-        return _ordinal_metric(prep, freq)
-    if weights in GWET_WEIGHTS:
-        return _gwet_metric(prep)
-    # coordinates relative to the scale's start scale.lo (exact positions, never float64
-    # copies of ratings such as 2**53 + 1): quadratic and linear metrics are
-    # translation-invariant, and the ratio metric adds 2·lo to its sums only
-    full = scale.coordinates() if scale.points is not None else None
-    lo_full = float(full.min()) if full is not None else 0.0
-    hi_full = float(full.max()) if full is not None else float(q - 1)
-    span = hi_full - lo_full
-    center = (coords.min() + coords.max()) / 2.0
-    if weights == "quadratic":
-        unit = float(coords.max() - coords.min()) or 1.0
-        z = (coords - center) / unit
-
-        def total():  # Σₖₗ (yₖ − yₗ)² / (max − min)² over the scale   (eq. 8)
-            if full is None:
-                return q * q * (q + 1.0) / (6.0 * (q - 1.0))
-            c = full - full.mean()
-            return 2.0 * (q * float(c @ c) - float(c.sum()) ** 2) / (span * span)
-
-        return _m.Moments(z), (span / unit) ** 2, total
-    if weights == "linear":
-        metric = (
-            _m.Matrix(np.abs(coords[:, None] - coords[None, :]))
-            if v <= _m.TABLE_MAX
-            else _m.Linear(coords - center)
-        )
-
-        def total():
-            if full is None:
-                return q * (q + 1.0) / 3.0
-            k = np.arange(q, dtype=np.float64)
-            return 2.0 * float(np.sort(full - lo_full) @ (2.0 * k - q + 1.0)) / span
-
-        return metric, span, total
-    # ratio: Krippendorff's ((yₖ − yₗ)/(yₖ + yₗ))², largest at the ends of the scale
-    base = 2.0 * float(scale.lo)  # yₖ + yₗ = 2·lo + (relative coordinates)
-    metric = (
-        _m.Matrix(_m.Ratio._d(coords[:, None], coords[None, :], base))
-        if v <= _m.TABLE_MAX
-        else _m.Ratio(coords, base)
-    )
-    top = ((hi_full - lo_full) / (base + hi_full + lo_full)) ** 2
-
-    def total():
-        if q > _RATIO_SCALE_MAX:
-            raise QwkitError(
-                f"`weights`='ratio' with this coefficient sums the metric over all {q} "
-                f"categories of the scale{scale.text} (O(q²)); pass `labels` with at most "
-                f"{_RATIO_SCALE_MAX} categories.",
-                parameter="weights",
-            )
-        ratio = _m.Ratio(scale.coordinates(), base)
-        return float(ratio.apply(np.ones(q)).sum()) / top
-
-    return metric, top, total
-
-
-def _gwet_metric(prep: _in.Prepared):
-    """Gwet's radical, circular or bipolar weights on the values of the scale (eq. 2d):
-    a matrix over the categories that occur, the largest disagreement and the sum over
-    the whole scale (O(q²): at most ``_GWET_SCALE_MAX`` categories)."""
-    scale, weights = prep.scale, prep.weights
-    if scale.q > _GWET_SCALE_MAX:
-        raise QwkitError(
-            f"`weights`={weights!r} is a matrix over the {scale.q} categories of the rating "
-            f"scale{scale.text}; pass `labels` with at most {_GWET_SCALE_MAX} categories.",
-            parameter="weights",
-        )
-    full = scale.coordinates()
-    lo, hi = float(full.min()), float(full.max())
-    whole = gwet_disagreement(weights, full, lo, hi)
-    top = float(whole.max())
-    mat = gwet_disagreement(weights, prep.coords, lo, hi)
-    return _m.Matrix(mat), top, lambda: float(whole.sum()) / top
-
-
-def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
-    """Krippendorff's ordinal metric: squared differences of mid-ranks (eq. 2c)."""
-    q, index = prep.scale.q, prep.index
-    big_n = float(freq.sum())
-    cum = np.cumsum(freq)
-    mid = cum - freq / 2.0  # mid-rank of each category that occurs
-    first = freq[0] / 2.0 if index[0] == 0 else 0.0
-    last = big_n - freq[-1] / 2.0 if index[-1] == q - 1 else big_n
-    center = (mid.min() + mid.max()) / 2.0
-    unit = float(mid.max() - mid.min()) or 1.0
-    z = (mid - center) / unit
-    span = last - first
-
-    def total():
-        # every category of the scale, the ones that never occur in runs of equal rank
-        gaps = np.diff(index).astype(np.float64) - 1.0
-        values = np.concatenate([[0.0], mid, cum[:-1], [big_n]])
-        counts = np.concatenate([[float(index[0])], np.ones(mid.size), gaps, [q - 1.0 - index[-1]]])
-        mean = float(counts @ values) / q
-        c = values - mean
-        return 2.0 * q * float(counts @ (c * c)) / (span * span)
-
-    return _m.Moments(z), (span / unit) ** 2, total
-
-
-def _model(prep: _in.Prepared, collapse):
-    codes, mult, rcodes, count = _layout(prep, collapse)
-    v = prep.coords.shape[0]
-    freq = _pairable_frequencies(codes, mult, count, v) if prep.weights == "ordinal" else None
-    metric, dmax, total = _metric(prep, freq)
-    if collapse == "cheap" and metric.vector:  # a value alone: small designs dense
-        metric.dense_cells = _m.DENSE_MAX
-    name = prep.coefficient
-    q = prep.scale.q
-    if name == "fleiss":
-        return _s.Fleiss(codes, mult, count, metric, dmax)
-    if name == "scott":
-        return _s.Scott(codes, mult, count, metric, dmax)
-    if name == "percent":  # p_a itself: Brennan-Prediger's form with p_e = 0   (eq. 5)
-        return _s.BrennanPrediger(codes, mult, count, metric, dmax, 0.0, q)
-    if name == "krippendorff":
-        return _s.Krippendorff(codes, mult, count, metric, dmax)
-    if name == "gwet":
-        return _s.Gwet(codes, mult, count, metric, dmax, q * q - total(), q, v)
-    if name == "brennan-prediger":
-        return _s.BrennanPrediger(codes, mult, count, metric, dmax, q * q - total(), q)
-    if name == "conger":
-        return _s.Conger(rcodes, count, metric, dmax)
-    return _s.Light(rcodes, count, metric, dmax)
 
 
 def _undefined(replace: float) -> float:
@@ -255,7 +67,7 @@ def _undefined(replace: float) -> float:
 
 
 def _score(prep: _in.Prepared, replace) -> float:
-    value = _model(prep, collapse="cheap").value()
+    value = model_of(prep, collapse="cheap").value()
     if math.isnan(value):
         return _undefined(replace)
     return value
@@ -285,6 +97,17 @@ class AgreementTestResult(Resampled):
     n_raters : int
         Number of raters (columns with at least one rating); for a count table, the
         largest number of ratings of one item.
+    n_items_rated_once : int
+        Items with a single rating: they carry no pair, so no observed agreement, but
+        count in the chance agreement of Fleiss', Conger's and Gwet's coefficients
+        (``docs/agreement.md`` §7).
+    n_items_dropped, n_raters_dropped : int
+        Items and raters with no rating at all, left out (not in ``n_items``,
+        ``n_raters``).
+    n_pairs, n_pairs_left_out : int or None
+        Light's kappa: the pairs of raters whose kappas it averages, and the pairs that
+        share an item but are left out (a single common item, or every common rating in
+        one category: no kappa). None for the other coefficients.
     coefficient : str
         Which coefficient.
     weights : str
@@ -312,6 +135,11 @@ class AgreementTestResult(Resampled):
     n_population: float | None = field(repr=False)
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
+    n_items_rated_once: int = field(default=0, repr=False)
+    n_items_dropped: int = field(default=0, repr=False)
+    n_raters_dropped: int = field(default=0, repr=False)
+    n_pairs: int | None = field(default=None, repr=False)
+    n_pairs_left_out: int | None = field(default=None, repr=False)
     _upper_bound = 1.0  # no agreement coefficient exceeds 1
 
     @property
@@ -352,6 +180,18 @@ class AgreementTestResult(Resampled):
             f"{'Items':<28}{self.n_items:>10d}",
             f"{'Raters':<28}{self.n_raters:>10d}",
         ]
+        if self.n_items_rated_once:
+            lines.append(f"{'Items rated once':<28}{self.n_items_rated_once:>10d}")
+        for label, value in (
+            ("Items with no rating", self.n_items_dropped),
+            ("Raters with no rating", self.n_raters_dropped),
+        ):
+            if value:
+                lines.append(f"{label + ' (dropped)':<28}{value:>10d}")
+        if self.n_pairs is not None:
+            lines.append(f"{'Pairs of raters averaged':<28}{self.n_pairs:>10d}")
+            if self.n_pairs_left_out:
+                lines.append(f"{'Pairs left out':<28}{self.n_pairs_left_out:>10d}")
         return "\n".join(lines) + "\n"
 
     def benchmark(
@@ -419,20 +259,25 @@ class AgreementTestResult(Resampled):
                 "n_items",
                 "n_raters",
                 "n_population",
+                "n_items_rated_once",
+                "n_items_dropped",
+                "n_raters_dropped",
+                "n_pairs",
+                "n_pairs_left_out",
             ),
             weights=self.weights,
             **labels_dict(self.labels),
         )
 
 
-public_module(AgreementTestResult, RatingsTable)
+public_module(AgreementTestResult)
 
 
 def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
     alternative = check_alternative(alternative)
     f = _in.check_n_population(n_population, prep.n_items)
     population = None if n_population is None else float(n_population)
-    model = _model(prep, collapse=True)
+    model = model_of(prep, collapse=True)
     count = model.count
     sample = Sample(counts=count, counts_sq=count, n_items=int(count.sum()))
     estimator = Estimator(sample=sample, batch=model.batch, leave_one_out=model.leave_one_out)
@@ -453,6 +298,11 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
             n_population=population,
             labels=prep.scale.labels,
             _estimator=estimator,
+            n_items_rated_once=prep.n_items_rated_once,
+            n_items_dropped=prep.n_items_dropped,
+            n_raters_dropped=prep.n_raters_dropped,
+            n_pairs=model.n_pairs if isinstance(model, Light) else None,
+            n_pairs_left_out=model.n_all - model.n_pairs if isinstance(model, Light) else None,
         )
 
     if math.isnan(value):
@@ -598,9 +448,10 @@ def agreement_from_counts(
 
     Parameters
     ----------
-    table : array-like of shape (n_items, K)
+    table : array-like of shape (n_items, K) or RatingsTable
         ``table[i, k]``: how many raters put item i in category k (the counts of
-        Fleiss 1971). Items may have different numbers of ratings. (Its old name,
+        Fleiss 1971). Items may have different numbers of ratings. A
+        :class:`RatingsTable` gives the counts of its ratings. (Its old name,
         ``counts``, still works and is deprecated: ``counts`` is the multiplicity of a
         row everywhere else.)
     coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"}
@@ -747,40 +598,63 @@ def agreement_test_from_counts(
     return _test(prep, alternative, n_population)
 
 
-def ratings_from_long(items: ArrayLike, raters: ArrayLike, values: ArrayLike) -> RatingsTable:
-    """Ratings in long format (one row per rating) → the items × raters layout.
+def ratings_from_long(
+    items: ArrayLike,
+    raters: ArrayLike,
+    values: ArrayLike,
+    *,
+    duplicates: Literal["raise", "first", "last"] = "raise",
+) -> RatingsTable:
+    """Ratings in long format (one row per rating) as a sparse table.
+
+    The table stores the ratings as they come, one entry per rating: every function of
+    many raters takes it directly, at a cost in proportion to the number of ratings —
+    never to items × raters, which for a crowd (thousands of raters, each rating a few
+    of many items) is mostly empty.
 
     Parameters
     ----------
     items, raters : array-like of shape (n_ratings,)
-        Which item and which rater each rating belongs to (any hashable-by-value
-        numbers or strings).
+        Which item and which rater each rating belongs to (numbers or strings).
     values : array-like of shape (n_ratings,)
-        The ratings (missing ones as NaN or None are allowed and stay missing).
+        The ratings. A missing one (NaN, None) is no rating: its row is ignored (its
+        item and rater are kept, and a statistic drops them if they have no rating).
+    duplicates : {"raise", "first", "last"}, default="raise"
+        What to do when a rater rated an item more than once (two rows with the same
+        item and rater, both with a rating): ``"raise"`` an error naming both rows;
+        keep the ``"first"`` of them in the order of the rows, or the ``"last"`` (a
+        corrected rating). The table's ``n_duplicates`` says how many were left out.
 
     Returns
     -------
     RatingsTable
-        ``(ratings, items, raters)``: ``ratings`` of shape (n_items, n_raters), float
-        with NaN for numbers, object with None for text and for integers beyond
-        ±2**53 (which float64 would round: they stay Python integers); ``items`` and
-        ``raters`` in sorted order label its rows and columns.
+        ``items`` and ``raters`` (sorted), ``n_items``, ``n_raters``, ``n_ratings``,
+        ``n_duplicates``; ``to_long()`` and ``to_wide()`` (the items × raters matrix).
 
     Raises
     ------
     ValueError
-        When a rater rated an item twice, or the lengths differ.
+        When a rater rated an item twice (``duplicates="raise"``), the lengths differ, or
+        ``items`` or ``raters`` hold NaN.
+
+    Notes
+    -----
+    O(N) for N rows with numeric ids (one hashing pass, one counting sort by item),
+    O(N log N) with text ids; integer ratings of any size stay exact.
 
     Examples
     --------
     >>> import qwkit
-    >>> table = qwkit.ratings_from_long(["a", "a", "b", "b", "b"],
-    ...                                 ["r1", "r2", "r1", "r2", "r3"],
-    ...                                 [1, 2, 2, 2, 3])
-    >>> table.ratings
-    array([[ 1.,  2., nan],
-           [ 2.,  2.,  3.]])
-    >>> table.raters.tolist()
-    ['r1', 'r2', 'r3']
+    >>> table = qwkit.ratings_from_long(["a", "a", "b", "b", "b", "b"],
+    ...                                 ["r1", "r2", "r1", "r2", "r3", "r3"],
+    ...                                 [1, 1, 2, 2, 1, 2], duplicates="last")
+    >>> table
+    RatingsTable(n_items=2, n_raters=3, n_ratings=5, n_duplicates=1)
+    >>> table.to_wide()
+    array([[ 1.,  1., nan],
+           [ 2.,  2.,  2.]])
+    >>> qwkit.agreement_score(table, coefficient="krippendorff")
+    1.0
     """
-    return _in.ratings_table(items, raters, values)
+    sparse, item_ids, rater_ids, dropped = from_long(items, raters, values, duplicates)
+    return RatingsTable(items=item_ids, raters=rater_ids, n_duplicates=dropped, _sparse=sparse)

@@ -18,12 +18,9 @@ the rating scale, so that Gwet's agreement weights are 1 − d/dmax (eq. 2).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from qwkit._agreement import _metrics as _m
-from qwkit._base._errors import QwkitError
 
 #: A chance disagreement this small relative to its largest possible value is zero up
 #: to rounding: the coefficient is undefined there.
@@ -42,27 +39,31 @@ def _row_sums(rows, values, m):
 
 class _Base:
     """Shared pieces: the observed disagreement of the Fleiss family (eq. 3) and the
-    (1 − f)/(n(n − 1)) sum of squares of Gwet's linearized item values (eq. 10)."""
+    (1 − f)/(n(n − 1)) sum of squares of Gwet's linearized item values (eq. 10).
 
-    def __init__(self, codes, mult, count, metric, dmax):
-        self.codes, self.mult, self.count = codes, mult, count
+    ``rows`` (:class:`~qwkit._agreement._metrics.Rows`): each item's distinct categories
+    and how many of its ratings each holds; ``count``: how many items each row stands
+    for."""
+
+    def __init__(self, rows, count, metric, dmax):
+        self.rows, self.count = rows, count
         self.metric, self.dmax = metric, float(dmax)
-        self.m = codes.shape[0]
-        if isinstance(metric, _m.Moments):  # one pass: r, Σz, Σz², Pᵢ   (eqs. 3, M)
-            self._moments = metric.rows(codes, mult)
+        self.m = rows.m
+        if isinstance(metric, _m.Moments):  # r, Σz, Σz², Pᵢ   (eqs. 3, M)
+            self._moments = metric.row_moments(rows)
             self.r, self.pairs = self._moments[:, 0], self._moments[:, 3]
         else:
-            self.r = mult.sum(axis=1)
-            self.pairs = _m.row_pairs(metric, codes, mult)  # Pᵢ (eq. 3)
+            self.r = rows.r
+            self.pairs = _m.row_pairs(metric, rows)  # Pᵢ (eq. 3)
         two = self.r >= 2
         self.e = two.astype(np.float64)
         # oᵢ: mean disagreement over the ordered pairs of item i's ratings (eq. 4)
         self.o = np.where(two, self.pairs / np.maximum(self.r * (self.r - 1.0), 1.0), 0.0)
 
-    @functools.cached_property
+    @property
     def _entries(self):
         """Flat (row, code, multiplicity) of every rating slot."""
-        return _m.entries(self.codes, self.mult)
+        return self.rows.entries()
 
     def _pooled(self, per_row, divide=False):
         """Each row's ratings, each weighted ``per_row[i]`` (or 1/``per_row[i]``),
@@ -129,8 +130,8 @@ class _PooledChance(_Base):
 class Fleiss(_PooledChance):
     """Fleiss' kappa, generalized to any weights and missing ratings (eqs. 4–6)."""
 
-    def __init__(self, codes, mult, count, metric, dmax):
-        super().__init__(codes, mult, count, metric, dmax)
+    def __init__(self, rows, count, metric, dmax):
+        super().__init__(rows, count, metric, dmax)
         self.chance = metric
         # πᵢ: item i's ratings, each 1/rᵢ
         self.design, against = self._pooled(self.r, divide=True)
@@ -188,18 +189,18 @@ class Scott(Fleiss):
 class Gwet(_PooledChance):
     """Gwet's AC1 (identity weights) and AC2 (eqs. 7–8)."""
 
-    def __init__(self, codes, mult, count, metric, dmax, total_agreement, q, n_categories):
-        super().__init__(codes, mult, count, metric, dmax)
+    def __init__(self, rows, count, metric, dmax, total_agreement, q, n_categories):
+        super().__init__(rows, count, metric, dmax)
         ident = _m.Identity(n_categories)
         self.chance = ident
-        rows, cc, mm = self._entries
-        coef = mm / self.r[rows]
-        self.design = ident.design(rows, cc, coef, self.m)
-        self.self_cross = _m.row_pairs(ident, codes, mult) / (self.r * self.r)
+        row, cc, mm = self._entries
+        coef = mm / self.r[row]
+        self.design = ident.design(row, cc, coef, self.m)
+        self.self_cross = _m.row_pairs(ident, rows) / (self.r * self.r)
         self.cq = float(total_agreement) / (q * (q - 1.0))  # T_w / (q(q − 1))
         s = _m.summarize(self.design, self.count[None, :])[0]
         self.full_c = float(ident.cross(s, s))  # N²(1 − Σπₖ²)
-        self.a = _row_sums(rows, coef * ident.at(s, cc), self.m)
+        self.a = _row_sums(row, coef * ident.at(s, cc), self.m)
 
     def _coefficient(self, n1, n2, o, c):
         pa = 1.0 - _safe_div(o, n2 * self.dmax, n2 > 0)
@@ -221,8 +222,8 @@ class Gwet(_PooledChance):
 class BrennanPrediger(_Base):
     """Brennan & Prediger's coefficient: chance agreement T_w/q² (eq. 9)."""
 
-    def __init__(self, codes, mult, count, metric, dmax, total_agreement, q):
-        super().__init__(codes, mult, count, metric, dmax)
+    def __init__(self, rows, count, metric, dmax, total_agreement, q):
+        super().__init__(rows, count, metric, dmax)
         self.pe = float(total_agreement) / (q * q)  # (eq. 9)
 
     def _coefficient(self, n2, o):
@@ -250,8 +251,8 @@ class BrennanPrediger(_Base):
 class Krippendorff(_Base):
     """Krippendorff's alpha: pairable values only, D_e over the pooled values (eq. 14)."""
 
-    def __init__(self, codes, mult, count, metric, dmax):
-        super().__init__(codes, mult, count, metric, dmax)
+    def __init__(self, rows, count, metric, dmax):
+        super().__init__(rows, count, metric, dmax)
         e = self.e
         self.rr = e * self.r  # pairable values of item i
         self.q = np.where(e > 0, self.pairs / np.maximum(self.r - 1.0, 1.0), 0.0)
@@ -296,188 +297,3 @@ class Krippendorff(_Base):
             return np.nan
         dev = x - alpha1
         return (1.0 - f) / (n * (n - 1.0)) * float(np.dot(self.count[keep], dev * dev))
-
-
-# ---------------------------------------------------------------------------- by rater
-
-
-class Conger(_Base):
-    """Conger's kappa: chance from each rater's own distribution (eq. 17)."""
-
-    def __init__(self, rcodes, count, metric, dmax):
-        codes, mult = _m.compress_rows(rcodes)
-        super().__init__(codes, mult, count, metric, dmax)
-        self.rcodes = rcodes
-        self.safe = np.maximum(rcodes, 0)
-        self.eps = (rcodes >= 0).astype(np.float64)
-        k = rcodes.shape[1]
-        self.k = k
-        self.designs = []
-        for g in range(k):
-            rows = np.flatnonzero(rcodes[:, g] >= 0)
-            self.designs.append(metric.design(rows, rcodes[rows, g], np.ones(rows.size), self.m))
-        self.s = [_m.summarize(d, count[None, :])[0] for d in self.designs]
-        self.ds = [metric.apply(s) for s in self.s]  # D S_g, once per rater
-        self.ng = count @ self.eps
-        self.g = {
-            (g, h): float(metric.dot(self.ds[g], self.s[h]))
-            for g in range(k)
-            for h in range(g + 1, k)
-        }
-
-    def value(self) -> float:
-        k = self.k
-        chance = sum(val / (self.ng[g] * self.ng[h]) for (g, h), val in self.g.items())
-        chance *= 2.0 / (k * (k - 1.0))
-        n2, o = float(self.count @ self.e), float(self.count @ self.o)
-        return float(self._coefficient(np.float64(n2), o, chance))
-
-    def _coefficient(self, n2, o, chance):
-        ok = (n2 > 0) & (chance > _REL_ZERO * self.dmax)
-        return 1.0 - _safe_div(o, n2 * chance, ok)  # (eq. 17)
-
-    def batch(self, x):
-        k = self.k
-        s = [_m.summarize(d, x) for d in self.designs]
-        ng = x @ self.eps
-        chance = np.zeros(x.shape[0])
-        for g in range(k):
-            for h in range(g + 1, k):
-                chance += self.metric.cross(s[g], s[h]) / (ng[:, g] * ng[:, h])
-        chance *= 2.0 / (k * (k - 1.0))  # D_e: mean over ordered pairs of raters
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return self._coefficient(x @ self.e, x @ self.o, chance)
-
-    def leave_one_out(self, cell, u):
-        k, metric = self.k, self.metric
-        codes, eps = self.safe[cell], self.eps[cell]
-        ng = self.ng[None, :] - u[:, None] * eps
-        at = [metric.lookup(self.ds[g], codes) for g in range(k)]  # at[h][:, g] = (D S_h)(c_g)
-        chance = np.zeros(cell.shape[0])
-        for g in range(k):
-            for h in range(g + 1, k):
-                c = (  # (eq. 22) for the cross term of raters g and h
-                    self.g[g, h]
-                    - u * (eps[:, g] * at[h][:, g] + eps[:, h] * at[g][:, h])
-                    + u * u * eps[:, g] * eps[:, h] * metric.pair(codes[:, g], codes[:, h])
-                )
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    chance += c / (ng[:, g] * ng[:, h])
-        chance *= 2.0 / (k * (k - 1.0))
-        n2 = float(self.count @ self.e) - u * self.e[cell]
-        o = float(self.count @ self.o) - u * self.o[cell]
-        return self._coefficient(n2, o, np.where(np.isfinite(chance), chance, 0.0))
-
-    def variance(self, f):
-        k, metric, dm = self.k, self.metric, self.dmax
-        n, n2, o = self.n, float(self.count @ self.e), float(self.count @ self.o)
-        ng = self.ng
-        cmat = np.zeros((k, k))  # cross(p_g, p_h)
-        for (g, h), val in self.g.items():
-            cmat[g, h] = cmat[h, g] = val / (ng[g] * ng[h])
-        chance = cmat.sum() / (k * (k - 1.0))
-        pa, pe = 1.0 - o / (n2 * dm), 1.0 - chance / dm
-        kappa = (pa - pe) / (1.0 - pe)
-        # Σ_{h≠g} (1 − cross(p_h, p_g)/dmax), and D applied to P = Σ_h p_h
-        others = (k - 1.0) - cmat.sum(axis=1) / dm
-        dp_all = sum(self.ds[h] / ng[h] for h in range(k))  # D applied to Σ_h p_h
-        lam = np.zeros(self.m)
-        for g in range(k):
-            c = self.safe[:, g]
-            dp = metric.lookup(dp_all, c) - metric.lookup(self.ds[g], c) / ng[g]
-            e_g = self.eps[:, g]
-            lam += (n / ng[g]) * (e_g * ((k - 1.0) - dp / dm) - (e_g - ng[g] / n) * others[g])
-        pe_i = lam / (k * (k - 1.0))  # (eq. 18)
-        pa_i = np.where(self.e > 0, 1.0 - self.o / dm, 0.0)
-        c_i = (n / n2) * (pa_i - pe * self.e) / (1.0 - pe)
-        x = c_i - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
-        return self._gwet_sum(x, kappa, f, n)
-
-
-class Light:
-    """Light's kappa: the mean of the pairwise Cohen kappas, each over the items both
-    raters rated (eq. 19)."""
-
-    def __init__(self, rcodes, count, metric, dmax):
-        self.count, self.metric, self.dmax = count, metric, float(dmax)
-        self.m, k = rcodes.shape
-        safe = np.maximum(rcodes, 0)
-        self.pairs = []
-        for g in range(k):
-            for h in range(g + 1, k):
-                both = (rcodes[:, g] >= 0) & (rcodes[:, h] >= 0)
-                if not np.any(both):
-                    continue
-                rows = np.flatnonzero(both)
-                b = both.astype(np.float64)
-                dg = metric.design(rows, safe[rows, g], np.ones(rows.size), self.m)
-                dh = metric.design(rows, safe[rows, h], np.ones(rows.size), self.m)
-                d = b * metric.pair(safe[:, g], safe[:, h])
-                sg = _m.summarize(dg, count[None, :])[0]
-                sh = _m.summarize(dh, count[None, :])[0]
-                dsg, dsh = metric.apply(sg), metric.apply(sh)
-                self.pairs.append(
-                    {
-                        "b": b,
-                        "d": d,
-                        "dg": dg,
-                        "dh": dh,
-                        "c": float(metric.dot(dsg, sh)),
-                        "at_g": metric.lookup(dsh, safe[:, g]),  # (D S_h)(c_g)
-                        "at_h": metric.lookup(dsg, safe[:, h]),  # (D S_g)(c_h)
-                    }
-                )
-        if not self.pairs:
-            raise QwkitError(
-                "`ratings`: no two raters rated a common item, so no pairwise kappa exists.",
-                parameter="ratings",
-            )
-
-    @property
-    def n(self) -> float:
-        return float(self.count.sum())
-
-    def _kappa(self, big_b, o, c):
-        ok = (big_b > 0) & (c > _REL_ZERO * big_b * big_b * self.dmax)
-        return 1.0 - _safe_div(o * big_b, c, ok)  # Cohen's κ = 1 − D_o/D_e   (eq. 19)
-
-    def value(self) -> float:
-        out = 0.0
-        for p in self.pairs:
-            big_b = np.float64(self.count @ p["b"])
-            out += float(self._kappa(big_b, float(self.count @ p["d"]), p["c"]))
-        return out / len(self.pairs)
-
-    def batch(self, x):
-        out = np.zeros(x.shape[0])
-        for p in self.pairs:
-            sg, sh = _m.summarize(p["dg"], x), _m.summarize(p["dh"], x)
-            out += self._kappa(x @ p["b"], x @ p["d"], self.metric.cross(sg, sh))
-        return out / len(self.pairs)
-
-    def leave_one_out(self, cell, u):
-        out = np.zeros(cell.shape[0])
-        for p in self.pairs:
-            b, d = p["b"][cell], p["d"][cell]
-            big_b = float(self.count @ p["b"]) - u * b
-            o = float(self.count @ p["d"]) - u * d
-            c = p["c"] - u * b * (p["at_g"][cell] + p["at_h"][cell]) + u * u * d  # (eq. 22)
-            out += self._kappa(big_b, o, c)
-        return out / len(self.pairs)
-
-    def variance(self, f):
-        n, dm = self.n, self.dmax
-        lin = np.zeros(self.m)
-        for p in self.pairs:
-            big_b = float(self.count @ p["b"])
-            pa = 1.0 - float(self.count @ p["d"]) / (big_b * dm)
-            pe = 1.0 - p["c"] / (big_b * big_b * dm)
-            kappa = (pa - pe) / (1.0 - pe)
-            pa_i = 1.0 - p["d"] / dm
-            pe_i = 1.0 - (p["at_g"] + p["at_h"]) / (2.0 * big_b * dm)  # (eq. 20)
-            k_i = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - kappa) * (pe_i - pe) / (1.0 - pe)
-            lin += (n / big_b) * (k_i - kappa) * p["b"]
-        lin /= len(self.pairs)
-        if n < 2:
-            return np.nan
-        return (1.0 - f) / (n * (n - 1.0)) * float(np.dot(self.count, lin * lin))  # (eq. 21)

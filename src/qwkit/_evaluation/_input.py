@@ -1,6 +1,11 @@
 """Validate ``human`` (items × raters, NaN = not rated) and ``machine`` (one score per
 item, or items × models) onto one scale: the common step of every evaluation function.
 
+A sparse panel (a :class:`~qwkit.RatingsTable`, e.g. a crowd of thousands of raters) is
+read as its rating *slots*: column k holds the k-th rating of each item in the table's
+order (the order of the rows of the long table), as HANNA's columns are slots, not
+persons; the machine scores the table's ``items``, in their order.
+
 Human ratings are ratings on a scale (integers, or any values with ``labels``); a
 machine gives ratings on the same scale or real-valued scores (quadratic weights only:
 the continuous form). Everything is returned as float64 *positions* — the rating minus
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._ratings import RatingsTable, slot_columns
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     RatingMatrix,
@@ -184,6 +190,9 @@ def prepare(
     hname, mname = names
     policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     weights = check_weights(weights)
+    slots = isinstance(human, RatingsTable)
+    if slots:  # a sparse panel: its rating slots are the columns
+        human = slot_columns(human, hname)
     if labels is None:
         fast = _numeric_arrays(human, machine, weights, policy, names)
         if fast is not None:
@@ -311,7 +320,7 @@ def prepare(
         mpos[m.present[:, j], j] = c - offset if real[j] else positions(c)
 
     hnames, mnames = _column_names(h, hname), _column_names(m, mname)
-    _check_columns(hpos, hnames, hname, human=True)
+    _check_columns(hpos, hnames, hname, human=True, slots=slots)
     _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
     return Scores(
         human=hpos,
@@ -395,10 +404,15 @@ def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | Non
     )
 
 
-def _check_columns(pos: np.ndarray, names, param: str, *, human: bool, named: bool = False) -> None:
+def _check_columns(
+    pos: np.ndarray, names, param: str, *, human: bool, named: bool = False, slots: bool = False
+) -> None:
     """Every column rates something, and not one single value throughout (a message names
-    the column of humans, of several machines, or of machines given by name)."""
+    the column of humans, of several machines, or of machines given by name). Of rating
+    slots only the first — the reference human — must vary: a late slot holds few items."""
     for j, name in enumerate(names):
+        if slots and j > 0:
+            break
         col = pos[:, j]
         col = col[~np.isnan(col)]
         where = f" column {name!r}" if len(names) > 1 or human or named else ""

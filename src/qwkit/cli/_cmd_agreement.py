@@ -1,17 +1,19 @@
 """``qwkit agreement``: agreement among any number of raters, with missing ratings.
 
 The file holds one row per item and one column per rater (``--raters``; an empty cell is
-a rating not given), or one row per rating (``--long --item --rater --rating``). Each
-coefficient is ``qwkit.agreement_test`` (docs/agreement.md): its value, Gwet's standard
-error, an interval and the p-value of the t-test of no agreement beyond chance.
-``--report FILE.html`` writes an HTML report with the agreement of every pair of raters
-as a heatmap: each pair's weighted kappa on the items both rated (``qwkit.kappa_score``;
-Light's kappa is their mean).
+a rating not given), or one row per rating (``--long --item --rater --rating``; a crowd:
+read into ``qwkit.ratings_from_long``'s sparse table, ``--duplicates`` for a rater who
+rated an item twice). Each coefficient (``--coefficient``: one, several separated by
+commas, or all) is ``qwkit.agreement_test`` (docs/agreement.md): its value, Gwet's
+standard error, an interval and the p-value of the t-test of no agreement beyond chance.
+``--by-rater`` adds each rater's agreement with the others (``qwkit.rater_agreement``).
+``--report FILE.html`` writes an HTML report that stays small for any number of raters:
+the coefficients, each rater's agreement (ranked, and its distribution), and the
+agreement of the pairs of raters (a heatmap up to 40 raters, their distribution beyond).
 """
 
 from __future__ import annotations
 
-import math
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -23,11 +25,9 @@ from rich.table import Table
 import qwkit
 from qwkit.cli import _columns, _display, _io, _output, _plots, _report
 from qwkit.cli._errors import (
-    captured_warnings,
     guard,
     in_file_terms,
     stderr_console,
-    warning_texts,
 )
 from qwkit.cli._options import (
     CiOpt,
@@ -52,17 +52,13 @@ from qwkit.cli._options import (
 )
 from qwkit.cli._progress import confidence_interval
 
-__all__ = ["agreement", "pairwise_kappas"]
+__all__ = ["agreement", "coefficient_option"]
 
 
-class Coefficient(str, Enum):
-    fleiss = "fleiss"
-    conger = "conger"
-    krippendorff = "krippendorff"
-    gwet = "gwet"
-    brennan_prediger = "brennan-prediger"
-    light = "light"
-    all = "all"
+class Duplicates(str, Enum):
+    raise_ = "raise"
+    first = "first"
+    last = "last"
 
 
 class AgreementWeights(str, Enum):
@@ -85,9 +81,33 @@ NAMES = {
     "brennan-prediger": "Brennan-Prediger",
     "light": "Light's kappa",
 }
-#: Weights of ``qwkit.kappa_score`` (the pairwise kappas); the others are
-#: Krippendorff's metrics.
-_KAPPA_WEIGHTS = ("quadratic", "linear", "identity")
+#: Up to this many raters the report draws every pair in a heatmap and lists every
+#: rater; beyond, distributions and the lowest and highest only.
+MAX_NAMED_RATERS = 40
+#: Raters (and pairs) listed at each end of a ranking beyond ``MAX_NAMED_RATERS``.
+_LISTED = 15
+
+
+def coefficient_option(text: str) -> list[str]:
+    """``--coefficient``: one name, several separated by commas, or ``all``."""
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    if not names:
+        raise typer.BadParameter("name a coefficient, or all.", param_hint="--coefficient")
+    if "all" in names:
+        if len(names) > 1:
+            raise typer.BadParameter(
+                "'all' already holds every coefficient; give it alone.",
+                param_hint="--coefficient",
+            )
+        return list(NAMES)
+    unknown = [name for name in names if name not in NAMES]
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown coefficient '{unknown[0]}'; choose from {', '.join(NAMES)}, or all "
+            "(several separated by commas).",
+            param_hint="--coefficient",
+        )
+    return list(dict.fromkeys(names))
 
 
 def _column_option(help_text: str):
@@ -126,70 +146,147 @@ def _layout(raters, long, item, rater, rating) -> list[str] | None:
     return column_list(raters, "--raters", at_least=2, example="r1,r2,r3")
 
 
-def _pair_kappa(a: np.ndarray, b: np.ndarray, weights: str, labels) -> float:
-    """Weighted kappa of two raters on their common items: ``qwkit.kappa_score``; for
-    Krippendorff's metrics (ordinal, ratio) and real-valued ratings, Conger's kappa of
-    the two (Cohen's kappa with these weights)."""
-    if weights in _KAPPA_WEIGHTS:
-        try:
-            return qwkit.kappa_score(a, b, weights=weights, labels=labels)
-        except qwkit.QwkitError as exc:  # real-valued ratings: not on a kappa scale
-            if exc.parameter not in ("y1", "y2"):
-                raise
-    pair = np.empty((len(a), 2), dtype=a.dtype if isinstance(a, np.ndarray) else object)
-    pair[:, 0], pair[:, 1] = a, b
-    return qwkit.agreement_score(pair, coefficient="conger", weights=weights, labels=labels)
+def _names_text(names: list[str]) -> str:
+    if len(names) <= MAX_NAMED_RATERS:
+        return ", ".join(names)
+    return f"{len(names):,} (the ranking below lists the lowest and highest)"
 
 
-def pairwise_kappas(ratings: np.ndarray, weights: str, labels) -> tuple[np.ndarray, np.ndarray]:
-    """``(kappa, common)``: r × r matrices of each pair's weighted kappa on the items
-    both rated (nan on the diagonal and for pairs with fewer than two such items) and
-    of the number of those items."""
-    present = ~_columns.empty_cells(ratings)
-    r = ratings.shape[1]
-    kappa = np.full((r, r), math.nan)
-    common = np.zeros((r, r), dtype=np.int64)
-    for g in range(r):
-        for h in range(g + 1, r):
-            both = present[:, g] & present[:, h]
-            common[g, h] = common[h, g] = int(both.sum())
-            if common[g, h] >= 2:
-                a, b = ratings[both, g], ratings[both, h]
-                if a.dtype == object:  # text, or integers beyond ±2**53: read as such
-                    a, b = a.tolist(), b.tolist()
-                kappa[g, h] = kappa[h, g] = _pair_kappa(a, b, weights, labels)
-    return kappa, common
+def _rater_rows(by_rater, idx) -> list[list]:
+    return [
+        [
+            str(by_rater.raters[j]),
+            int(by_rater.n_items[j]),
+            by_rater.statistic[j],
+            by_rater.standard_error[j],
+            by_rater.low[j],
+            by_rater.high[j],
+        ]
+        for j in idx
+    ]
 
 
-def _write_report(target, data, results, *, file, source_name, weights, ci, method, title):
-    """The ``--report`` page: the coefficients and the pairwise heatmap."""
-    with captured_warnings() as caught:
-        kappa, common = pairwise_kappas(data.ratings, weights, data.labels)
-    names = list(data.raters)
+def _raters_section(report, by_rater, ci) -> None:
+    report.section("Agreement of each rater with the others")
+    report.paragraph(
+        "Each rater's weighted kappa against the other raters of the items it rated: "
+        "Cohen's kappa of the table of pairs (its rating of an item, another rater's "
+        "rating of the same item), with an interval over its items "
+        "(qwkit.rater_agreement; docs/agreement.md, eqs. 23–24). A rater rating at random "
+        "scores near 0."
+    )
+    report.figure(
+        _plots.drawn(by_rater.plot),
+        alt="Distribution of the raters' kappas against the others, and each rater",
+    )
+    order = by_rater.ranked()
+    order = order[np.isfinite(by_rater.statistic[order])]
+    header = ["rater", "shared items", "kappa", "standard error", "CI low", "CI high"]
+    caption = f"{_plots.percent(ci)} intervals (t on the rater's items − 1 df)."
+    if order.size <= 2 * _LISTED or len(by_rater.raters) <= MAX_NAMED_RATERS:
+        report.table(header, _rater_rows(by_rater, order), caption="Lowest first; " + caption)
+        return
+    report.table(
+        header, _rater_rows(by_rater, order[:_LISTED]), caption=f"The {_LISTED} lowest; " + caption
+    )
+    report.table(
+        header,
+        _rater_rows(by_rater, order[::-1][:_LISTED]),
+        caption=f"The {_LISTED} highest; " + caption,
+    )
+    undefined = len(by_rater.raters) - order.size
+    if undefined:
+        report.paragraph(
+            f"{undefined:,} raters have no kappa (fewer than two items shared with other "
+            "raters, or every shared rating in one category)."
+        )
+
+
+def _pairs_section(report, by_rater, names, weights) -> None:
+    pairs = by_rater.pairwise()
+    report.section("Agreement of each pair of raters")
+    report.paragraph(
+        f"Each pair's weighted kappa ({weights} weights) on the items both rated; Light's "
+        "kappa is the mean of those that exist (two or more common items, not every "
+        f"common rating in one category). {pairs.n_pairs_sharing:,} pairs of raters share "
+        f"an item; {int(np.isfinite(pairs.statistic).sum()):,} have a kappa."
+    )
+    if len(names) <= MAX_NAMED_RATERS:
+        kappa = pairs.matrix(by_rater.raters)
+        report.figure(
+            _plots.pairwise_heatmap(
+                kappa,
+                names,
+                title=f"Kappa of each pair of raters ({weights} weights)",
+                label="kappa",
+            ),
+            alt="Heatmap of the weighted kappa of each pair of raters",
+        )
+        report.table(
+            ["rater", "rater", "common items", "weighted kappa"],
+            [
+                [str(a), str(b), int(n), k]
+                for a, b, n, k in zip(
+                    pairs.rater1, pairs.rater2, pairs.n_items, pairs.statistic, strict=True
+                )
+            ],
+        )
+        return
+    report.figure(
+        _plots.drawn(pairs.plot),
+        alt="Distribution of the kappas of the pairs of raters",
+    )
+    kappa = pairs.statistic
+    ok = np.isfinite(kappa)
+    if ok.any():
+        q = np.percentile(kappa[ok], [10, 25, 50, 75, 90])
+        items = np.percentile(pairs.n_items[ok], [50, 90])
+        report.table(
+            ["pairs with a kappa", "10%", "25%", "median", "75%", "90%",
+             "median common items", "90% of pairs share at most"],
+            [[int(ok.sum()), *q, float(items[0]), float(items[1])]],
+            caption="The distribution of the pairs' kappas.",
+        )  # fmt: skip
+
+
+def _write_report(
+    target, data, results, by_rater, *, file, source_name, weights, ci, method, title
+):
+    """The ``--report`` page: the coefficients, each rater, and the pairs of raters."""
+    names = [str(r) for r in by_rater.raters]
+    first = results[0][0]
     report = _report.HtmlReport(
         title or f"Agreement among raters: {Path(file).name if file != '-' else source_name}",
-        subtitle=f"{len(names)} raters, {results[0][0].n_items:,} items, {weights} weights",
+        subtitle=f"{len(names):,} raters, {first.n_items:,} items, {weights} weights",
     )
-    report.add_warnings(warning_texts(caught))
     report.section("Overview")
-    missing = int(np.count_nonzero(_columns.empty_cells(data.ratings)))
-    report.table(
-        None,
-        [
-            ["data", source_name],
-            ["raters", ", ".join(names)],
-            ["items", results[0][0].n_items],
-            ["ratings not given", missing],
-            ["weights", weights],
+    rows = [
+        ["data", source_name],
+        ["raters", _names_text(names)],
+        ["items", first.n_items],
+        ["ratings", int(by_rater.n_ratings.sum())],
+        ["items rated once (no pair)", first.n_items_rated_once],
+    ]
+    if first.n_items_dropped or first.n_raters_dropped:
+        rows.append(
             [
-                "rating scale",
-                "qwkit's default: every integer from the smallest to the largest rating "
-                "(the values that occur, for real-valued ratings)"
-                if data.labels is None
-                else ", ".join(_display.label_text(v) for v in data.labels),
-            ],
+                "dropped (no rating)",
+                f"{first.n_items_dropped} items, {first.n_raters_dropped} raters",
+            ]
+        )
+    if data.duplicates:
+        rows.append(["repeated ratings left out", data.duplicates])
+    rows += [
+        ["weights", weights],
+        [
+            "rating scale",
+            "qwkit's default: every integer from the smallest to the largest rating "
+            "(the values that occur, for real-valued ratings)"
+            if data.labels is None
+            else ", ".join(_display.label_text(v) for v in data.labels),
         ],
-    )
+    ]
+    report.table(None, rows)
     report.section("Agreement coefficients")
     report.table(
         ["coefficient", "value", "standard error", "CI low", "CI high", "p-value"],
@@ -200,24 +297,8 @@ def _write_report(target, data, results, *, file, source_name, weights, ci, meth
         caption=f"{_plots.percent(ci)} intervals ({method}); p-values of the t-test of no "
         "agreement beyond chance (qwkit.agreement_test).",
     )
-    report.section("Agreement of each pair of raters")
-    kappa_kind = weights if weights in _KAPPA_WEIGHTS else "Conger's (Cohen's), " + weights
-    report.paragraph(
-        f"Each cell is the weighted kappa ({kappa_kind} weights) of two raters on the items "
-        "both rated; Light's kappa is their mean. A dash: fewer than two common items."
-    )
-    report.figure(
-        _plots.pairwise_heatmap(
-            kappa, names, title=f"Kappa of each pair of raters ({weights} weights)", label="kappa"
-        ),
-        alt="Heatmap of the weighted kappa of each pair of raters",
-    )
-    pairs = [
-        [names[g], names[h], int(common[g, h]), kappa[g, h]]
-        for g in range(len(names))
-        for h in range(g + 1, len(names))
-    ]
-    report.table(["rater", "rater", "common items", "weighted kappa"], pairs)
+    _raters_section(report, by_rater, ci)
+    _pairs_section(report, by_rater, names, weights)
     _output.write_text(target, report.render())
 
 
@@ -247,13 +328,31 @@ def agreement(
     rater: Annotated[str | None, _column_option("Column of the raters (--long).")] = None,
     rating: Annotated[str | None, _column_option("Column of the ratings (--long).")] = None,
     coefficient: Annotated[
-        Coefficient,
+        str,
         typer.Option(
             help="fleiss, conger, krippendorff (alpha), gwet (AC1, AC2 with weights), "
-            "brennan-prediger, light (the mean of the pairwise kappas), or all.",
-            metavar="NAME",
+            "brennan-prediger, light (the mean of the pairwise kappas); several separated "
+            "by commas (fleiss,krippendorff), or all.",
+            metavar="NAMES",
         ),
-    ] = Coefficient.all,
+    ] = "all",
+    by_rater: Annotated[
+        bool,
+        typer.Option(
+            "--by-rater",
+            help="Also each rater's agreement with the others (qwkit.rater_agreement): "
+            "the lowest and highest raters (every rater with --json).",
+            show_default=False,
+        ),
+    ] = False,
+    duplicates: Annotated[
+        Duplicates,
+        typer.Option(
+            help="--long: a rater who rated an item twice is an error (raise), or keep the "
+            "first or the last of the ratings, in the order of the rows.",
+            metavar="POLICY",
+        ),
+    ] = Duplicates.raise_,
     weights: Annotated[
         AgreementWeights,
         typer.Option(
@@ -273,9 +372,9 @@ def agreement(
         str | None,
         typer.Option(
             "--report",
-            help="Also write an HTML report, with the agreement of each pair of raters "
-            "as a heatmap ('-': standard output). An existing file is replaced only if "
-            "it is a qwkit report, or with --force.",
+            help="Also write an HTML report: the coefficients, each rater's agreement and "
+            "the pairs of raters ('-': standard output). An existing file is replaced "
+            "only if it is a qwkit report, or with --force.",
             show_default=False,
             metavar="FILE",
         ),
@@ -297,6 +396,7 @@ def agreement(
     the test of no agreement beyond chance. Text ratings need --labels unless --weights
     identity."""
     columns = _layout(raters, long, item, rater, rating)
+    chosen = coefficient_option(coefficient)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
@@ -328,9 +428,9 @@ def agreement(
                     rating=rating,
                     labels=scale_given,
                     text_allowed=text_allowed,
+                    duplicates=duplicates.value,
                     console=stderr_console(),
                 )
-        chosen = list(NAMES) if coefficient is Coefficient.all else [coefficient.value]
         results = []
 
         def terms():
@@ -345,12 +445,18 @@ def agreement(
                 )
                 low, high = confidence_interval(res, ci, method, n_resamples, seed)
                 results.append((res, low, high))
+            per_rater = None
+            if by_rater or target is not None:
+                per_rater = qwkit.rater_agreement(
+                    data.ratings, weights=weights.value, labels=data.labels, confidence_level=ci
+                )
         if target is not None:
             with terms():
                 _write_report(
                     target,
                     data,
                     results,
+                    per_rater,
                     file=file,
                     source_name=source.name,
                     weights=weights.value,
@@ -372,6 +478,8 @@ def agreement(
                     "confidence_level": ci,
                     "method": method.value,
                     "n_rows": data.n_rows,
+                    "n_duplicates": data.duplicates,
+                    **({"by_rater": per_rater.to_dict()} if by_rater else {}),
                 }
             )
             return
@@ -379,11 +487,43 @@ def agreement(
         console.print(_results_table(results, source.label, ci, method, weights.value))
         first = results[0][0]
         console.print(
-            f"{first.n_items:,} items, {first.n_raters} raters; p-values: t-test of no "
+            f"{first.n_items:,} items, {first.n_raters:,} raters; p-values: t-test of no "
             f"agreement beyond chance, {first.degrees_of_freedom} df"
         )
+        if first.n_items_rated_once or data.duplicates:
+            said = []
+            if first.n_items_rated_once:
+                said.append(f"{first.n_items_rated_once:,} items rated once (no pair)")
+            if data.duplicates:
+                said.append(f"{data.duplicates:,} repeated ratings left out ({duplicates.value})")
+            console.print("; ".join(said))
+        if by_rater:
+            console.print(_raters_table(per_rater, source.label, ci))
         if target is not None and not target.is_stdout:
             console.print(f"wrote {report}")
+
+
+def _raters_table(by_rater, label: str, ci: float) -> Table:
+    number = _display.number
+    order = by_rater.ranked()
+    order = order[np.isfinite(by_rater.statistic[order])]
+    n = len(by_rater.raters)
+    shown = order if order.size <= 20 else np.concatenate([order[:10], order[-10:]])
+    title = f"{label}: each rater against the others ({by_rater.weights} weights)"
+    if order.size > 20:
+        title += f"; the 10 lowest and 10 highest of {n:,} raters (all with --json)"
+    table = Table(title=title)
+    for name in ("rater", "items", "kappa", "SE", f"{_plots.percent(ci)} CI"):
+        table.add_column(name, justify="left" if name == "rater" else "right")
+    for j in shown:
+        table.add_row(
+            str(by_rater.raters[j]),
+            f"{int(by_rater.n_items[j]):,}",
+            number(by_rater.statistic[j]),
+            number(by_rater.standard_error[j]),
+            f"[{number(by_rater.low[j])}, {number(by_rater.high[j])}]",
+        )
+    return table
 
 
 def _results_table(results, label: str, ci: float, method: Method, weights: str) -> Table:

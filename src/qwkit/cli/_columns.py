@@ -398,16 +398,19 @@ def load(
 @dataclass(frozen=True, slots=True)
 class Ratings:
     """Ratings of items by raters, read by :func:`load_ratings` or :func:`load_long`:
-    ``ratings`` (items × raters; NaN or None where a rater gave none), the ``raters``'
-    names, the scale (``labels``, None: qwkit's), and ``rows``: the 0-based file row of
-    each item (None: item i is data row i + 1)."""
+    ``ratings`` (items × raters with NaN or None where a rater gave none; the long format:
+    a ``qwkit.RatingsTable``, one entry per rating), the ``raters``' names, the scale
+    (``labels``, None: qwkit's), and ``rows``: the 0-based file row of each row an error
+    names (None: row i is data row i + 1 — an item of the wide format, a row of the
+    long one); ``duplicates``: repeated ratings left out."""
 
-    ratings: np.ndarray
+    ratings: object
     raters: tuple[str, ...]
     labels: np.ndarray | None
     labels_origin: str
     n_rows: int
     rows: np.ndarray | None = None
+    duplicates: int = 0
 
 
 def _with_gaps(array, column, labels, decimal: str, *, text: bool, origin: str = "--labels"):
@@ -520,11 +523,13 @@ def load_long(
     rating: str,
     labels: np.ndarray | None,
     text_allowed: bool,
+    duplicates: str = "raise",
     console=None,
 ) -> Ratings:
-    """Ratings in long format: one row per rating, with its item and rater (a missing
-    rating stays missing; a rater who rated an item twice is an error naming both
-    rows)."""
+    """Ratings in long format: one row per rating, with its item and rater, as the sparse
+    table of ``qwkit.ratings_from_long`` (a missing rating stays missing; a rater who
+    rated an item twice is an error naming both rows, unless ``duplicates`` is "first"
+    or "last")."""
     import qwkit
 
     read = read_columns(source, [item, rater, rating], console=console)
@@ -534,26 +539,25 @@ def load_long(
         labels, declared = _declared_scale(source, read.orders, [rating])
         origin = declared or origin
     items, raters = _ids(arrays[item], item), _ids(arrays[rater], rater)
-    pairs = np.char.add(np.char.add(items, "\x00"), raters)
-    _, first, count = np.unique(pairs, return_index=True, return_counts=True)
-    if (count > 1).any():
-        twice = np.flatnonzero(pairs == pairs[first[count > 1][0]])[:2]
-        raise CliError(
-            f"rater '{raters[twice[0]]}' rated item '{items[twice[0]]}' twice (data rows "
-            f"{twice[0] + 1} and {twice[1] + 1}); give one rating per item and rater."
-        )
+    if duplicates == "raise":
+        pairs = np.char.add(np.char.add(items, "\x00"), raters)
+        _, first, count = np.unique(pairs, return_index=True, return_counts=True)
+        if (count > 1).any():
+            twice = np.flatnonzero(pairs == pairs[first[count > 1][0]])[:2]
+            raise CliError(
+                f"rater '{raters[twice[0]]}' rated item '{items[twice[0]]}' twice (data rows "
+                f"{twice[0] + 1} and {twice[1] + 1}); give one rating per item and rater, or "
+                "keep the first or the last of them with --duplicates first|last."
+            )
     values = _ratings_matrix(source, arrays, [rating], labels, origin, text_allowed=text_allowed)
-    values = values[:, 0]
-    table = qwkit.ratings_from_long(items, raters, values)
-    # the file row of each item: its first rating's
-    order = np.unique(items, return_index=True)[1]
+    table = qwkit.ratings_from_long(items, raters, values[:, 0], duplicates=duplicates)
     return Ratings(
-        table.ratings,
+        table,
         tuple(str(r) for r in table.raters),
         labels,
         origin,
         len(items),
-        rows=order,
+        duplicates=table.n_duplicates,
     )
 
 
