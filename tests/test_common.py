@@ -400,3 +400,5 @@ class TestNumericInvariances:
         padded = np.vstack([panel, np.full((3, panel.shape[1]), np.nan)])
         for x in (frame, pl.from_pandas(frame), listed, padded):
             assert fn(x) == pytest.approx(ref, rel=1e-12)
+        # the sparse table, its rows shuffled: the same numbers (sums in another order)
+        assert fn(_table(panel)) == pytest.approx(ref, rel=1e-9)

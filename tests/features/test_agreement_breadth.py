@@ -96,6 +96,17 @@ class TestScott:
         res = qwkit.agreement_test(np.column_stack([a, b]), coefficient="scott", weights=None)
         assert res.statistic == pytest.approx((po - pe) / (1 - pe), rel=1e-14)
 
+    def test_from_the_sparse_table(self):
+        x = _panel(4, raters=2, missing=0.2)
+        items, raters = np.nonzero(~np.isnan(x))
+        table = qwkit.ratings_from_long(items[::-1], raters[::-1], x[items, raters][::-1])
+        for coefficient in ("scott", "percent"):
+            a = qwkit.agreement_test(table, coefficient=coefficient, labels=[1, 2, 3, 4])
+            b = qwkit.agreement_test(x, coefficient=coefficient, labels=[1, 2, 3, 4])
+            assert (a.statistic, a.standard_error) == pytest.approx(
+                (b.statistic, b.standard_error), rel=1e-12
+            )
+
     def test_two_raters_only(self):
         with pytest.raises(ValueError, match="`coefficient`='scott' is Scott's π of two raters"):
             qwkit.agreement_test(_panel(4), coefficient="scott")
