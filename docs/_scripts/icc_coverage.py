@@ -91,8 +91,24 @@ def run(reps=1000, sizes=(30, 100)):
     return rows
 
 
+def markdown(rows) -> str:
+    """The lines as docs/agreement.md shows them: one row per form, truth, n and k."""
+    designs = (0.0, 0.1, 0.3, "crowd")
+    out = [
+        "| form | ICC | n | k | complete | 10% missing | 30% missing | 2 of k raters |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    cells = {(r[0], r[1], r[2], r[3], r[4]): r[5] for r in rows}
+    for form, truth, n, k in dict.fromkeys((r[0], r[1], r[2], r[3]) for r in rows):
+        got = [cells.get((form, truth, n, k, d)) for d in designs]
+        shown = " | ".join("" if c is None else f"{c:.3f}" for c in got)
+        out.append(f"| {form} | {truth:.2f} | {n} | {k} | {shown} |")
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
-    run(
+    lines = run(
         int(sys.argv[1]) if len(sys.argv) > 1 else 1000,
         tuple(int(n) for n in sys.argv[2:]) or (30, 100),
     )
+    print(markdown(lines))
