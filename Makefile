@@ -53,6 +53,7 @@ bench: $(PY)
 	nice $(PY) benchmarks/bench_evaluation.py > benchmarks/results/evaluation.md
 	nice $(PY) benchmarks/bench_dask.py --n 1e7 --quick > benchmarks/results/dask.md
 	nice $(PY) benchmarks/bench_polars.py > benchmarks/results/polars.md
+	nice $(PY) benchmarks/bench_torch.py > benchmarks/results/torch.md
 	nice $(PY) benchmarks/first_run.py > benchmarks/results/first_run.md
 
 lint: $(PY)

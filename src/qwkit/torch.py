@@ -37,6 +37,8 @@ torch = require("torch", feature="qwkit.torch", package="PyTorch", extra="torch"
 
 from typing import Literal
 
+from torch.nn import functional
+
 from qwkit._base._errors import QwkitError
 from qwkit._base._validation import check_choice
 from qwkit._integrations import _torch_shared as _s
@@ -59,8 +61,8 @@ _CLASS_KINDS = ("logits", "probabilities")
 
 
 def _soft_inputs(input, target, sample_weight, prediction: str, labels, checks):
-    """(y, f, w): targets, scores and weights as (B,) tensors of the accumulation dtype."""
-    prediction = check_choice(prediction, "prediction", _SCORE_KINDS)
+    """(y, f, w): targets, scores and weights as (B,) tensors of the accumulation dtype
+    (w None: unit weights; ``prediction`` checked by the caller)."""
     x = _s.check_tensor(input, "input")
     _s.check_floating(x, "input")
     acc = _s.accumulation_dtype(x.dtype)
@@ -77,22 +79,22 @@ def _soft_inputs(input, target, sample_weight, prediction: str, labels, checks):
                 "For class logits pass prediction='logits'.",
                 parameter="input",
             )
-        f = _s.column(x, "input").to(acc)
+        f = _s.cast(_s.column(x, "input"), acc)
     else:
         p = _s.class_probabilities(x, prediction, checks)
         k = p.shape[1]
         if labels is None:
-            values = torch.arange(k, dtype=acc, device=p.device)
+            values = _s.constant(tuple(range(k)), acc, p.device)
         else:
             _s.check_label_count(labels.shape[0], k)
             values = labels.to(dtype=acc, device=p.device, non_blocking=True)
-        f = (p * values).sum(dim=1)  # expected score Σₖ pₖ·vₖ
+        f = (p * values).sum(1)  # expected score Σₖ pₖ·vₖ
     n = f.shape[0]
     y = _s.column(_s.check_tensor(target, "target"), "target")
     _s.check_device(y, "target", f.device, "`input`")
     _s.check_length(y, "target", n, "input")
     _s.check_real(y, "target")
-    y = _s.finite(y.detach().to(acc), "target", checks)
+    y = _s.cast(y.detach(), acc)
     w = _s.sample_weight_tensor(sample_weight, n, f, checks)
     return y, f, w
 
@@ -108,6 +110,57 @@ def _check_batch(n: int) -> None:
 
 _SOFT_UNDEFINED = "every score equals the one value of the targets"
 _TABLE_UNDEFINED = "no disagreement that chance could produce has a positive weight"
+
+
+# One form for every loss here (eq. T6): ℓ = R̂ + s·S(input), where S is the batch's
+# numerator n_B − R̂·d_B summed item by item (the only part with a gradient) and R̂ and
+# s = 1/(W_B·d̂) are constants of the call. With R̂ and d̂ of the running state it is the
+# running loss (T6); with the batch's own, its value is the batch ratio n/d (S is then 0
+# up to rounding) and its gradient (∇n − R·∇d)/d is the ratio's (the quotient rule), so
+# the functions, the first batch of a module and its later batches are one computation.
+
+
+def _flagged(values, nan, has, c):
+    """``values`` (R̂, s, then other coefficients of S) of ℓ = R̂ + s·S: R̂ NaN and every
+    coefficient 0 where ``nan`` (a NaN loss with a zero gradient), and all 0 where the
+    batch has no weight (``has`` false; None: it has weight)."""
+    if has is not None:
+        values = torch.where(has, values, c.zero)
+    return torch.where(nan, c.void[: values.shape[0]], values)
+
+
+def _soft_constants(terms, total, nan, has, c):
+    """(c₀, s, s·R̂, ȳ) of :func:`_soft_loss` in one tensor, flagged as in
+    :func:`_flagged`, from the first four terms of :func:`~_torch_shared.soft_terms`
+    (c₀ = R̂·(1 − v_y/d̂), 1/d̂, R̂/d̂, ȳ) and ``total`` W_B: s = 1/(W_B·d̂)."""
+    return _flagged(terms[:4] / torch.where(c.scaled, total, c.one), nan, has, c)
+
+
+_SUM = 2  # torch.nn.functional's reduction code of "sum" (torch.nn._reduction)
+_MSE = getattr(torch._C._nn, "mse_loss", None)
+
+
+def _squared_error(x, target):
+    """Σ(x − target)² with one autograd node: ``mse_loss(reduction="sum")`` of equal
+    shapes, called as ``torch.nn.functional.mse_loss`` calls it (its Python checks of
+    shapes and reductions, half of its cost here, have nothing to check)."""
+    if _MSE is None:  # pragma: no cover - a PyTorch without the binding
+        return functional.mse_loss(x, target, reduction="sum")
+    return _MSE(x, target, _SUM)
+
+
+def _soft_loss(y, f, w, start, scale, r_scale, y_mean):
+    """ℓ = R̂ + s·[Σw(y − f)² − R̂·(Σw(f − ȳ)² + W_B·v_y)] = R̂ + s·W_B·(n_B − R̂·d_B),
+    eq. (T6) item by item, as c₀ + s·Σw(y − f)² − s·R̂·Σw(f − ȳ)² with c₀ = R̂·(1 − v_y/d̂)
+    (constants from :func:`_soft_constants`): two squared errors (weights as √w), four
+    autograd nodes."""
+    if w is None:
+        f_w, y_w, mean_w = f, y, y_mean.expand_as(f)
+    else:
+        root = w.sqrt()
+        f_w, y_w, mean_w = f * root, y * root, y_mean * root
+    error, spread = _squared_error(f_w, y_w), _squared_error(f_w, mean_w)
+    return torch.addcmul(torch.addcmul(start, error, scale), spread, r_scale, value=-1)
 
 
 def soft_kappa_loss(
@@ -185,46 +238,88 @@ def soft_kappa_loss(
     [0.0558, -0.0167, 0.0801, -0.0981]
     """
     checks = _s.DataChecks(validate_args)
+    prediction = check_choice(prediction, "prediction", _SCORE_KINDS)
     values = _s.label_values(labels)
-    y, f, w = _soft_inputs(input, target, sample_weight, prediction, values, checks)
-    _check_batch(f.shape[0])
-    _s.positive_total(w, checks)
-    loss, undefined = _s.ratio(*_s.soft_ratio(_s.moments(y, f, w)))  # (T2)
+    with _s.full_precision(_s.check_tensor(input, "input").device):
+        y, f, w = _soft_inputs(input, target, sample_weight, prediction, values, checks)
+        _check_batch(f.shape[0])
+        with _s.no_autograd():  # the constants of the loss
+            c = _s.constants(f.dtype, f.device)
+            m = _s.moments(y, f, w, c)
+            if w is not None:
+                _s.positive_total(m[0], checks)
+            _s.finite_check(torch.dot(m, c.zeros) != c.zero, checks, (y, "target"))
+            terms = _s.soft_terms(m, c)  # (T2)
+            undefined = terms[4] == c.zero
+            nan = undefined | checks.invalid()
+            constants = _soft_constants(terms, m[0], nan, None, c)
+        loss = _soft_loss(y, f, w, *_s.normal(constants).unbind())
     checks.run(undefined, _SOFT_UNDEFINED)
-    return checks.guard(loss)  # NaN scores (a diverged model) give a NaN loss
+    return loss  # NaN scores (a diverged model) give a NaN loss
 
 
 # ---------------------------------------------------------------------------- weighted kappa
 
 
-def _confusion(p: torch.Tensor, t: torch.Tensor, w: torch.Tensor, k: int) -> torch.Tensor:
-    """Expected confusion table O = Σᵢ wᵢ·e_{yᵢ}·pᵢᵀ (rows: truth), differentiable in p."""
-    onehot = (t[:, None] == torch.arange(k, device=t.device)).to(p.dtype)
-    with _s.full_precision(p.device):  # autocast would take the product in 16 bits
-        return onehot.T @ (w[:, None] * p)
+def _expected_table(p: torch.Tensor, t: torch.Tensor, w: torch.Tensor | None) -> torch.Tensor:
+    """Expected confusion table O = Σᵢ wᵢ·e_{yᵢ}·pᵢᵀ (rows: truth), differentiable in p
+    (under ``full_precision``: autocast would take the product in 16 bits)."""
+    truth = p.new_zeros(p.shape)  # wᵢ at (i, yᵢ)
+    truth = (
+        truth.scatter_(1, t[:, None], 1.0)
+        if w is None
+        else truth.scatter_(1, t[:, None], w[:, None])
+    )
+    return truth.T @ p
 
 
-def _table_ratio(o: torch.Tensor, wm: torch.Tensor):
-    """(n, d) of eq. (T4) for a table: the observed and the chance-expected
-    disagreement per unit weight; 1 − κ = n/d (both 0 for an empty table). The margins
-    are shares before they multiply, so no product of totals can overflow."""
-    total = _s.safe(o.sum())
-    n = (wm * o).sum() / total
-    d = ((o.sum(1) / total)[:, None] * wm * (o.sum(0) / total)[None, :]).sum()
-    return n, d
+def _table_terms(o: torch.Tensor, wm: torch.Tensor, c):
+    """Eq. (T4) per table of ``o`` (..., K, K): the rows (..., 3 + 2K) of R = n/d, d, the
+    total, ĥᵀW (the chance cost of each predicted class) and the column shares (R and
+    d are 0 where d is). The margins are shares before they multiply, so no product of
+    totals can overflow; no matrix product (TF32 would round it)."""
+    total = o.sum((-2, -1))
+    share = _s.positive(total, c)[..., None]
+    rows, cols = o.sum(-1) / share, o.sum(-2) / share
+    chance = (rows[..., None] * wm).sum(-2)
+    d = (chance * cols).sum(-1)
+    n = (wm * o).sum((-2, -1)) / share[..., 0]
+    head = torch.stack([n / _s.positive(d, c), d, total], -1)
+    return torch.cat([head, chance, cols], -1)
+
+
+def _margins(r_hat, d, wm, cols):
+    """For the batch ratio of probabilities: the gradient that the table's margins add
+    (per true class, times s), which (T6) holds constant. With logits (or any rows that
+    sum to 1) it adds nothing; with probabilities it keeps the gradient the ratio's own
+    in every direction, as ``gradcheck`` sees it."""
+    return r_hat * (d - (wm * cols).sum(1))
+
+
+def _table_constants(wm, r_hat, chance, d, total, nan, has, c, log: bool, margins, rows):
+    """(G, (R̂, s)) of ℓ = R̂ + s·Σ(G∘O), G = W − R̂·𝟙(ĥᵀW)ᵀ and s = 1/(W_B·d̂) (eq. T6
+    item by item), or with ``log`` of log R̂ + s/R̂·Σ(G∘O), the same linearization of
+    log(1 − κ); (R̂, s) flagged as in :func:`_flagged`. ``rows``: the row sums of the
+    batch's table, for ``margins``."""
+    g = wm - r_hat * chance
+    start, scale = r_hat, (total * d).reciprocal()
+    if margins is not None:
+        g = g + margins[:, None]
+        start = start - scale * (margins * rows).sum()  # adds 0 to the value
+    if log:  # where R̂ is below the smallest float, log(1 − κ) is floored: no gradient
+        tiny = torch.finfo(r_hat.dtype).tiny
+        inverse = torch.where(r_hat >= tiny, r_hat.reciprocal(), c.zero)
+        start = torch.log(r_hat.clamp_min(tiny)) + (start - r_hat) * inverse
+        scale = scale * inverse
+    return g, _flagged(torch.stack([start, scale]), nan, has, c)
 
 
 def _class_inputs(input, target, sample_weight, prediction: str, checks):
-    prediction = check_choice(prediction, "prediction", _CLASS_KINDS)
     p = _s.class_probabilities(input, prediction, checks)
     n, k = p.shape
     t = _s.class_indices(target, "target", k, checks, device=p.device, where="`input`", n=n)
     w = _s.sample_weight_tensor(sample_weight, n, p, checks)
     return p, t, w
-
-
-def _log_ratio(r: torch.Tensor) -> torch.Tensor:
-    return torch.log(r.clamp_min(torch.finfo(r.dtype).tiny))
 
 
 def weighted_kappa_loss(
@@ -303,20 +398,40 @@ None, array-like or Tensor of shape (K, K), default="quadratic"
     """
     _s.check_bool(log, "log")
     checks = _s.DataChecks(validate_args)
-    p, t, w = _class_inputs(input, target, sample_weight, prediction, checks)
-    _check_batch(p.shape[0])
-    _s.positive_total(w, checks)
-    wm = _s.on_device(_s.weight_matrix_tensor(weights, p.shape[1]), p, p.dtype)
-    r, undefined = _s.ratio(*_table_ratio(_confusion(p, t, w, p.shape[1]), wm))  # (T4)
+    prediction = check_choice(prediction, "prediction", _CLASS_KINDS)
+    with _s.full_precision(_s.check_tensor(input, "input").device):
+        p, t, w = _class_inputs(input, target, sample_weight, prediction, checks)
+        n, k = p.shape
+        _check_batch(n)
+        wm = _s.weight_matrix_on(weights, k, p)
+        o = _expected_table(p, t, w)
+        with _s.no_autograd():  # the constants of the loss
+            c = _s.constants(p.dtype, p.device)
+            if w is not None:
+                _s.positive_total(w.sum(), checks)
+            terms = _table_terms(o, wm, c)  # (T4)
+            r_hat, d, total = terms[:3].unbind()
+            margins = None
+            if prediction == "probabilities":
+                margins = _margins(r_hat, d, wm, terms[3 + k :])
+            undefined = d == c.zero
+            nan = undefined | checks.invalid()
+            chance = terms[3 : 3 + k]
+            g, constants = _table_constants(
+                wm, r_hat, chance, d, total, nan, None, c, log, margins, o.sum(1)
+            )
+        start, scale = _s.normal(constants).unbind()
+        loss = torch.addcmul(start, (_s.normal(g) * o).sum(), scale)
     checks.run(undefined, _TABLE_UNDEFINED)
-    return checks.guard(_log_ratio(r) if log else r)
+    return loss
 
 
 # ---------------------------------------------------------------------------- modules
 
 
 class _RunningKappaLoss(_s.FloatState):
-    """Shared machinery of the two modules: state, momentum, the surrogate (T6)."""
+    """Shared machinery of the two modules: the running state, its momentum and its fold
+    (T5)."""
 
     def __init__(self, momentum, validate_args):
         super().__init__()
@@ -330,13 +445,15 @@ class _RunningKappaLoss(_s.FloatState):
         setattr(self, self._STATE, torch.zeros_like(self._state()))
 
     def _state(self) -> torch.Tensor:
-        return getattr(self, self._STATE)
+        return self._buffers[self._STATE]  # as getattr, without nn.Module's lookup
 
     def _keep(self) -> float:
         return 1.0 if self.momentum is None else 1.0 - self.momentum
 
     def _current(self, like: torch.Tensor) -> tuple[torch.Tensor, torch.dtype]:
-        """The state (checked to be on ``like``'s device) and the dtype of its algebra."""
+        """The state (checked to be on ``like``'s device) and the dtype of the algebra of
+        the state and the batch: the wider of the two (``like`` is in its accumulation
+        dtype, float32 at least), so a first batch is computed as the function does."""
         state = self._state()
         if state.device != like.device:
             raise QwkitError(
@@ -345,32 +462,19 @@ class _RunningKappaLoss(_s.FloatState):
                 f"`.to({str(like.device)!r})` as you do the model.",
                 parameter="input",
             )
-        return state, _s.accumulation_dtype(state.dtype)
+        return state, torch.promote_types(state.dtype, like.dtype)
 
-    def _finish(self, loss, checks, first_undefined, reason, batch, folded, empty):
-        """Validate, guard and fold: the common end of both forwards. ``folded`` is the
-        new state (T5); it is stored in training mode unless the batch had no weight,
-        was not finite (a diverged step, an overflow) or failed a check."""
-        checks.run(first_undefined & ~empty, reason)
-        zero = torch.zeros_like(loss)
-        loss = torch.where(empty, zero, checks.guard(loss))  # no weight: adds nothing
-        if self.training:
-            state = self._state()
-            keep = ~empty & torch.isfinite(batch).all()
-            bad = checks.invalid()
-            keep = keep if bad is None else keep & ~bad
-            new = torch.where(keep, folded.view_as(state), state.to(folded.dtype))
-            # A new tensor, not state.copy_(new): under torch.compile, AOTAutograd may
-            # recompute a read of a buffer mutated in the forward in the backward, after
-            # the mutation, which silently changes the gradient (PyTorch 2.13; see
-            # pytorch/pytorch pull request 197039). The state is never read in place.
-            setattr(self, self._STATE, new.to(state.dtype).detach())
-        return loss
-
-    @staticmethod
-    def _surrogate(r_hat, d_hat, n_batch, d_batch):
-        """Eq. (T6): value R̂ + (n_B − R̂·d_B)/d̂; gradient (∇n_B − R̂·∇d_B)/d̂ (T7)."""
-        return r_hat + (n_batch - r_hat * d_batch) / d_hat
+    def _store(self, new: torch.Tensor) -> None:
+        """Keep ``new`` as the running statistics (eq. T5), in their dtype."""
+        # A new tensor, not state.copy_(new): under torch.compile, AOTAutograd may
+        # recompute a read of a buffer mutated in the forward in the backward, after
+        # the mutation, which silently changes the gradient (PyTorch 2.13; see
+        # pytorch/pytorch pull request 197039). The state is never read in place.
+        new = _s.cast(new, self._state().dtype)
+        if _s.compiling():
+            setattr(self, self._STATE, new)
+        else:  # the same, without nn.Module's checks of every kind of attribute
+            self._buffers[self._STATE] = new
 
     def extra_repr(self) -> str:
         return f"momentum={self.momentum}"
@@ -482,31 +586,41 @@ class SoftKappaLoss(_RunningKappaLoss):
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`soft_kappa_loss`)."""
         checks = _s.DataChecks(self.validate_args)
-        prediction, labels = self.prediction, self.labels
-        y, f, w = _soft_inputs(input, target, sample_weight, prediction, labels, checks)
-        if f.shape[0] == 0:
-            return (f * w).sum()  # adds nothing; zero loss, zero gradient
-        state, sdt = self._current(f)
-        batch = _s.moments(y, f, w)  # with gradient, in the accumulation dtype
-        past = state.to(sdt)
-        n_s, d_s = _s.soft_ratio(past)
-        use_state = d_s > 0  # false for an empty state: the first batch
-        # Eq. (T6) with R̂, d̂, ȳ, v_y of the state (constants for this batch).
-        acc = f.dtype
-        r_hat = (n_s / _s.safe(d_s)).to(acc)
-        d_hat = _s.safe(d_s).to(acc)
-        y_mean, y_var = past[1].to(acc), (past[3] / _s.safe(past[0])).to(acc)
-        total = _s.safe(batch[0].detach())
-        err, dev = y - f, f - y_mean
-        n_b = (w * err * err).sum() / total
-        d_b = (w * dev * dev).sum() / total + y_var  # (T2), item by item
-        running = self._surrogate(r_hat, d_hat, n_b, d_b)  # (T6)
-        first, undefined = _s.ratio(*_s.soft_ratio(batch))  # empty state: the ratio (T2)
-        loss = torch.where(use_state, running, first)
-        b = batch.detach().to(sdt)
-        folded = _s.merge_moments(_s.decayed(past, self._keep()), b)  # (T5)
-        empty = b[0] == 0
-        return self._finish(loss, checks, undefined & ~use_state, _SOFT_UNDEFINED, b, folded, empty)
+        prediction, labels = self.prediction, self._buffers["labels"]
+        with _s.full_precision(_s.check_tensor(input, "input").device):
+            y, f, w = _soft_inputs(input, target, sample_weight, prediction, labels, checks)
+            if f.shape[0] == 0:
+                return f.sum()  # adds nothing; zero loss, zero gradient
+            state, sdt = self._current(f)
+            new = None
+            with _s.no_autograd():  # the constants of this batch's loss, and the new state
+                c = _s.constants(f.dtype, f.device)
+                m = _s.moments(y, f, w, c)  # in the accumulation dtype
+                _s.finite_check(torch.dot(m, c.zeros) != c.zero, checks, (y, "target"))
+                cs = c if sdt == f.dtype else _s.constants(sdt, f.device)
+                past, batch = _s.cast(state, sdt), _s.cast(m, sdt)
+                terms = _s.soft_terms(torch.stack([past, batch]), cs)  # (T2) of each
+                # Eq. (T6) with R̂, d̂, v_y, ȳ of the state (constants for this batch), or
+                # of the batch itself while the state has no chance term (a first
+                # batch): then the batch ratio (T2).
+                past_terms, batch_terms = terms.unbind()
+                use_state = past_terms[4] > cs.zero
+                ref = _s.cast(torch.where(use_state, past_terms, batch_terms), f.dtype)
+                bad = checks.invalid()
+                total = m[0]
+                has = None if w is None else total > c.zero  # no weight: adds nothing
+                undefined = ref[4] == c.zero if has is None else (ref[4] == c.zero) & has
+                nan = undefined | bad
+                constants = _soft_constants(ref, total, nan, has, c)
+                if self.training:  # fold the batch in, unless invalid, not finite or empty
+                    keep = ~bad if has is None else has & ~bad
+                    folded = _s.merge_moments(past, batch, cs, self._keep(), safe=False)
+                    new = torch.where(keep, folded, past)  # (T5)
+            if new is not None:
+                self._store(_s.normal(new))
+            loss = _soft_loss(y, f, w, *_s.normal(constants).unbind())
+        checks.run(undefined, _SOFT_UNDEFINED)
+        return loss
 
     def extra_repr(self) -> str:
         return f"prediction={self.prediction!r}, momentum={self.momentum}"
@@ -590,41 +704,55 @@ None, array-like or Tensor of shape (K, K), default="quadratic"
     def forward(self, input, target, sample_weight=None) -> torch.Tensor:
         """The loss of one batch (arguments as in :func:`weighted_kappa_loss`)."""
         checks = _s.DataChecks(self.validate_args)
-        p, t, w = _class_inputs(input, target, sample_weight, self.prediction, checks)
-        k = self.num_classes
-        if p.shape[1] != k:
-            raise QwkitError(
-                f"`input` has {p.shape[1]} classes but `num_classes` is {k}; they must match.",
-                parameter="input",
-            )
-        if p.shape[0] == 0:
-            return (p * w[:, None]).sum()  # adds nothing; zero loss, zero gradient
-        state, sdt = self._current(p)
-        acc = p.dtype
-        batch = _confusion(p, t, w, k)  # with gradient, in the accumulation dtype
-        wm = self.weight_matrix.to(acc)
-        past, wm_s = state.to(sdt), self.weight_matrix.to(sdt)
-        n_s, d_s = _table_ratio(past, wm_s)
-        use_state = d_s > 0  # false for an empty state: the first batch
-        # Eq. (T6) with R̂, d̂ and ĥ (the shares of the true classes) of the state.
-        r_hat, d_hat = (n_s / _s.safe(d_s)).to(acc), _s.safe(d_s).to(acc)
-        h_hat = past.sum(1) / _s.safe(past.sum())
-        chance = (h_hat[:, None] * wm_s).sum(0).to(acc)  # ĥᵀW
-        total = _s.safe(batch.detach().sum())
-        n_b = (wm * batch).sum() / total
-        d_b = (batch.sum(0) * chance).sum() / total  # (T4), item by item
-        running = self._surrogate(r_hat, d_hat, n_b, d_b)  # (T6)
-        first, undefined = _s.ratio(*_table_ratio(batch, wm))  # empty state: (T4)
-        if self.log:  # log R̂ + (ℓ − R̂)/R̂: the same linearization of log(1 − κ)
-            r_safe = r_hat.clamp_min(torch.finfo(acc).tiny)
-            running = torch.log(r_safe) + (running - r_hat) / r_safe
-            first = _log_ratio(first)
-        loss = torch.where(use_state, running, first)
-        b = batch.detach().to(sdt)
-        folded = self._keep() * past + b  # (T5)
-        return self._finish(
-            loss, checks, undefined & ~use_state, _TABLE_UNDEFINED, b, folded, b.sum() == 0
-        )
+        with _s.full_precision(_s.check_tensor(input, "input").device):
+            p, t, w = _class_inputs(input, target, sample_weight, self.prediction, checks)
+            k = self.num_classes
+            if p.shape[1] != k:
+                raise QwkitError(
+                    f"`input` has {p.shape[1]} classes but `num_classes` is {k}; they must match.",
+                    parameter="input",
+                )
+            if p.shape[0] == 0:
+                return p.sum()  # adds nothing; zero loss, zero gradient
+            state, sdt = self._current(p)
+            o = _expected_table(p, t, w)  # with gradient, in the accumulation dtype
+            new = None
+            with _s.no_autograd():  # the constants of this batch's loss, and the new state
+                c = _s.constants(p.dtype, p.device)
+                cs = c if sdt == p.dtype else _s.constants(sdt, p.device)
+                past, batch = _s.cast(state, sdt), _s.cast(o, sdt)
+                wm = self._buffers["weight_matrix"]
+                terms = _table_terms(torch.stack([past, batch]), _s.cast(wm, sdt), cs)  # (T4)
+                # Eq. (T6) with R̂, d̂ and ĥ (the shares of the true classes) of the state,
+                # or of the batch itself while the state has no chance term (a first
+                # batch): then the batch ratio (T4).
+                past_terms, batch_terms = terms.unbind()
+                use_state = past_terms[1] > cs.zero
+                ref = _s.cast(torch.where(use_state, past_terms, batch_terms), p.dtype)
+                r_hat, d = ref[:2].unbind()
+                total = _s.cast(batch_terms[2], p.dtype)
+                has = total > c.zero  # a batch of zero weight adds nothing
+                bad = checks.invalid()
+                undefined = (d == c.zero) & has
+                wm = _s.cast(wm, p.dtype)
+                margins = None
+                if self.prediction == "probabilities":  # the first batch's ratio, exactly
+                    margins = _margins(r_hat, d, wm, ref[3 + k :])
+                    margins = torch.where(use_state, c.zero, margins)
+                nan, rows = undefined | bad, o.sum(1)
+                chance = ref[3 : 3 + k]
+                g, constants = _table_constants(
+                    wm, r_hat, chance, d, total, nan, has, c, self.log, margins, rows
+                )
+                if self.training:  # fold the batch in, unless invalid, not finite or empty
+                    keep = has & (total < c.inf) & ~bad
+                    new = torch.where(keep, torch.add(batch, past, alpha=self._keep()), past)
+            if new is not None:
+                self._store(_s.normal(new))  # (T5)
+            start, scale = _s.normal(constants).unbind()
+            loss = torch.addcmul(start, (_s.normal(g) * o).sum(), scale)
+        checks.run(undefined, _TABLE_UNDEFINED)
+        return loss
 
     def extra_repr(self) -> str:
         return (

@@ -412,6 +412,30 @@ class TestWeightedKappaLoss:
         loss_fn.eval()
         assert torch.autograd.gradcheck(lambda s: loss_fn(s[:2], y[:2], sample_weight=w[:2]), (x,))
 
+    @pytest.mark.parametrize("log", [False, True])
+    def test_gradcheck_of_probabilities_in_every_direction(self, log):
+        # The ratio (T4) of a table of probabilities depends on its margins too; the
+        # gradient is the ratio's own even off the simplex (where gradcheck perturbs).
+        rng = np.random.default_rng(20261121)
+        y = torch.tensor(rng.integers(0, 5, 8))
+        w = torch.tensor(rng.uniform(0.2, 2, 8))
+        proba = torch.softmax(torch.tensor(rng.normal(size=(8, 5))), 1).requires_grad_(True)
+        for weights in ("quadratic", custom_weights(5)):
+            assert torch.autograd.gradcheck(
+                lambda p, wts=weights: weighted_kappa_loss(
+                    p, y, weights=wts, sample_weight=w, prediction="probabilities", log=log
+                ),
+                (proba,),
+            )
+        # The first batch of the module is the function, gradient included (K = 5: the
+        # quadratic weights are exact in the module's float32 buffer too).
+        p1 = proba.detach().clone().requires_grad_(True)
+        p2 = proba.detach().clone().requires_grad_(True)
+        module = WeightedKappaLoss(5, prediction="probabilities", log=log).double()
+        module(p1, y, sample_weight=w).backward()
+        weighted_kappa_loss(p2, y, sample_weight=w, prediction="probabilities", log=log).backward()
+        torch.testing.assert_close(p1.grad, p2.grad, rtol=1e-10, atol=1e-13)
+
     def test_later_batches_follow_eq_t6(self):
         rng = np.random.default_rng(20261121)
         k = 3
@@ -482,6 +506,36 @@ class TestWeightedKappaLoss:
             WeightedKappaLoss(1)
         with pytest.raises(TypeError, match="`log` must be True or False"):
             WeightedKappaLoss(3, log="yes")
+
+
+class TestCachedConstants:
+    def test_a_first_call_in_inference_mode_does_not_break_autograd(self, monkeypatch):
+        # The losses make their small constants once per dtype and device; made inside a
+        # caller's inference_mode they would be inference tensors, which autograd refuses
+        # to save ("Inference tensors cannot be saved for backward") in every later call.
+        monkeypatch.setattr(_torch_shared, "_CACHE", {})
+        rng = np.random.default_rng(20261121)
+        logits = torch.tensor(rng.normal(size=(6, 4)))
+        target = torch.tensor(rng.integers(0, 4, 6))
+        score = torch.tensor(rng.normal(2, 1, 6))
+        calls = [
+            lambda x: soft_kappa_loss(x, target.double(), prediction="logits"),
+            lambda x: weighted_kappa_loss(x, target),
+            lambda x: soft_kappa_loss(x[:, 0], target.double()),
+        ]
+        with torch.inference_mode():
+            for call in calls:
+                call(logits)
+        for call in calls:
+            x = logits.clone().requires_grad_(True)
+            call(x).backward()
+            assert torch.isfinite(x.grad).all()
+        loss_fn = SoftKappaLoss().double()
+        with torch.inference_mode():
+            loss_fn(score, target.double())
+        f = score.clone().requires_grad_(True)
+        loss_fn(f, target.double()).backward()
+        assert torch.isfinite(f.grad).all()
 
 
 def train_linear(X, y, loss_fn, *, out: int, epochs: int = 1, lr: float = 0.02):
@@ -938,12 +992,40 @@ class TestErrors:
             call(True)
         assert math.isnan(call(False).item())
 
+    def test_unvalidated_weights_all_invalid_give_nan_not_zero(self):
+        # Every weight invalid (so all count as 0) is invalid data, not an empty batch:
+        # a NaN loss, as validate_args=False promises, and the state is left as it was.
+        for loss_fn, x, t in (
+            (SoftKappaLoss(validate_args=False), _S, _T),
+            (WeightedKappaLoss(4, validate_args=False), _X, _Y),
+        ):
+            loss_fn(x, t)
+            before = copy.deepcopy(loss_fn.state_dict())
+            loss = loss_fn(x, t, sample_weight=torch.tensor([-1.0, math.nan, -2.0]))
+            assert math.isnan(loss.item())
+            assert all(torch.equal(before[k], v) for k, v in loss_fn.state_dict().items())
+
     def test_unvalidated_bad_data_leave_the_running_state(self):
         loss_fn = WeightedKappaLoss(4, validate_args=False)
         loss_fn(_X, _Y)
         before = loss_fn.running_confusion.clone()
         assert math.isnan(loss_fn(_X, torch.tensor([0, 7, 1])).item())
         assert torch.equal(loss_fn.running_confusion, before)
+
+    def test_a_void_metric_stays_void_after_valid_updates(self):
+        # The pairwise merge once returned the other set when one had a NaN weight, so
+        # the next valid update silently dropped the void mark and every earlier item.
+        metric, soft = KappaMetric(4, validate_args=False), SoftKappaMetric(validate_args=False)
+        for module in (metric, soft):
+            x = _Y if module is metric else _S
+            module.update(x, _Y)
+            module.update(x, _Y, torch.tensor([1.0, -1.0, 1.0]))
+            module.update(x, _Y)
+            with pytest.raises(qwkit.QwkitError, match="void"):
+                module.compute()
+        merged = SoftKappaMetric().merge(soft)
+        with pytest.raises(qwkit.QwkitError, match="void"):
+            merged.compute()
 
     def test_unvalidated_bad_data_void_a_metric(self):
         metric, soft = KappaMetric(4, validate_args=False), SoftKappaMetric(validate_args=False)

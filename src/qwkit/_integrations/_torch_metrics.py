@@ -43,10 +43,12 @@ def _void(table: torch.Tensor) -> None:
 
 
 def _poison(state: torch.Tensor, checks: _s.DataChecks) -> None:
-    """Make ``state`` NaN if a check of this update failed (no host read)."""
+    """Make ``state`` NaN if a check of this update failed (no host read). Read checks
+    have already raised: only unread ones (``validate_args=False``, compiled) remain."""
     bad = checks.invalid()
-    if bad is not None:
-        state.view(-1)[:1] += torch.where(bad, math.nan, 0.0).to(state.dtype)
+    if bad is not None and not checks.validate:
+        c = _s.constants(state.dtype, state.device)
+        state.view(-1)[:1] += torch.where(bad, c.nan, c.zero)
 
 
 def _predicted_classes(preds, k: int) -> torch.Tensor:
@@ -272,20 +274,24 @@ class SoftKappaMetric(_s.FloatState):
         f = _s.column(_s.check_tensor(preds, "preds"), "preds")
         _s.check_device(f, "preds", dev, _WHERE)
         _s.check_real(f, "preds")
-        f = _s.finite(f.detach().to(torch.float64), "preds", checks)
+        f = f.detach().to(torch.float64)
         y = _s.column(_s.check_tensor(target, "target"), "target")
         _s.check_device(y, "target", dev, _WHERE)
         _s.check_length(y, "target", f.shape[0], "preds")
         _s.check_real(y, "target")
-        y = _s.finite(y.detach().to(torch.float64), "target", checks)
+        y = y.detach().to(torch.float64)
         w = _s.sample_weight_tensor(
             sample_weight, f.shape[0], f, checks, reference="preds", where=_WHERE
         )
         if f.shape[0] == 0:
             return
-        checks.run()
         with torch.no_grad():
-            self.moments.copy_(_s.merge_moments(self.moments, _s.moments(y, f, w)))
+            c = _s.constants(torch.float64, dev)
+            batch = _s.moments(y, f, w, c)
+            not_finite = torch.dot(batch, c.zeros) != c.zero
+            _s.finite_check(not_finite, checks, (f, "preds"), (y, "target"))
+            checks.run()
+            self.moments.copy_(_s.merge_moments(self.moments, batch, c))
             _poison(self.moments, checks)
 
     def compute(self, *, replace_undefined_by: float = math.nan) -> float:
@@ -312,8 +318,9 @@ class SoftKappaMetric(_s.FloatState):
                 parameter="other",
             )
         theirs = other.moments.to(self.moments.device)
+        c = _s.constants(torch.float64, self.moments.device)
         with torch.no_grad():
-            self.moments.copy_(_s.merge_moments(self.moments, theirs))
+            self.moments.copy_(_s.merge_moments(self.moments, theirs, c))
         return self
 
     def sync(self, group=None) -> SoftKappaMetric:

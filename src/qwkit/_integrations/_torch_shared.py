@@ -15,6 +15,13 @@ float32 for float16 and bfloat16, else the input's own — with autocast switche
 (:func:`full_precision`), so that neither the 65,504 ceiling of float16 nor autocast's
 lowering of matrix products reaches a sum.
 
+*Speed*: a loss on a small batch costs what its tensor operations cost to dispatch (about
+a microsecond each on a CPU, in the forward and again in the backward), not what they
+compute. So the scalar algebra is done on small stacked tensors (a few operations for
+many numbers), constants are made once per device and dtype (:func:`constant`), and no
+operation is spent on a check that the arithmetic already makes visible (a non-finite
+value propagates into the sums).
+
 The seven moments of (target y, prediction f) under item weights w are, in this order:
 Σw, ȳ, f̄, Σw(y−ȳ)², Σw(f−f̄)², Σw(y−ȳ)(f−f̄), Σw(y−f)². All but the two means add
 across batches; sets merge with the pairwise update of Chan, Golub & LeVeque (1979).
@@ -23,6 +30,7 @@ across batches; sets merge with the pairwise update of Chan, Golub & LeVeque (19
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 
 import numpy as np
@@ -34,15 +42,30 @@ from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._scale import MAX_DENSE_CLASSES
 from qwkit._base._warnings import UndefinedKappaWarning, warn
 
-N_MOMENTS = 7
-
-
 # ---------------------------------------------------------------------------- dtypes
 
 
 def accumulation_dtype(dtype: torch.dtype) -> torch.dtype:
     """The dtype sums are taken in: float32 at least (float64 stays float64)."""
     return torch.promote_types(dtype, torch.float32)
+
+
+def cast(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """``x`` in ``dtype`` (``x`` itself when it is already: no operation)."""
+    return x if x.dtype == dtype else x.to(dtype)
+
+
+def no_autograd():
+    """A context for arithmetic that never needs a gradient: inference mode, which skips
+    autograd's dispatch and so costs less per operation than ``no_grad`` (or ``no_grad``
+    while ``torch.compile`` traces). What leaves it goes through :func:`normal`."""
+    return torch.no_grad() if compiling() else torch.inference_mode()
+
+
+def normal(x: torch.Tensor) -> torch.Tensor:
+    """``x`` made in :func:`no_autograd` as a normal tensor (an inference tensor cannot be
+    saved for backward, nor be written in place by ``load_state_dict``)."""
+    return x if compiling() or not x.is_inference() else x.clone()
 
 
 def full_precision(device: torch.device):
@@ -57,15 +80,92 @@ def full_precision(device: torch.device):
     return torch.autocast(device.type, enabled=False) if on else contextlib.nullcontext()
 
 
-def safe(x: torch.Tensor) -> torch.Tensor:
-    """``x`` where it is positive, else 1: a divisor whose gradient is never inf·0."""
-    return torch.where(x > 0, x, torch.ones_like(x))
-
-
 def on_device(values, like: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """A host constant (array or CPU tensor) on ``like``'s device, without waiting for
     the device (a non-blocking copy from host memory is staged at once)."""
     return torch.as_tensor(values, dtype=dtype).to(like.device, non_blocking=True)
+
+
+_CACHE: dict[tuple, object] = {}
+
+N_MOMENTS = 7  # Σw, ȳ, f̄, Σw(y−ȳ)², Σw(f−f̄)², Σw(y−ȳ)(f−f̄), Σw(y−f)²
+_MEANS = (False, True, True, False, False, False, False)  # the moments that do not add
+_CROSS = (0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0)  # where a merge adds a product of means
+_LEFT = (0, 0, 0, 1, 2, 1, 0)  # the products dy·dy, df·df, dy·df of a merge, there
+_RIGHT = (0, 0, 0, 1, 2, 2, 0)
+
+
+def constant(values: tuple, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A small constant tensor, made once per values, dtype and device and then reused
+    (read only). While ``torch.compile`` traces, it is made in the graph instead."""
+    if compiling():
+        return torch.tensor(values, dtype=dtype, device=device)
+    key = (values, dtype, device)
+    made = _CACHE.get(key)
+    if made is None:
+        with torch.inference_mode(False):  # a normal tensor, whatever the caller's mode
+            made = _CACHE[key] = torch.tensor(values, dtype=dtype, device=device)
+    return made
+
+
+def count(x: torch.Tensor) -> torch.Tensor:
+    """The number of rows of ``x``, a tensor of shape (1,) in its dtype on its device."""
+    if compiling():
+        return x.new_full((1,), x.shape[0])
+    return constant((float(x.shape[0]),), x.dtype, x.device)
+
+
+class Constants:
+    """The constant tensors of the algebra in one dtype on one device (:func:`constants`).
+    A Python number in a tensor operation costs as much as the operation (it is made
+    into a tensor each time), so the algebra uses these."""
+
+    __slots__ = (
+        "cross",
+        "inf",
+        "left",
+        "means",
+        "nan",
+        "one",
+        "right",
+        "scaled",
+        "void",
+        "zero",
+        "zeros",
+    )
+
+    def __init__(self, dtype: torch.dtype, device: torch.device):
+        def make(values, kind=dtype):
+            return torch.tensor(values, dtype=kind, device=device)
+
+        self.zero, self.one = make(0.0), make(1.0)
+        self.nan, self.inf = make(math.nan), make(math.inf)
+        self.void = make((math.nan, 0.0, 0.0, 0.0))  # a NaN loss with a zero gradient
+        self.scaled = make((False, True, True, False), torch.bool)  # divided by W_B
+        self.zeros = make((0.0,) * N_MOMENTS)
+        self.means = make(_MEANS, torch.bool)
+        self.cross = make(_CROSS)
+        self.left, self.right = make(_LEFT, torch.int64), make(_RIGHT, torch.int64)
+
+
+def constants(dtype: torch.dtype, device: torch.device) -> Constants:
+    """The :class:`Constants` of ``dtype`` on ``device``, made once and reused (made in
+    the graph while ``torch.compile`` traces). Normal tensors, never inference tensors:
+    one made inside a caller's ``torch.inference_mode`` could not enter autograd later."""
+    if compiling():
+        return Constants(dtype, device)
+    key = ("constants", dtype, device)
+    made = _CACHE.get(key)
+    if made is None:
+        with torch.inference_mode(False):
+            made = _CACHE[key] = Constants(dtype, device)
+    return made
+
+
+def positive(x: torch.Tensor, c: Constants) -> torch.Tensor:
+    """``x`` where it is positive, else 1: a divisor for sums of weights and squares,
+    whose quotient is then 0 (those sums are 0 together) and never a NaN."""
+    return torch.where(x > c.zero, x, c.one)
 
 
 class FloatState(nn.Module):
@@ -109,28 +209,33 @@ class DataChecks:
 
     Each :meth:`add` registers a boolean tensor (True where the data are invalid) and
     a function that raises the detailed error — the slow path, run only after the
-    check failed. :meth:`guard` makes a loss NaN where any check failed (no host
-    read); :meth:`run` reads every flag in one transfer and raises the first error —
-    only when ``validate_args`` is true and the code is not being compiled.
+    check failed; it may find nothing to raise about (a check that also catches a
+    non-finite prediction, which is a NaN loss and no error). :meth:`invalid` says on
+    the device whether any check failed (no host read), for a loss to be NaN there;
+    :meth:`run` reads every flag in one transfer and raises the first error — only
+    when ``validate_args`` is true and the code is not being compiled.
     """
+
+    __slots__ = ("_flags", "_invalid", "_raisers", "validate")
 
     def __init__(self, validate_args: bool):
         self.validate = check_bool(validate_args, "validate_args") and not compiling()
         self._flags: list[torch.Tensor] = []
         self._raisers: list = []
+        self._invalid: torch.Tensor | None = None
 
     def add(self, bad: torch.Tensor, raiser) -> None:
-        self._flags.append(bad.detach().any())
+        """Register ``bad`` (a boolean tensor, reduced here with ``any``) and its raiser."""
+        self._flags.append(bad.any() if bad.dim() else bad)
         self._raisers.append(raiser)
+        self._invalid = None
 
     def invalid(self) -> torch.Tensor | None:
         """A boolean scalar tensor: did any check fail? (None without checks.)"""
-        return torch.stack(self._flags).any() if self._flags else None
-
-    def guard(self, loss: torch.Tensor) -> torch.Tensor:
-        """``loss``, or NaN (with a zero gradient) if any check failed."""
-        bad = self.invalid()
-        return loss if bad is None else torch.where(bad, torch.full_like(loss, np.nan), loss)
+        if self._invalid is None and self._flags:
+            flags = self._flags
+            self._invalid = flags[0] if len(flags) == 1 else torch.stack(flags).any()
+        return self._invalid
 
     def run(self, undefined: torch.Tensor | None = None, reason: str = "") -> None:
         """Raise the first failed check; warn if ``undefined`` (a boolean scalar
@@ -253,18 +358,25 @@ def check_floating(x: torch.Tensor, name: str) -> None:
 # ---------------------------------------------------------------------------- data
 
 
-def finite(x: torch.Tensor, name: str, checks: DataChecks) -> torch.Tensor:
-    """``x``, with a check that every value is finite."""
-    bad = ~torch.isfinite(x)
+def finite_check(not_finite: torch.Tensor, checks: DataChecks, *named) -> None:
+    """Register ``not_finite`` — a boolean scalar that is True when a sum over the data
+    is not finite, which any NaN or infinity in it makes so — as a check. Its raiser
+    names the first non-finite value of the first ``(tensor, name)`` of ``named`` that
+    has one; when none has (a non-finite prediction of a loss, an overflow) it raises
+    nothing, and the flag still makes the loss NaN. One flag, no operation per tensor."""
 
     def raiser():
-        i = first_bad(bad)
-        raise QwkitError(
-            f"`{name}` must be finite; got {x[i].item()} at index {i}.", parameter=name, row=i
-        )
+        for x, name in named:
+            bad = ~torch.isfinite(x)
+            if bool(bad.any()):
+                i = first_bad(bad)
+                raise QwkitError(
+                    f"`{name}` must be finite; got {x[i].item()} at index {i}.",
+                    parameter=name,
+                    row=i,
+                )
 
-    checks.add(bad, raiser)
-    return x
+    checks.add(not_finite, raiser)
 
 
 def sample_weight_tensor(
@@ -276,12 +388,13 @@ def sample_weight_tensor(
     dtype=None,
     reference: str = "input",
     where: str = "`input`",
-) -> torch.Tensor:
-    """Weights as a (B,) tensor of ``dtype`` (``like``'s by default; ones when None), one
-    per row of ``reference``; invalid weights are checked and count as 0."""
+) -> torch.Tensor | None:
+    """Weights as a (B,) tensor of ``dtype`` (``like``'s by default), one per row of
+    ``reference``, or None for None (unit weights: the sums skip them); invalid weights
+    are checked and count as 0."""
     dtype = like.dtype if dtype is None else dtype
     if sample_weight is None:
-        return torch.ones(n, dtype=dtype, device=like.device)
+        return None
     given = column(check_tensor(sample_weight, "sample_weight"), "sample_weight")
     check_device(given, "sample_weight", like.device, where)
     check_length(given, "sample_weight", n, reference)
@@ -301,8 +414,8 @@ def sample_weight_tensor(
     return w.masked_fill(bad, 0)
 
 
-def positive_total(w: torch.Tensor, checks: DataChecks) -> None:
-    """A check that the weights of a batch do not sum to zero."""
+def positive_total(total: torch.Tensor, checks: DataChecks) -> None:
+    """A check that ``total``, the weight of a batch, is not zero."""
 
     def raiser():
         raise QwkitError(
@@ -311,7 +424,7 @@ def positive_total(w: torch.Tensor, checks: DataChecks) -> None:
             parameter="sample_weight",
         )
 
-    checks.add(~(w.sum() > 0), raiser)
+    checks.add(~(total > 0), raiser)
 
 
 def class_indices(
@@ -326,7 +439,8 @@ def class_indices(
     reference: str = "input",
 ) -> torch.Tensor:
     """Class indices 0..k − 1 as int64 (``n`` rows, those of ``reference``, when given);
-    indices out of range are checked and count as 0."""
+    indices out of range are checked (and moved into the range: the check makes the
+    result NaN or void)."""
     t = column(check_tensor(target, name), name)
     check_device(t, name, device, where)
     if n is not None:
@@ -336,7 +450,9 @@ def class_indices(
             f"`{name}` must hold class indices 0..{k - 1} in an integer tensor; got {t.dtype}.",
             parameter=name,
         )
-    bad = (t < 0) | (t >= k)
+    index = t.long()
+    inside = index.clamp(0, k - 1)  # an index out of range counts as its nearest class
+    bad = inside != index
 
     def raiser():
         i = first_bad(bad)
@@ -347,7 +463,7 @@ def class_indices(
         )
 
     checks.add(bad, raiser)
-    return t.masked_fill(bad, 0).long()
+    return inside
 
 
 def class_probabilities(input, prediction: str, checks: DataChecks) -> torch.Tensor:
@@ -439,78 +555,75 @@ def weight_matrix_tensor(weights, k: int) -> torch.Tensor:
     return torch.as_tensor(wm)
 
 
-# ---------------------------------------------------------------------------- ratios
-
-
-def ratio(n: torch.Tensor, d: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(n/d, undefined): n/d where d > 0, NaN with a zero gradient where d = 0 (kappa is
-    0/0, qwkit's ``replace_undefined_by`` default); ``undefined`` says where."""
-    value = n / safe(d)
-    return torch.where(d > 0, value, torch.full_like(value, np.nan)), (d == 0).detach()
+def weight_matrix_on(weights, k: int, like: torch.Tensor) -> torch.Tensor:
+    """:func:`weight_matrix_tensor` in ``like``'s dtype on its device; named weights are
+    made once per dtype and device (a matrix given as data is checked at each call)."""
+    named = weights is None or isinstance(weights, str)
+    key = ("weights", weights, k, like.dtype, like.device)
+    made = _CACHE.get(key) if named and not compiling() else None
+    if made is None:
+        with torch.inference_mode(False):
+            made = on_device(weight_matrix_tensor(weights, k), like, like.dtype)
+        if named and not compiling():
+            _CACHE[key] = made
+    return made
 
 
 # ---------------------------------------------------------------------------- moments
 
 
-def moments(y: torch.Tensor, f: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """The seven weighted moments of one batch (centered sums: two-pass, accurate)."""
-    total = w.sum()
-    divisor = safe(total)
-    ym = (w * y).sum() / divisor
-    fm = (w * f).sum() / divisor
-    dy, df = y - ym, f - fm
+def moments(y: torch.Tensor, f: torch.Tensor, w: torch.Tensor | None, c: Constants):
+    """The seven weighted moments of one batch (centered sums: two-pass, accurate); ``w``
+    None means unit weights. Without gradient: call it on detached tensors."""
     e = y - f
-    return torch.stack(
-        [
-            total,
-            ym,
-            fm,
-            (w * dy * dy).sum(),
-            (w * df * df).sum(),
-            (w * dy * df).sum(),
-            (w * e * e).sum(),
-        ]
-    )
+    yf = torch.stack([y, f])
+    if w is None:
+        total = count(y)
+        means = yf.sum(1) / total
+    else:
+        total = w.sum(0, keepdim=True)
+        means = (yf * w).sum(1) / positive(total, c)
+    dy, df = (yf - means[:, None]).unbind()
+    # Σw·dy², Σw·df², Σw·dy·df, Σw·e² in one product and one sum
+    products = torch.stack([dy, df, dy, e]) * torch.stack([dy, df, df, e])
+    sums = (products if w is None else products * w).sum(1)
+    return torch.cat([total, means, sums])
 
 
-def merge_moments(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Moments of the union of two weighted sets: the pairwise update of Chan, Golub &
-    LeVeque (1979), accurate far from zero. A set of zero weight adds nothing."""
-    total = a[0] + b[0]
-    share = b[0] / safe(total)
-    cross = a[0] * share  # Wa·Wb / W
-    dy, df = b[1] - a[1], b[2] - a[2]
-    merged = torch.stack(
-        [
-            total,
-            a[1] + dy * share,
-            a[2] + df * share,
-            a[3] + b[3] + dy * dy * cross,
-            a[4] + b[4] + df * df * cross,
-            a[5] + b[5] + dy * df * cross,
-            a[6] + b[6],
-        ]
-    )
-    return torch.where(a[0] > 0, torch.where(b[0] > 0, merged, a), b)
+def merge_moments(
+    a: torch.Tensor, b: torch.Tensor, c: Constants, keep: float = 1.0, *, safe: bool = True
+):
+    """Moments of the union of two weighted sets, the weights of ``a`` multiplied by
+    ``keep`` (eq. T5): the pairwise update of Chan, Golub & LeVeque (1979), accurate far
+    from zero. A set of zero weight adds nothing (exactly, with ``keep`` 1); NaN in
+    either stays NaN. With ``safe`` False, two empty sets give NaN (for a caller that
+    discards that case)."""
+    sums = a + b if keep == 1.0 else torch.add(b, a, alpha=keep)
+    total, wb = sums[0], b[0]
+    share = wb / (positive(total, c) if safe else total)  # 0 or 1 if a set is empty
+    delta = b - a  # ȳ_b − ȳ_a and f̄_b − f̄_a at positions 1 and 2
+    cross = (total - wb) * share * c.cross  # keep·Wa·Wb/W at positions 3 to 5
+    products = delta.index_select(0, c.left) * delta.index_select(0, c.right)  # δy², δf², δyδf
+    return torch.where(c.means, torch.lerp(a, b, share), torch.addcmul(sums, products, cross))
 
 
-def decayed(m: torch.Tensor, keep: float) -> torch.Tensor:
-    """Every weight multiplied by ``keep`` (the two means unchanged)."""
-    return torch.stack([m[0] * keep, m[1], m[2], *(m[i] * keep for i in range(3, N_MOMENTS))])
-
-
-def soft_ratio(m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(n, d) of eq. (T2) from the seven moments: 1 − κ = n/d (both 0 for no weight)."""
-    total = safe(m[0])
-    n = m[6] / total
-    d = (m[3] + m[4]) / total + (m[1] - m[2]) ** 2
-    return n, d
+def soft_terms(m: torch.Tensor, c: Constants) -> torch.Tensor:
+    """Eq. (T2) per row of moments ``m`` (..., 7): the rows (..., 5) of R·(1 − v_y/d) (the
+    constant of the loss of eq. T6, which does not depend on the batch), 1/d, R/d, ȳ and
+    W·d, with R = n/d. Where d = 0 the first three are meaningless: check W·d."""
+    w, y_mean, f_mean, s_yy, s_ff, _, s_ee = m.unbind(-1)
+    delta = y_mean - f_mean
+    den = torch.addcmul(s_yy + s_ff, w, delta * delta)  # W·d
+    r, inverse_d, share = (torch.stack([s_ee, w, s_yy]) / positive(den, c)).unbind()
+    start = torch.addcmul(r, r, share, value=-1)  # R − R·v_y/d
+    return torch.stack([start, inverse_d, r * inverse_d, y_mean, den], -1)
 
 
 def reduce_moments(parts) -> torch.Tensor:
-    """The moments of the union of several sets (in order; empty sets skipped)."""
+    """The moments of the union of several sets (in order; empty sets add nothing)."""
     tensors = [torch.as_tensor(part, dtype=torch.float64) for part in parts]
     merged = torch.zeros_like(tensors[0])
+    c = constants(merged.dtype, merged.device)
     for part in tensors:
-        merged = merge_moments(merged, part.to(merged.device))
+        merged = merge_moments(merged, part.to(merged.device), c)
     return merged
