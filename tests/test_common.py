@@ -270,7 +270,15 @@ class TestInvariances:
 
 # ---------------------------------------------------------------------------- many raters
 
-COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light")
+COEFFICIENTS = (
+    "fleiss",
+    "conger",
+    "krippendorff",
+    "gwet",
+    "brennan-prediger",
+    "light",
+    "percent",
+)
 
 
 def make_panel(seed: int, n: int = 40, raters: int = 4) -> np.ndarray:
@@ -361,3 +369,36 @@ def test_two_raters_reduce_to_cohen(panel):
             np.column_stack([y1, y2]), coefficient=coefficient, labels=range(1, 6)
         )
         assert got == pytest.approx(ref, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------- numeric statistics
+
+#: Statistics of many raters' numeric ratings: adapter → the numbers to compare.
+NUMERIC = {
+    "icc A,1": lambda x: (qwkit.icc(x, form="A,1").statistic,),
+    "icc 1,k": lambda x: (qwkit.icc(x, form="1,k").statistic, qwkit.icc(x, form="1,k").pvalue),
+    "icc C,1 interval": lambda x: tuple(qwkit.icc(x, form="C,1").confidence_interval()),
+    "kendall_w": lambda x: (qwkit.kendall_w(x).statistic,),
+    "category_agreement": lambda x: tuple(qwkit.category_agreement(x).statistic),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMERIC))
+class TestNumericInvariances:
+    def test_item_and_rater_permutation(self, name, panel):
+        fn = NUMERIC[name]
+        perm = np.random.default_rng(0).permutation(panel.shape[0])
+        ref = fn(panel)
+        for x in (panel[perm], panel[:, ::-1]):
+            assert fn(x) == pytest.approx(ref, rel=1e-8)
+
+    def test_containers_and_empty_items(self, name, panel):
+        fn = NUMERIC[name]
+        ref = fn(panel)
+        frame = pd.DataFrame(panel, columns=list("abcd"))
+        listed = [[None if np.isnan(v) else int(v) for v in row] for row in panel]
+        padded = np.vstack([panel, np.full((3, panel.shape[1]), np.nan)])
+        for x in (frame, pl.from_pandas(frame), listed, padded):
+            assert fn(x) == pytest.approx(ref, rel=1e-12)
+        # the sparse table, its rows shuffled: the same numbers (sums in another order)
+        assert fn(_table(panel)) == pytest.approx(ref, rel=1e-9)

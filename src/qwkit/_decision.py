@@ -161,8 +161,8 @@ def kappa_decision(
     proba : array-like of shape (n_items, K)
         Class probabilities of every item, columns in the order of the rating scale:
         finite, non-negative, rows summing to 1 within 1e-6 (then renormalized).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights ``[true class, decided class]``; see :func:`weight_matrix`.
         Named weights use the positions of the columns (0, ..., K − 1), whatever their
         ``labels``: the rule of :func:`kappa_score` with ``labels``.

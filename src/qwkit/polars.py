@@ -217,8 +217,8 @@ class KappaNamespace:
         ----------
         other : polars.Expr or str
             The second rater's ratings (a column name or an expression).
-        weights : {"quadratic", "linear", "identity"}, array-like of shape (K, K) or None, \
-default="quadratic"
+        weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+array-like of shape (K, K) or None, default="quadratic"
             As in :func:`qwkit.kappa_score`.
         labels : array-like of shape (K,), default=None
             The ordered rating scale, as in :func:`qwkit.kappa_score` (applied to every

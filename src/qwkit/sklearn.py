@@ -226,8 +226,8 @@ class OptimalRounder(ClassifierMixin, BaseEstimator):
         :class:`KappaRegressor()`. The regressor is fitted on the ratings themselves
         when they are numbers in increasing order on the scale, and on their positions
         0, …, K − 1 on the scale otherwise (strings, or a scale such as [3, 1, 2]).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights of the kappa the thresholds maximize and ``score``
         reports, indexed ``[true class, predicted class]``.
     labels : array-like of shape (K,), default=None

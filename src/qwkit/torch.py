@@ -343,8 +343,8 @@ def weighted_kappa_loss(
         Class logits (default) or probabilities.
     target : Tensor of shape (B,)
         True classes, integer indices 0..K − 1.
-    weights : {"quadratic", "linear", "identity"}, None, array-like or Tensor of shape \
-(K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None, array-like or Tensor of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`qwkit.weight_matrix`.
     sample_weight : Tensor of shape (B,), default=None
         Non-negative item weights.
@@ -639,8 +639,8 @@ class WeightedKappaLoss(_RunningKappaLoss):
     ----------
     num_classes : int
         Number of classes K (≥ 2); targets are indices 0..K − 1.
-    weights : {"quadratic", "linear", "identity"}, None, array-like or Tensor of shape \
-(K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None, array-like or Tensor of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`qwkit.weight_matrix`.
     prediction : {"logits", "probabilities"}, default="logits"
         What `input` holds.

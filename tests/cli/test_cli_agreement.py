@@ -330,3 +330,59 @@ def test_pairwise_figure_stays_readable():
         assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
     texts = [t.get_text() for t in ax.texts]
     assert len(texts) == r * r - r and texts.count("–") == 2
+
+
+class TestReliability:
+    """``--coefficient icc-...,percent,scott`` and ``--by-category`` (issue 22)."""
+
+    ARGS = ("agreement", ANXIETY, "-r", "rater1,rater2,rater3")
+
+    def test_icc_is_the_api_s(self):
+        # R irr's ?icc: icc(anxiety, model = "twoway", type = "agreement") prints
+        # ICC(A,1) = 0.198 with the 95% interval -0.039 < ICC < 0.494
+        out = as_json(*self.ARGS, "--coefficient", "ICC-A1,icc-ck", "--ci", "0.9")
+        d, _ = _matrix(ANXIETY)
+        first, second = out["coefficients"]
+        assert (first["coefficient"], second["coefficient"]) == ("icc-A1", "icc-Ck")
+        res = qwkit.icc(d, form="A,1", confidence_level=0.9)
+        assert {k: first[k] for k in plain(res.to_dict())} == plain(res.to_dict())
+        assert round(first["statistic"], 3) == 0.198
+        low, high = qwkit.icc(d, form="A,1").confidence_interval()
+        assert (round(low, 3), round(high, 3)) == (-0.039, 0.494)
+        text = ok(*self.ARGS, "--coefficient", "icc-A1,gwet").stdout
+        assert "ICC(A,1)" in text and "F test of no item variance" in text
+
+    def test_percent_and_scott(self):
+        out = as_json(*self.ARGS[:3], "rater1,rater2", "--coefficient", "percent,scott")
+        d, _ = _matrix(ANXIETY)
+        for got, name in zip(out["coefficients"], ("percent", "scott"), strict=True):
+            res = qwkit.agreement_test(d[:, :2], coefficient=name)
+            assert got["statistic"] == res.statistic and got["coefficient"] == name
+
+    def test_all_is_still_the_six(self):
+        out = as_json(*self.ARGS)
+        assert [c["coefficient"] for c in out["coefficients"]] == COEFFICIENTS
+
+    def test_by_category(self, tmp_path):
+        out = as_json(*self.ARGS, "--coefficient", "fleiss", "--by-category")
+        d, _ = _matrix(ANXIETY)
+        res = qwkit.category_agreement(d)
+        got = out["by_category"]
+        assert got["statistic"] == plain(res.statistic) and got["labels"] == [1, 2, 3, 4, 5, 6]
+        assert got["ci_low"] == plain(res.confidence_interval(0.95).low)
+        assert "agreement on each category" in ok(*self.ARGS, "--by-category").stdout
+        page = tmp_path / "r.html"
+        ok(*self.ARGS, "--coefficient", "icc-A1", "--by-category", "--report", page)
+        html = page.read_text(encoding="utf-8")
+        assert "Agreement on each category" in html and "ICC(A,1)" in html
+
+    def test_refusals(self, tmp_path):
+        line = fails(*self.ARGS, "--coefficient", "icc-21", code=2)
+        assert "unknown coefficient 'icc-21'" in line and "icc-A1" in line
+        line = fails(*self.ARGS, "--coefficient", "scott")
+        assert "two raters" in line
+        words = tmp_path / "words.csv"
+        words.write_text("a,b\nlow,high\nhigh,high\nlow,low\n", encoding="utf-8")
+        line = fails("agreement", words, "-r", "a,b", "--weights", "identity",
+                     "--coefficient", "icc-A1")  # fmt: skip
+        assert "must hold numbers for the ICC" in line

@@ -12,7 +12,7 @@ they all read. Nothing here computes a coefficient.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from qwkit import _kernels
 from qwkit._agreement._metrics import Rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._ratings import RatingsTable, Sparse, as_sparse
-from qwkit._base._scale import match_labels, offsets_from, prepare_labels
+from qwkit._base._scale import match_labels, offsets_from, prepare_labels, rating_matrix
 from qwkit._base._scale_check import SKETCH, check_sparse, may_fire, sketch_values, warn_codes
 from qwkit._base._validation import (
     as_real_array,
@@ -31,9 +31,18 @@ from qwkit._base._validation import (
 )
 from qwkit._base._weights import check_weights
 
-COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light")
+COEFFICIENTS = (
+    "fleiss",
+    "conger",
+    "krippendorff",
+    "gwet",
+    "brennan-prediger",
+    "light",
+    "percent",
+    "scott",
+)
 #: Coefficients that are functions of the items × categories count table.
-POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger")
+POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger", "percent")
 _INT64 = np.iinfo(np.int64)
 _INT64_MIN_F = -(2.0**63)
 
@@ -399,6 +408,8 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
         ratings, weights, labels, coefficient=coefficient, value_only=value_only
     )
     check_pairs(panel)
+    if coefficient == "scott":
+        panel = _two_raters(panel)
     return Prepared(
         coefficient,
         weights,
@@ -413,6 +424,32 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
         n_items_dropped=panel.n_items_dropped,
         n_raters_dropped=panel.n_raters_dropped,
         n_items_rated_once=panel.n_items_rated_once,
+    )
+
+
+def _two_raters(panel: Panel) -> Panel:
+    """Scott's π is a coefficient of two raters: the items both rated (its table)."""
+    if panel.n_raters != 2:
+        raise QwkitError(
+            f"`coefficient`='scott' is Scott's π of two raters; `ratings` has "
+            f"{panel.n_raters} raters with ratings. Fleiss' kappa ('fleiss') is its "
+            "generalization to any number.",
+            parameter="coefficient",
+            also=("ratings",),
+        )
+    both = panel.per_item == 2
+    if both.all():
+        return panel
+    keep = np.repeat(both, panel.per_item)
+    item_ptr = np.zeros(int(both.sum()) + 1, dtype=np.int64)
+    np.cumsum(np.full(item_ptr.size - 1, 2), out=item_ptr[1:])
+    return replace(
+        panel,
+        item_ptr=item_ptr,
+        item=np.repeat(np.arange(item_ptr.size - 1, dtype=np.intp), 2),
+        rater=panel.rater[keep],
+        code=panel.code[keep],
+        n_items_dropped=panel.n_items_dropped + int(both.size - both.sum()),
     )
 
 
@@ -435,8 +472,9 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "
-            "count table does not say. From counts use 'fleiss', 'krippendorff', 'gwet' or "
-            "'brennan-prediger', or pass the items × raters ratings to `agreement_score`.",
+            "count table does not say. From counts use 'fleiss', 'krippendorff', 'gwet', "
+            "'brennan-prediger' or 'percent', or pass the items × raters ratings to "
+            "`agreement_score`.",
             parameter="coefficient",
         )
     weights = check_weights(weights, many_raters=True)
@@ -526,3 +564,91 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
         n_items_dropped=int(dropped),
         n_items_rated_once=int(np.count_nonzero(totals == 1)),
     )
+
+
+# ---------------------------------------------------------------------------- numeric ratings
+
+
+@dataclass(frozen=True, eq=False)
+class Numeric:
+    """Real-valued ratings, one entry per rating, sorted by item (CSR): item i's ratings
+    are ``values[offsets[i]:offsets[i + 1]]``, by the raters ``raters[...]`` (0 … k − 1).
+    Only the items and raters with a rating are kept. ``in_rows``: the entries are the
+    rows of an items × raters matrix, column by column (a wide input)."""
+
+    offsets: np.ndarray  # (n + 1,) int64
+    raters: np.ndarray  # (N,) intp
+    values: np.ndarray  # (N,) float64
+    n_items: int
+    n_raters: int
+    in_rows: bool
+
+    @property
+    def complete(self) -> bool:
+        """Whether every kept item was rated by every kept rater."""
+        return self.values.size == self.n_items * self.n_raters
+
+    def dense(self) -> np.ndarray:
+        """The items × raters matrix of ratings, NaN where missing."""
+        n, k = self.n_items, self.n_raters
+        if self.complete and self.in_rows:
+            return self.values.reshape(n, k)
+        out = np.full((n, k), np.nan)
+        out[np.repeat(np.arange(n), np.diff(self.offsets)), self.raters] = self.values
+        return out
+
+
+def prepare_numeric(ratings, what: str) -> Numeric:
+    """Validate numeric ratings of many raters — a :class:`~qwkit.RatingsTable`, or an
+    items × raters array (NaN/None for missing) — for ``what`` (a statistic of real
+    values, e.g. "the ICC"), keeping the items and raters with a rating."""
+    sp = as_sparse(ratings, "ratings")
+    if sp.is_text:
+        raise QwkitTypeError(
+            f"`ratings` must hold numbers for {what}; got text ratings. Give their "
+            "positions on the scale (e.g. 1, 2, 3) instead.",
+            parameter="ratings",
+        )
+    per_rater = np.bincount(sp.rater, minlength=sp.n_raters)
+    kept = per_rater > 0
+    if int(kept.sum()) < 2:
+        raise QwkitError(
+            f"`ratings` must hold at least two raters with a rating for {what}; got "
+            f"{int(kept.sum())} (of {sp.n_raters}).",
+            parameter="ratings",
+        )
+    per_item = np.diff(sp.item_ptr)
+    offsets = sp.item_ptr
+    if not per_item.all():
+        offsets = np.zeros(int(np.count_nonzero(per_item)) + 1, dtype=np.int64)
+        np.cumsum(per_item[per_item > 0], out=offsets[1:])
+    rater = sp.rater if kept.all() else (np.cumsum(kept) - 1)[sp.rater]
+    values = np.asarray(sp.values).astype(np.float64, copy=False)
+    return Numeric(
+        offsets=offsets,
+        raters=rater.astype(np.intp, copy=False),
+        values=values,
+        n_items=int(offsets.size - 1),
+        n_raters=int(kept.sum()),
+        in_rows=sp.source is None,
+    )
+
+
+def numeric_column(values, name: str) -> np.ndarray:
+    """One rater's real-valued ratings → float64 with NaN where missing (None, NaN,
+    pandas' NA); text is refused."""
+    arr = values
+    if hasattr(arr, "to_numpy") and not isinstance(arr, np.ndarray):
+        arr = arr.to_numpy()
+    if arr is None or isinstance(arr, (str, bytes)) or np.ndim(arr) != 1:
+        what = (
+            repr(arr) if arr is None or isinstance(arr, (str, bytes)) else f"shape {np.shape(arr)}"
+        )
+        raise QwkitError(f"`{name}` must be 1-D array-like; got {what}.", parameter=name)
+    column = np.asarray(arr, dtype=object if isinstance(arr, (list, tuple)) else None)
+    m = rating_matrix(column.reshape(-1, 1), name)
+    if m.is_text:
+        raise QwkitTypeError(f"`{name}` must hold numbers; got text.", parameter=name)
+    out = np.full(m.present.shape[0], np.nan)
+    out[m.present[:, 0]] = np.asarray(m.values).astype(np.float64)
+    return out

@@ -17,11 +17,14 @@ from qwkit._agreement import _stats as _s
 from qwkit._agreement._conger import Conger
 from qwkit._agreement._light import Light
 from qwkit._base._errors import QwkitError
+from qwkit._base._weights import GWET_WEIGHTS, gwet_disagreement
 
 __all__ = ["metric_of", "model_of"]
 
 #: The ratio metric's Σ over a scale of q categories costs O(q²): refused beyond this.
 _RATIO_SCALE_MAX = 20_000
+#: Gwet's named weights are a q × q matrix of the scale: refused beyond this many.
+_GWET_SCALE_MAX = 2_048
 
 
 # ---------------------------------------------------------------------------- compute
@@ -40,7 +43,7 @@ def _layout(prep: _in.Prepared, collapse):
             rows, count = _m.collapse_rows(rows, cheap_only=cheap)
         return rows, None, count
     panel = prep.panel
-    if prep.coefficient in _in.POOLED:
+    if prep.coefficient in _in.POOLED or prep.coefficient == "scott":
         rows, _ = _m.item_rows(panel.item_ptr, panel.code)
         count = np.ones(rows.m)
         if collapse:
@@ -72,6 +75,8 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
         return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
     if weights == "ordinal":
         return _ordinal_metric(prep, freq)
+    if weights in GWET_WEIGHTS:
+        return _gwet_metric(prep)
     # coordinates relative to the scale's start scale.lo (exact positions, never float64
     # copies of ratings such as 2**53 + 1): quadratic and linear metrics are
     # translation-invariant, and the ratio metric adds 2·lo to its sums only
@@ -128,6 +133,25 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
     return metric, top, total
 
 
+def _gwet_metric(prep: _in.Prepared):
+    """Gwet's radical, circular or bipolar weights on the values of the scale (eq. 2d):
+    a matrix over the categories that occur, the largest disagreement and the sum over
+    the whole scale (O(q²): at most ``_GWET_SCALE_MAX`` categories)."""
+    scale, weights = prep.scale, prep.weights
+    if scale.q > _GWET_SCALE_MAX:
+        raise QwkitError(
+            f"`weights`={weights!r} is a matrix over the {scale.q} categories of the rating "
+            f"scale{scale.text}; pass `labels` with at most {_GWET_SCALE_MAX} categories.",
+            parameter="weights",
+        )
+    full = scale.coordinates()
+    lo, hi = float(full.min()), float(full.max())
+    whole = gwet_disagreement(weights, full, lo, hi)
+    top = float(whole.max())
+    mat = gwet_disagreement(weights, prep.coords, lo, hi)
+    return _m.Matrix(mat), top, lambda: float(whole.sum()) / top
+
+
 def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
     """Krippendorff's ordinal metric: squared differences of mid-ranks (eq. 2c)."""
     q, index = prep.scale.q, prep.index
@@ -164,6 +188,10 @@ def model_of(prep: _in.Prepared, collapse):
     q = prep.scale.q
     if name == "fleiss":
         return _s.Fleiss(rows, count, metric, dmax)
+    if name == "scott":
+        return _s.Scott(rows, count, metric, dmax)
+    if name == "percent":  # p_a itself: Brennan-Prediger's form with p_e = 0   (eq. 5)
+        return _s.BrennanPrediger(rows, count, metric, dmax, 0.0, q)
     if name == "krippendorff":
         return _s.Krippendorff(rows, count, metric, dmax)
     if name == "gwet":

@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._agreement import _input as _in
 from qwkit._agreement import _stats as _s
+from qwkit._agreement._benchmark import BenchmarkResult, Scale, benchmark
 from qwkit._agreement._light import Light
 from qwkit._agreement._model import model_of
 from qwkit._base._ratings import RatingsTable, from_long
@@ -39,8 +40,12 @@ __all__ = [
     "ratings_from_long",
 ]
 
-Coefficient = Literal["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]
-Weights = Literal["quadratic", "linear", "identity", "ordinal", "ratio"]
+Coefficient = Literal[
+    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
+]
+Weights = Literal[
+    "quadratic", "linear", "identity", "ordinal", "ratio", "radical", "circular", "bipolar"
+]
 
 _NAMES = {
     "fleiss": "Fleiss' kappa",
@@ -49,6 +54,8 @@ _NAMES = {
     "gwet": "Gwet's AC",
     "brennan-prediger": "Brennan-Prediger coefficient",
     "light": "Light's kappa",
+    "percent": "Percent agreement",
+    "scott": "Scott's pi",
 }
 
 
@@ -187,6 +194,56 @@ class AgreementTestResult(Resampled):
                 lines.append(f"{'Pairs left out':<28}{self.n_pairs_left_out:>10d}")
         return "\n".join(lines) + "\n"
 
+    def benchmark(
+        self,
+        scale: Scale = "landis-koch",
+        *,
+        method: Literal["probabilistic", "interval"] = "probabilistic",
+        confidence_level: float = 0.95,
+    ) -> BenchmarkResult:
+        """The coefficient's interpretation on a benchmark scale.
+
+        Parameters
+        ----------
+        scale : {"landis-koch", "fleiss", "altman"}, default="landis-koch"
+            Landis & Koch (1977): Poor < 0 ≤ Slight < 0.2 ≤ Fair < 0.4 ≤ Moderate < 0.6
+            ≤ Substantial < 0.8 ≤ Almost Perfect; Fleiss (1981): Poor < 0.4 ≤
+            Intermediate to Good < 0.75 ≤ Excellent; Altman (1991): Poor < 0.2 ≤ Fair <
+            0.4 ≤ Moderate < 0.6 ≤ Good < 0.8 ≤ Very Good.
+        method : {"probabilistic", "interval"}, default="probabilistic"
+            ``"probabilistic"``: Gwet's (2014) benchmarking — the first interval from
+            the top whose cumulative membership probability (normal, with the standard
+            error, truncated to [−1, 1]) reaches ``confidence_level`` (eq. B1; R
+            irrCAC's ``landis.koch.bf`` and the like); ``"interval"``: the interval the
+            estimate falls in.
+        confidence_level : float, default=0.95
+            The certainty the probabilistic benchmark asks for.
+
+        Returns
+        -------
+        BenchmarkResult
+            ``label`` (also its ``str()``), the interval's ``low`` and ``high``, each
+            interval's ``probability`` and their ``cumulative`` sums.
+
+        Examples
+        --------
+        >>> import numpy as np, qwkit
+        >>> nan = np.nan
+        >>> ratings = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3],
+        ...            [2, 2, 2, 2], [1, 2, 3, 4], [4, 4, 4, 4], [1, 1, 2, 1],
+        ...            [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, nan, 3, nan]]
+        >>> res = qwkit.agreement_test(ratings, coefficient="gwet", weights=None)
+        >>> str(res.benchmark(method="interval")), str(res.benchmark())
+        ('Substantial', 'Moderate')
+        """
+        return benchmark(
+            self.statistic,
+            self.standard_error,
+            scale=scale,
+            method=method,
+            confidence_level=confidence_level,
+        )
+
     def to_dict(self) -> dict:
         """The result as a dict of plain Python values (floats, ints, str, lists)."""
         return result_dict(
@@ -284,18 +341,22 @@ def agreement_score(
         One row per item, one column per rater (numpy array, pandas or polars
         DataFrame, nested lists). Missing ratings are NaN or None. Numbers or text.
     coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light"}
+"light", "percent", "scott"}
         ``"fleiss"``: Fleiss' (1971) kappa, chance from the pooled ratings (eq. 6);
         ``"conger"``: Conger's (1980) kappa, chance from each rater's own
         distribution (eq. 17; = Cohen's kappa for two raters); ``"krippendorff"``:
         Krippendorff's alpha (eq. 14); ``"gwet"``: Gwet's AC1, AC2 with weights
         (eq. 7); ``"brennan-prediger"``: chance from a uniform distribution over the
         scale (eq. 9); ``"light"``: Light's (1971) mean of the pairwise Cohen kappas
-        (eq. 19).
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio"}, None or \
-array-like of shape (K, K), default="quadratic"
+        (eq. 19); ``"percent"``: the (weighted) percent agreement p_a itself (eq. 5),
+        not corrected for chance; ``"scott"``: Scott's (1955) π of two raters, over
+        the items both rated (Fleiss' kappa of two raters; eq. 12' for its standard
+        error).
+    weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
+"circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`kappa_score`: positions on the ``labels``
-        scale (or the values of numeric ratings without ``labels``). ``"ordinal"``
+        scale (or the values of numeric ratings without ``labels``); Gwet's radical,
+        circular and bipolar weights are eq. 2d. ``"ordinal"``
         and ``"ratio"`` are Krippendorff's metrics. A matrix must be symmetric with a
         zero diagonal. For real-valued ratings ``"quadratic"`` is the squared
         difference of the values (Krippendorff's interval metric), computed from
@@ -378,7 +439,7 @@ array-like of shape (K, K), default="quadratic"
 def agreement_from_counts(
     table: ArrayLike,
     *,
-    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger"],
+    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"],
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     replace_undefined_by: float = np.nan,
@@ -393,11 +454,11 @@ def agreement_from_counts(
         :class:`RatingsTable` gives the counts of its ratings. (Its old name,
         ``counts``, still works and is deprecated: ``counts`` is the multiplicity of a
         row everywhere else.)
-    coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger"}
-        The coefficients that the count table determines (Conger's and Light's need
-        to know which rater gave which rating).
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio"}, None or \
-array-like of shape (K, K), default="quadratic"
+    coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"}
+        The coefficients that the count table determines (Conger's, Light's and
+        Scott's need to know which rater gave which rating).
+    weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
+"circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
         As in :func:`agreement_score`; the columns are the scale, in order.
     labels : array-like of shape (K,), default=None
         The categories of the columns; without them the columns are 1, …, K (the
@@ -507,7 +568,7 @@ def agreement_test(
 def agreement_test_from_counts(
     table: ArrayLike,
     *,
-    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger"],
+    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"],
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",

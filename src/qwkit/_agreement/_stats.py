@@ -173,6 +173,16 @@ class Fleiss(_PooledChance):
         return 2.0 * num / (total * total * self.n * m * (m - 1.0))  # (eq. 13)
 
 
+class Scott(Fleiss):
+    """Scott's π: Fleiss' kappa of two raters over the items both rated, with the
+    variance of R irrCAC's ``scott2.table`` — Gwet's linearization with divisor n²
+    instead of n(n − 1) (eq. 12')."""
+
+    def variance(self, f):
+        n = self.n
+        return super().variance(f) * (n - 1.0) / n  # (eq. 12')
+
+
 # ---------------------------------------------------------------------------- Gwet, BP
 
 

@@ -24,10 +24,14 @@ from qwkit._base._validation import as_real_array, check_integer
 
 __all__ = [
     "BOTH_CONSTANT",
+    "EXACT_WEIGHTS",
+    "GWET_WEIGHTS",
     "NAMED_WEIGHTS",
     "RATER_WEIGHTS",
     "WeightsLike",
     "check_weights",
+    "gwet_disagreement",
+    "is_exact_name",
     "named_weights",
     "resolve",
     "same_weights",
@@ -37,7 +41,14 @@ __all__ = [
     "zero_disagreement_reason",
 ]
 
-NAMED_WEIGHTS = ("quadratic", "linear", "identity")
+#: The names with integer-valued matrices — (i − j)², |i − j|, 1 − δᵢⱼ — whose kappa the
+#: two-rater functions compute from moments, margins or table-free sums, exactly.
+EXACT_WEIGHTS = ("quadratic", "linear", "identity")
+#: Gwet's (2014) further weights, R irrCAC's ``radical.weights``, ``circular.weights`` and
+#: ``bipolar.weights`` as disagreements (eq. 2d of ``docs/agreement.md``): functions of
+#: the values on the scale and of its ends, computed on a table.
+GWET_WEIGHTS = ("radical", "circular", "bipolar")
+NAMED_WEIGHTS = (*EXACT_WEIGHTS, *GWET_WEIGHTS)
 #: The names agreement among any number of raters accepts besides: Krippendorff's
 #: ordinal and ratio metrics, which depend on the values and frequencies of the
 #: categories, not only on their positions.
@@ -45,7 +56,9 @@ RATER_WEIGHTS = (*NAMED_WEIGHTS, "ordinal", "ratio")
 #: Why kappa is 0/0 whatever the weights.
 BOTH_CONSTANT = "both raters use a single, identical rating"
 #: What ``weights`` accepts, for signatures.
-WeightsLike = Literal["quadratic", "linear", "identity"] | ArrayLike | None
+WeightsLike = (
+    Literal["quadratic", "linear", "identity", "radical", "circular", "bipolar"] | ArrayLike | None
+)
 
 
 def check_weights(weights, *, many_raters: bool = False) -> str | np.ndarray:
@@ -133,9 +146,37 @@ def weights_name(weights) -> str:
     return weights if isinstance(weights, str) else "custom"
 
 
-def weights_at(weights: str, positions: np.ndarray) -> np.ndarray:
-    """Unnormalized named weights between categories at the given scale positions."""
+def is_exact_name(weights) -> bool:
+    """Whether checked ``weights`` are one of :data:`EXACT_WEIGHTS` (a name whose matrix
+    is integer-valued, with the fast paths of the two-rater functions)."""
+    return isinstance(weights, str) and weights in EXACT_WEIGHTS
+
+
+def gwet_disagreement(weights: str, y: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Gwet's radical, circular or bipolar disagreement between the values ``y`` of a
+    scale whose ends are ``lo`` and ``hi`` (eq. 2d of ``docs/agreement.md``):
+    √|yₖ − yₗ|, sin²(π(yₖ − yₗ)/U) with U = hi − lo + 1, and
+    (yₖ − yₗ)² / ((yₖ + yₗ − 2·lo)(2·hi − yₖ − yₗ)) (0 on the diagonal) — R irrCAC's
+    agreement weights are 1 − d / max d."""
+    y = np.asarray(y, dtype=np.float64)
+    diff = y[:, None] - y[None, :]
+    if weights == "radical":
+        return np.sqrt(np.abs(diff))
+    if weights == "circular":
+        return np.sin(np.pi * diff / (hi - lo + 1.0)) ** 2
+    total = y[:, None] + y[None, :]
+    den = (total - 2.0 * lo) * (2.0 * hi - total)
+    out = np.zeros_like(diff)
+    np.divide(diff * diff, den, out=out, where=diff != 0)
+    return out
+
+
+def weights_at(weights: str, positions: np.ndarray, k: int) -> np.ndarray:
+    """Unnormalized named weights between categories at the given positions of a scale
+    of ``k`` positions (0 … k − 1)."""
     pos = positions.astype(np.float64)
+    if weights in GWET_WEIGHTS:
+        return gwet_disagreement(weights, pos, 0.0, float(k - 1))
     diff = pos[:, None] - pos[None, :]
     if weights == "quadratic":
         return diff * diff
@@ -146,14 +187,17 @@ def weights_at(weights: str, positions: np.ndarray) -> np.ndarray:
 
 def named_weights(k: int, weights: str) -> np.ndarray:
     """Unnormalized weights of a K-category scale: integer-valued (i − j)², |i − j| or
-    1 − δ, as float64."""
-    return weights_at(weights, np.arange(k))
+    1 − δ (Gwet's radical, circular and bipolar weights: real-valued), as float64."""
+    return weights_at(weights, np.arange(k), k)
 
 
 def _named_scale(k: int, weights: str) -> float:
-    """The normalizer of :func:`weight_matrix`: (K − 1)², K − 1 or 1."""
+    """The normalizer of :func:`weight_matrix`: (K − 1)², K − 1, 1, or the largest
+    weight."""
     if weights == "identity" or k == 1:
         return 1.0
+    if weights in GWET_WEIGHTS:
+        return float(named_weights(k, weights).max())
     return float((k - 1) ** 2 if weights == "quadratic" else k - 1)
 
 
@@ -196,11 +240,14 @@ def weight_matrix(n_classes: int, weights: WeightsLike = "quadratic") -> np.ndar
     ----------
     n_classes : int
         Number of categories K of the scale (K ≥ 1).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         ``"quadratic"`` gives (i − j)² / (K − 1)², ``"linear"`` |i − j| / (K − 1),
-        ``"identity"`` or None 1 − δᵢⱼ (unweighted kappa). A (K, K) array is validated
-        and returned as float64.
+        ``"identity"`` or None 1 − δᵢⱼ (unweighted kappa); Gwet's (2014)
+        ``"radical"`` √|i − j|, ``"circular"`` sin²(π(i − j)/K) and ``"bipolar"``
+        (i − j)²/((i + j)(2K − 2 − i − j)), each divided by its largest value (R
+        irrCAC's agreement weights are 1 minus these). A (K, K) array is validated and
+        returned as float64.
 
     Returns
     -------
@@ -214,6 +261,10 @@ default="quadratic"
     array([[0.  , 0.25, 1.  ],
            [0.25, 0.  , 0.25],
            [1.  , 0.25, 0.  ]])
+    >>> 1 - qwkit.weight_matrix(3, "radical")   # irrCAC's radical.weights(1:3)
+    array([[1.        , 0.29289322, 0.        ],
+           [0.29289322, 1.        , 0.29289322],
+           [0.        , 0.29289322, 1.        ]])
     """
     k = check_integer(n_classes, "n_classes", 1)
     if k > MAX_DENSE_CLASSES:

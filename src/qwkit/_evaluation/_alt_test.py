@@ -210,8 +210,8 @@ def alt_test(
         annotator give the same annotation is a tie, as under the other two.
         ``"accuracy"`` compares annotations for equality: a real-valued judge (an
         average of several answers) needs ``"rmse"`` or ``"kappa"``.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights of ``alignment="kappa"``.
     labels : array-like of shape (K,), default=None
         The ordered scale (needed for text annotations under ordered weights).

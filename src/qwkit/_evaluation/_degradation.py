@@ -279,8 +279,8 @@ def degradation_test(
         One machine score per item: ratings on the human scale, or real-valued scores
         (quadratic weights score them as they are: the continuous form of
         :func:`soft_kappa_score`).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights of both kappas, indexed ``[human, machine]`` (``[h₁, h₂]``).
     labels : array-like of shape (K,), default=None
         The ordered rating scale; None: the integers from the lowest to the highest

@@ -419,8 +419,8 @@ def evaluate_scorer(
         names them (as a data frame or a dict of columns names the human raters).
     groups : array-like of shape (n_items,), default=None
         A subgroup label per item (e.g. a demographic group or a prompt).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Weights of every kappa. Real-valued machine scores need quadratic weights.
     labels : array-like of shape (K,), default=None
         The ordered scale.

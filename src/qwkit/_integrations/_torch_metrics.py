@@ -79,8 +79,8 @@ class KappaMetric(_s.FloatState):
     ----------
     num_classes : int
         Number of classes K (≥ 2); ratings are class indices 0..K − 1.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`qwkit.weight_matrix`.
     validate_args : bool, default=True
         Check the values of each update (class indices in range, finite non-negative

@@ -23,7 +23,13 @@ from qwkit._base._validation import (
     show,
 )
 from qwkit._base._warnings import renamed_attribute
-from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weights
+from qwkit._base._weights import (
+    WeightsLike,
+    check_weights,
+    is_exact_name,
+    resolve,
+    same_weights,
+)
 from qwkit._kappa._inference import KappaTestResult, stats_test_result
 from qwkit._table._state import TableStats, same_labels
 from qwkit._table._sufficient import TABLE_CLASSES, scale_hint
@@ -52,8 +58,8 @@ class KappaAccumulator:
         a matrix); text ratings need ``labels``, except with ``weights="identity"``,
         where the order does not matter and the scale is the sorted distinct ratings
         seen.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights; see :func:`weight_matrix`.
 
     Attributes
@@ -85,7 +91,7 @@ default="quadratic"
 
     def __init__(self, labels: ArrayLike | None = None, *, weights: WeightsLike = "quadratic"):
         self._weights = check_weights(weights)
-        named = isinstance(self._weights, str)
+        named = is_exact_name(self._weights)
         lab = None if labels is None else prepare_labels(labels)
         if lab is not None:
             if lab.n_classes > MAX_DENSE_CLASSES:

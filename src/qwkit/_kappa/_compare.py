@@ -165,8 +165,8 @@ def compare_kappa_test(
         True ratings.
     y_pred_a, y_pred_b : array-like of shape (n_items,)
         Predictions of model a and model b for the same items.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed ``[rating of y_true, rating of y_pred]``.
     labels : array-like of shape (K,), default=None
         The ordered rating scale, shared by the three vectors. When None and the
@@ -423,8 +423,8 @@ def pairwise_compare_kappa_test(
         The predictions of at least two models for the same items: a dict (model name →
         predictions), a data frame (one column per model, named after it), or a 2-D
         array (one column per model, named ``"0"``, ``"1"``, …).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed ``[rating of y_true, rating of a prediction]``.
     labels : array-like of shape (K,), default=None
         The ordered rating scale, shared by every column. When None and the ratings

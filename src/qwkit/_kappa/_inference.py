@@ -346,8 +346,8 @@ def kappa_test(
     ----------
     y1, y2 : array-like of shape (n_items,)
         Ratings of the same items by two raters, as in :func:`kappa_score`.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights; a matrix is indexed ``[rating of y1, rating of y2]`` and
         may be asymmetric.
     labels : array-like of shape (K,), default=None
@@ -462,8 +462,8 @@ def kappa_test_from_confusion(
         Counts of items rated i by rater 1 (rows) and j by rater 2 (columns). Entries
         must be whole numbers: the standard errors depend on the number of items,
         which a table of summed weights does not carry.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed like ``confusion``; may be asymmetric.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         Alternative hypothesis of the z-test of κ = 0.

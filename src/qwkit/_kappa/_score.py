@@ -41,8 +41,8 @@ def kappa_score(
         Ratings of the same items by two raters (or truth and prediction). Integers,
         integral floats or bools; strings or any other values with ``labels``.
         Lists, numpy arrays and pandas or polars Series are accepted.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights; see :func:`weight_matrix`. A matrix is indexed
         ``[rating of y1, rating of y2]`` by position on the scale.
     labels : array-like of shape (K,), default=None
@@ -155,8 +155,8 @@ def kappa_from_confusion(
     ----------
     confusion : array-like of shape (K, K)
         Counts (or summed sample weights) of items rated i by rater 1 and j by rater 2.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights; see :func:`weight_matrix`.
     replace_undefined_by : float, default=nan
         Returned, with an :class:`UndefinedKappaWarning`, when kappa is 0/0.

@@ -56,6 +56,7 @@ from qwkit._kernels._exact import (
     window,
 )
 from qwkit._kernels._hashing import distinct_ids
+from qwkit._kernels._icc import complete_moments, sparse_moments
 from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, interruptible, threaded
 from qwkit._kernels._resample import (
     gather_tables,
@@ -108,6 +109,7 @@ __all__ = [
     "assignment_table",
     "bincount_exact",
     "column_extremes",
+    "complete_moments",
     "confusion_counts",
     "confusion_counts_par",
     "confusion_exact",
@@ -153,6 +155,7 @@ __all__ = [
     "scan_weights",
     "soft_sums",
     "soft_sums_weighted",
+    "sparse_moments",
     "survey_bincount",
     "survey_moments",
     "survey_moments_par",

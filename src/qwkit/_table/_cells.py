@@ -256,7 +256,7 @@ def tabulate(r: Ratings, iw: ItemWeights, weights, *, hint: str) -> Cells:
     n_rows = cols[0].shape[0]
     codes, used = _compress(cols, k)
     if isinstance(weights, str):
-        wmat = weights_at(weights, used)
+        wmat = weights_at(weights, used, k)
     else:
         idx = used.astype(np.intp)
         wmat = np.ascontiguousarray(resolve(weights, k, hint=hint)[np.ix_(idx, idx)])
@@ -317,7 +317,7 @@ def stats_cells(stats: TableStats, weights, *, hint: str) -> Cells:
     rows, cols = present // k, present % k
     used = np.unique(np.concatenate([rows, cols]))
     if isinstance(weights, str):
-        wmat = weights_at(weights, used)
+        wmat = weights_at(weights, used, k)
     else:
         idx = used.astype(np.intp)
         wmat = np.ascontiguousarray(resolve(weights, k, hint=hint)[np.ix_(idx, idx)])

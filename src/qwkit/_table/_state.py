@@ -43,7 +43,7 @@ from qwkit._base._scale import (
     prepare_ratings,
 )
 from qwkit._base._validation import ItemWeights, as_1d, item_weights, no_items_error, show
-from qwkit._base._weights import resolve
+from qwkit._base._weights import is_exact_name, resolve
 from qwkit._table._moments import kappa_from_sums, quadratic_sums
 from qwkit._table._sufficient import (
     TABLE_CLASSES,
@@ -467,7 +467,7 @@ class TableStats:
         """Kappa of the merged table: the value the in-memory functions return for the
         same items (named weights with survey weights: exactly from the exact sums)."""
         wmat = resolve(weights, self.k, hint=hint)
-        if self.survey is None or not isinstance(weights, str):
+        if self.survey is None or not is_exact_name(weights):
             return kappa_from_table(self.table(), wmat, replace)
         total = self.survey
         if np.any(self.counts):

@@ -18,7 +18,7 @@ Any positive scaling of W cancels. Three sufficient statistics compute it:
 - for scales too wide for a table, sums over the distinct values of each margin
   (``docs/kappa.md`` §5).
 
-With integer counts and integer-valued weights (every named one) eq. 1 is evaluated in
+With integer counts and integer-valued weights (the names but Gwet's) eq. 1 is evaluated in
 exact integer arithmetic, κ = (S − O·N)/S with O = ⟨U, W⟩, N = n and S = hᵀ·W·g, and
 rounded once: every entry point returns the same correctly rounded value as eq. Q.
 """
@@ -38,6 +38,7 @@ from qwkit._base._dyadic import (
     weight_bits,
     weight_window,
 )
+from qwkit._base._errors import QwkitError
 from qwkit._base._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -50,7 +51,13 @@ from qwkit._base._scale import (
 )
 from qwkit._base._validation import ItemWeights, item_weights
 from qwkit._base._warnings import warn_undefined
-from qwkit._base._weights import BOTH_CONSTANT, check_weights, resolve, zero_disagreement_reason
+from qwkit._base._weights import (
+    BOTH_CONSTANT,
+    check_weights,
+    is_exact_name,
+    resolve,
+    zero_disagreement_reason,
+)
 from qwkit._table._moments import (
     exact_kappa,
     kappa_from_sums,
@@ -440,7 +447,7 @@ def kappa(pair: Pair, replace: float) -> float:
     gives the same correctly rounded value for the same items.
     """
     r, weights, iw = pair.ratings, pair.weights, pair.item_weights
-    named = isinstance(weights, str)
+    named = is_exact_name(weights)  # Gwet's named weights: a matrix once K is known
     if named and iw.values is None:
         if weights == "quadratic":
             sums = quadratic_sums(r)
@@ -467,6 +474,13 @@ def kappa(pair: Pair, replace: float) -> float:
         counted = scaled_table(r, w, limit, counts=iw.counts)
     if counted is None:
         offset, k = measure_scale(r)
+        if isinstance(weights, str) and not named:
+            raise QwkitError(
+                f"`weights`={weights!r} is a matrix of the rating scale, which has {k} "
+                f"categories{scale_hint(r.labels, offset, k)} (at most "
+                f"{MAX_DENSE_CLASSES} are supported).",
+                parameter="weights",
+            )
         if not named:
             resolve(weights, k, hint=scale_hint(r.labels, offset, k))  # raises: no matrix fits
         check_codes(r)

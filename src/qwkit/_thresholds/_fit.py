@@ -339,8 +339,8 @@ class ThresholdAccumulator:
         The ordered rating scale of ``y_true``. When None, the true ratings must be
         integers (or an ordered Categorical) and the scale is the integer range of
         every rating seen, which grows with the updates.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed ``[true class, predicted class]``.
     max_pairs : int, default=None
         Refuse (with a clear error) to hold more distinct (score, true rating) pairs than
@@ -524,8 +524,8 @@ def optimize_thresholds(
     y_score : array-like of shape (n_items,)
         Real-valued scores (e.g. a regressor's predictions), finite; larger means a
         higher class.
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed ``[true class, predicted class]``; any
         non-negative matrix, asymmetric ones included.
     labels : array-like of shape (K,), default=None

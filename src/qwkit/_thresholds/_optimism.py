@@ -602,8 +602,8 @@ def optimism_corrected_kappa(
         Real-valued scores, finite; larger means a higher class. The scores are fixed:
         only the cut points are refitted (when a model produced the scores, pass its
         out-of-fold predictions, so that its own fit is not in-sample either).
-    weights : {"quadratic", "linear", "identity"}, None or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
+None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed ``[true class, predicted class]``.
     labels : array-like of shape (K,), default=None
         The ordered rating scale (see :func:`optimize_thresholds`); every refit keeps it.

@@ -6,7 +6,12 @@ read into ``qwkit.ratings_from_long``'s sparse table, ``--duplicates`` for a rat
 rated an item twice). Each coefficient (``--coefficient``: one, several separated by
 commas, or all) is ``qwkit.agreement_test`` (docs/agreement.md): its value, Gwet's
 standard error, an interval and the p-value of the t-test of no agreement beyond chance.
-``--by-rater`` adds each rater's agreement with the others (``qwkit.rater_agreement``).
+Percent agreement and Scott's π are coefficients too (``percent``, ``scott``), and the
+intraclass correlations of numeric ratings are named ``icc-11``, ``icc-A1``, ``icc-C1``,
+``icc-1k``, ``icc-Ak``, ``icc-Ck`` (``qwkit.icc``: the value, its F-based interval and
+the F test; ``cli/_reliability.py``). ``--by-rater`` adds each rater's agreement with the
+others (``qwkit.rater_agreement``), ``--by-category`` the agreement on each category
+(``qwkit.category_agreement``).
 ``--report FILE.html`` writes an HTML report that stays small for any number of raters:
 the coefficients, each rater's agreement (ranked, and its distribution), and the
 agreement of the pairs of raters (a heatmap up to 40 raters, their distribution beyond).
@@ -23,7 +28,7 @@ import typer
 from rich.table import Table
 
 import qwkit
-from qwkit.cli import _columns, _display, _io, _output, _plots, _report
+from qwkit.cli import _columns, _display, _io, _output, _plots, _reliability, _report
 from qwkit.cli._errors import (
     guard,
     in_file_terms,
@@ -67,6 +72,9 @@ class AgreementWeights(str, Enum):
     identity = "identity"
     ordinal = "ordinal"
     ratio = "ratio"
+    radical = "radical"
+    circular = "circular"
+    bipolar = "bipolar"
 
 
 #: How the command line names each coefficient.
@@ -78,6 +86,8 @@ NAMES = {
     "brennan-prediger": "Brennan-Prediger",
     "light": "Light's kappa",
 }
+#: Coefficients given by name only (``all`` is the six chance-corrected ones above).
+MORE = {"percent": "Percent agreement", "scott": "Scott's pi"}
 #: Up to this many raters the report draws every pair in a heatmap and lists every
 #: rater; beyond, distributions and the lowest and highest only.
 MAX_NAMED_RATERS = 40
@@ -97,14 +107,35 @@ def coefficient_option(text: str) -> list[str]:
                 param_hint="--coefficient",
             )
         return list(NAMES)
-    unknown = [name for name in names if name not in NAMES]
+    known = (*NAMES, *MORE)
+    unknown = [n for n in names if n not in known and _reliability.icc_form(n) is None]
     if unknown:
         raise typer.BadParameter(
-            f"unknown coefficient '{unknown[0]}'; choose from {', '.join(NAMES)}, or all "
-            "(several separated by commas).",
+            f"unknown coefficient '{unknown[0]}'; choose from {', '.join(known)}, "
+            "the ICCs icc-11, icc-A1, icc-C1, icc-1k, icc-Ak, icc-Ck, or all (several "
+            "separated by commas).",
             param_hint="--coefficient",
         )
     return list(dict.fromkeys(names))
+
+
+def _name(res) -> str:
+    """How the command line names a result's coefficient."""
+    if isinstance(res, qwkit.ICCResult):
+        return _reliability.display_name(res.form)
+    return {**NAMES, **MORE}[res.coefficient]
+
+
+def _first_kappa(results):
+    """The first kappa-type result (who rated what, items rated once), or None."""
+    return next((r for r, _, _ in results if isinstance(r, qwkit.AgreementTestResult)), None)
+
+
+def _row(res) -> dict:
+    """A result's numbers for the tables (an ICC has no standard error, and its p-value is
+    its F test's)."""
+    se = None if isinstance(res, qwkit.ICCResult) else res.standard_error
+    return {"name": _name(res), "value": res.statistic, "se": se, "p": res.pvalue}
 
 
 def _column_option(help_text: str):
@@ -247,24 +278,37 @@ def _pairs_section(report, by_rater, names, weights) -> None:
 
 
 def _write_report(
-    target, data, results, by_rater, *, file, source_name, weights, ci, method, title
+    target,
+    data,
+    results,
+    by_rater,
+    *,
+    file,
+    source_name,
+    weights,
+    ci,
+    method,
+    title,
+    by_category=None,
 ):
     """The ``--report`` page: the coefficients, each rater, and the pairs of raters."""
     names = [str(r) for r in by_rater.raters]
-    first = results[0][0]
+    first = _first_kappa(results)
+    n_items = results[0][0].n_items
     report = _report.HtmlReport(
         title or f"Agreement among raters: {Path(file).name if file != '-' else source_name}",
-        subtitle=f"{len(names):,} raters, {first.n_items:,} items, {weights} weights",
+        subtitle=f"{len(names):,} raters, {n_items:,} items, {weights} weights",
     )
     report.section("Overview")
     rows = [
         ["data", source_name],
         ["raters", _names_text(names)],
-        ["items", first.n_items],
+        ["items", n_items],
         ["ratings", int(by_rater.n_ratings.sum())],
-        ["items rated once (no pair)", first.n_items_rated_once],
     ]
-    if first.n_items_dropped or first.n_raters_dropped:
+    if first is not None:
+        rows.append(["items rated once (no pair)", first.n_items_rated_once])
+    if first is not None and (first.n_items_dropped or first.n_raters_dropped):
         rows.append(
             [
                 "dropped (no rating)",
@@ -285,15 +329,25 @@ def _write_report(
     ]
     report.table(None, rows)
     report.section("Agreement coefficients")
+    table_rows = []
+    for res, low, high in results:
+        row = _row(res)
+        se = "—" if row["se"] is None else row["se"]
+        table_rows.append([row["name"], row["value"], se, low, high, row["p"]])
+    iccs = any(isinstance(res, qwkit.ICCResult) for res, _, _ in results)
     report.table(
         ["coefficient", "value", "standard error", "CI low", "CI high", "p-value"],
-        [
-            [NAMES[res.coefficient], res.statistic, res.standard_error, low, high, res.pvalue]
-            for res, low, high in results
-        ],
+        table_rows,
         caption=f"{_plots.percent(ci)} intervals ({method}); p-values of the t-test of no "
-        "agreement beyond chance (qwkit.agreement_test).",
+        "agreement beyond chance (qwkit.agreement_test)"
+        + (
+            "; ICCs: F-based intervals and the F test of no item variance (qwkit.icc)."
+            if iccs
+            else "."
+        ),
     )
+    if by_category is not None:
+        _reliability.category_section(report, by_category, ci)
     _raters_section(report, by_rater, ci)
     _pairs_section(report, by_rater, names, weights)
     _output.write_text(target, report.render())
@@ -328,8 +382,10 @@ def agreement(
         str,
         typer.Option(
             help="fleiss, conger, krippendorff (alpha), gwet (AC1, AC2 with weights), "
-            "brennan-prediger, light (the mean of the pairwise kappas); several separated "
-            "by commas (fleiss,krippendorff), or all.",
+            "brennan-prediger, light (the mean of the pairwise kappas), percent "
+            "(agreement not corrected for chance), scott (two raters), or the intraclass "
+            "correlations of numeric ratings icc-11, icc-A1, icc-C1, icc-1k, icc-Ak, "
+            "icc-Ck; several separated by commas (fleiss,icc-A1), or all (the first six).",
             metavar="NAMES",
         ),
     ] = "all",
@@ -339,6 +395,15 @@ def agreement(
             "--by-rater",
             help="Also each rater's agreement with the others (qwkit.rater_agreement): "
             "the lowest and highest raters (every rater with --json).",
+            show_default=False,
+        ),
+    ] = False,
+    by_category: Annotated[
+        bool,
+        typer.Option(
+            "--by-category",
+            help="Also the agreement on each category: Fleiss' kappa of it against the "
+            "others, with its standard errors and test (qwkit.category_agreement).",
             show_default=False,
         ),
     ] = False,
@@ -353,9 +418,10 @@ def agreement(
     weights: Annotated[
         AgreementWeights,
         typer.Option(
-            help="Disagreement weights: quadratic, linear, identity (unweighted), or "
-            "Krippendorff's ordinal and ratio metrics. Quadratic weights on real-valued "
-            "ratings are squared differences (Krippendorff's interval metric).",
+            help="Disagreement weights: quadratic, linear, identity (unweighted), "
+            "Krippendorff's ordinal and ratio metrics, or Gwet's radical, circular and "
+            "bipolar weights. Quadratic weights on real-valued ratings are squared "
+            "differences (Krippendorff's interval metric).",
             metavar="WEIGHTS",
         ),
     ] = AgreementWeights.quadratic,
@@ -436,11 +502,18 @@ def agreement(
 
         with terms():
             for name in chosen:
+                form = _reliability.icc_form(name)
+                if form is not None:
+                    results.append(_reliability.icc_result(data.ratings, form, ci))
+                    continue
                 res = qwkit.agreement_test(
                     data.ratings, coefficient=name, weights=weights.value, labels=data.labels
                 )
                 low, high = confidence_interval(res, ci, method, n_resamples, seed)
                 results.append((res, low, high))
+            categories = None
+            if by_category:
+                categories = _reliability.by_category(data.ratings, data.labels)
             per_rater = None
             if by_rater or target is not None:
                 per_rater = qwkit.rater_agreement(
@@ -459,6 +532,7 @@ def agreement(
                     ci=ci,
                     method=method.value,
                     title=title,
+                    by_category=categories,
                 )
         if as_json:
             _display.print_json(
@@ -468,7 +542,16 @@ def agreement(
                     "raters": list(data.raters),
                     "labels": data.labels,
                     "coefficients": [
-                        {**res.to_dict(), "ci_low": low, "ci_high": high}
+                        {
+                            **(
+                                {"coefficient": f"icc-{res.form.replace(',', '')}"}
+                                if isinstance(res, qwkit.ICCResult)
+                                else {}
+                            ),
+                            **res.to_dict(),
+                            "ci_low": low,
+                            "ci_high": high,
+                        }
                         for res, low, high in results
                     ],
                     "confidence_level": ci,
@@ -476,23 +559,35 @@ def agreement(
                     "n_rows": data.n_rows,
                     "n_duplicates": data.duplicates,
                     **({"by_rater": per_rater.to_dict()} if by_rater else {}),
+                    **(
+                        {"by_category": _reliability.category_json(categories, ci)}
+                        if by_category
+                        else {}
+                    ),
                 }
             )
             return
         console = _display.stdout_console(to_stderr=target is not None and target.is_stdout)
         console.print(_results_table(results, source.label, ci, method, weights.value))
-        first = results[0][0]
+        first = _first_kappa(results)
+        some = results[0][0]
+        tests = []
+        if first is not None:
+            tests.append(f"t-test of no agreement beyond chance, {first.degrees_of_freedom} df")
+        if any(isinstance(res, qwkit.ICCResult) for res, _, _ in results):
+            tests.append("ICCs: F-based intervals, F test of no item variance (qwkit.icc)")
         console.print(
-            f"{first.n_items:,} items, {first.n_raters:,} raters; p-values: t-test of no "
-            f"agreement beyond chance, {first.degrees_of_freedom} df"
+            f"{some.n_items:,} items, {some.n_raters:,} raters; p-values: " + "; ".join(tests)
         )
-        if first.n_items_rated_once or data.duplicates:
+        if (first is not None and first.n_items_rated_once) or data.duplicates:
             said = []
-            if first.n_items_rated_once:
+            if first is not None and first.n_items_rated_once:
                 said.append(f"{first.n_items_rated_once:,} items rated once (no pair)")
             if data.duplicates:
                 said.append(f"{data.duplicates:,} repeated ratings left out ({duplicates.value})")
             console.print("; ".join(said))
+        if by_category:
+            console.print(_reliability.category_table(categories, ci, source.label))
         if by_rater:
             console.print(_raters_table(per_rater, source.label, ci))
         if target is not None and not target.is_stdout:
@@ -529,11 +624,12 @@ def _results_table(results, label: str, ci: float, method: Method, weights: str)
         table.add_column(name, justify="left" if name == "coefficient" else "right")
     table.add_column("p-value", justify="right")
     for res, low, high in results:
+        row = _row(res)
         table.add_row(
-            NAMES[res.coefficient],
-            number(res.statistic),
-            number(res.standard_error),
+            row["name"],
+            number(row["value"]),
+            "—" if row["se"] is None else number(row["se"]),
             f"[{number(low)}, {number(high)}]",
-            _display.pvalue(res.pvalue),
+            _display.pvalue(row["p"]),
         )
     return table

@@ -18,6 +18,9 @@ class Weights(str, Enum):
     quadratic = "quadratic"
     linear = "linear"
     identity = "identity"
+    radical = "radical"
+    circular = "circular"
+    bipolar = "bipolar"
 
 
 class Method(str, Enum):
@@ -110,7 +113,8 @@ TruthOpt = Annotated[
 WeightsOpt = Annotated[
     Weights,
     typer.Option(
-        help="Disagreement weights: quadratic, linear or identity (unweighted kappa).",
+        help="Disagreement weights: quadratic, linear, identity (unweighted kappa), or "
+        "Gwet's radical, circular and bipolar weights.",
         metavar="WEIGHTS",
     ),
 ]

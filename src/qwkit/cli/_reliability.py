@@ -1,0 +1,112 @@
+"""What ``qwkit agreement`` reports beside the kappa-type coefficients (issue 22): the
+intraclass correlations (``--coefficient icc-A1,...``, ``qwkit.icc``) and the agreement
+on each category (``--by-category``, ``qwkit.category_agreement``) — their names on the
+command line, their rows, tables, JSON and report sections. The command calls these; the
+numbers are the API's (``to_dict()``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.table import Table
+
+import qwkit
+from qwkit.cli import _display, _plots
+
+__all__ = [
+    "ICC_NAMES",
+    "by_category",
+    "category_json",
+    "category_section",
+    "category_table",
+    "icc_form",
+    "icc_result",
+]
+
+#: ``--coefficient`` names of the six ICC forms (McGraw & Wong), case-insensitive.
+ICC_NAMES = {
+    "icc-11": "1,1",
+    "icc-a1": "A,1",
+    "icc-c1": "C,1",
+    "icc-1k": "1,k",
+    "icc-ak": "A,k",
+    "icc-ck": "C,k",
+}
+
+
+def icc_form(name: str) -> str | None:
+    """The form of an ICC name (``icc-A1`` → ``"A,1"``), None for other names."""
+    return ICC_NAMES.get(name.strip().lower())
+
+
+def display_name(form: str) -> str:
+    return f"ICC({form})"
+
+
+def icc_result(ratings, form: str, ci: float) -> tuple[qwkit.ICCResult, float, float]:
+    """``qwkit.icc`` of the table of ratings, with its F-based interval at ``ci``."""
+    res = qwkit.icc(ratings, form=form, confidence_level=ci)
+    low, high = res.confidence_interval()
+    return res, low, high
+
+
+def by_category(ratings, labels) -> qwkit.CategoryAgreementResult:
+    return qwkit.category_agreement(ratings, labels=labels)
+
+
+def category_table(res: qwkit.CategoryAgreementResult, ci: float, label: str) -> Table:
+    """The rich table of ``--by-category``."""
+    number = _display.number
+    low, high = res.confidence_interval(ci)
+    table = Table(title=f"{label}: agreement on each category (Fleiss' kappa, it or another)")
+    for name in ("category", "kappa", "SE", f"{_plots.percent(ci)} CI", "z (null SE)", "p-value"):
+        table.add_column(name, justify="left" if name == "category" else "right")
+    for i, lab in enumerate(res.labels.tolist()):
+        table.add_row(
+            _display.label_text(lab),
+            number(res.statistic[i]),
+            number(res.standard_error[i]),
+            f"[{number(low[i])}, {number(high[i])}]",
+            number(res.zstatistic[i], 3),
+            _display.pvalue(res.pvalue[i]),
+        )
+    return table
+
+
+def category_json(res: qwkit.CategoryAgreementResult, ci: float) -> dict:
+    low, high = res.confidence_interval(ci)
+    return {**res.to_dict(), "ci_low": low.tolist(), "ci_high": high.tolist()}
+
+
+def category_section(report, res: qwkit.CategoryAgreementResult, ci: float) -> None:
+    """The report's section of ``--by-category``."""
+    low, high = res.confidence_interval(ci)
+    report.section("Agreement on each category")
+    report.paragraph(
+        "Each category's Fleiss kappa after recoding every rating as that category or "
+        "another (qwkit.category_agreement; docs/agreement.md, eq. K1): which categories "
+        "the raters agree on, and which they confuse. Fleiss' overall kappa is their "
+        "average weighted by p(1 − p) (eq. K3)."
+    )
+    rows = [
+        [
+            _display.label_text(lab),
+            float(res.proportion[i]),
+            float(res.statistic[i]),
+            float(res.standard_error[i]),
+            float(low[i]),
+            float(high[i]),
+            float(res.pvalue[i]),
+        ]
+        for i, lab in enumerate(res.labels.tolist())
+    ]
+    report.table(
+        ["category", "share of ratings", "kappa", "standard error", "CI low", "CI high", "p-value"],
+        rows,
+        caption=f"{_plots.percent(ci)} intervals (t on n − 1 df); p-values: "
+        + (
+            "z-test on the standard error under no agreement (R irr)."
+            if np.all(np.isfinite(res.standard_error_null))
+            else "t-test on Gwet's standard error (items have different numbers of ratings)."
+        ),
+    )
