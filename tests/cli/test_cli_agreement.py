@@ -280,6 +280,31 @@ class TestCrowds:
         lowest = {r["rater"] for r in sorted(ref["raters"], key=lambda r: r["statistic"])[:3]}
         assert lowest == {"w000", "w001", "w002"}  # the careless raters
 
+    def test_by_rater_names_the_columns_of_a_wide_file(self, tmp_path):
+        # the wide format's array gave the raters as positions 0, 1, 2 in every output
+        d, _ = _matrix(EXPSY)
+        out = as_json("agreement", EXPSY, "-r", "r3,r1", "--by-rater", "--coefficient", "fleiss")
+        ref = qwkit.rater_agreement(d[:, [2, 0]]).to_dict()
+        assert [r["rater"] for r in out["by_rater"]["raters"]] == ["r3", "r1"]
+        for got, want in zip(out["by_rater"]["raters"], ref["raters"], strict=True):
+            assert got["statistic"] == want["statistic"]
+        text = ok("agreement", EXPSY, "-r", "r1,r2,r3", "--by-rater").stdout
+        assert all(re.search(rf"│ {name}\s+│", text) for name in ("r1", "r2", "r3"))
+        report = tmp_path / "r.html"
+        ok("agreement", EXPSY, "-r", "r1,r2,r3", "--report", report)
+        page = report.read_text()
+        assert "<td>r1</td>" in page or ">r1<" in page
+
+    def test_report_prints_small_p_values_as_the_terminal_does(self, tmp_path):
+        # percent agreement's p-value on the anxiety data is 1.753e-17: the report printed
+        # 0.0000
+        args = ("-r", "rater1,rater2,rater3", "--coefficient", "percent")
+        p = as_json("agreement", ANXIETY, *args)["coefficients"][0]["pvalue"]
+        assert 0 < p < 1e-10
+        report = tmp_path / "p.html"
+        ok("agreement", ANXIETY, *args, "--report", report)
+        assert f'<td class="num">{p:.4g}</td>' in report.read_text()
+
     def test_duplicates(self, tmp_path):
         path, rows = self._crowd(tmp_path, duplicate=True)
         line = fails("agreement", path, *self.LONG)

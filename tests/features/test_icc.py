@@ -292,6 +292,26 @@ class TestBadInput:
         for form in FORMS:
             assert repr(form) in str(info.value)
 
+    @pytest.mark.parametrize(
+        ("written", "meant"),
+        [("ICC2", "A,1"), ("ICC(3,1)", "C,1"), ("icc3k", "C,k"), ("ICC1", "1,1"),
+         ("ICC(2,k)", "A,k"), ("ICC 1k", "1,k")],
+    )  # fmt: skip
+    def test_shrout_fleiss_and_pingouin_names_say_which_form(self, written, meant):
+        with pytest.raises(ValueError) as info:
+            qwkit.icc(SHROUT_FLEISS, form=written)
+        assert info.value.parameter == "form"
+        assert str(info.value).endswith(f"form={meant!r}.")
+
+    def test_form_letters_in_either_case(self):
+        for form in FORMS:
+            for written in (form.lower(), form.upper(), form.replace(",", ", ")):
+                res = qwkit.icc(SHROUT_FLEISS, form=written)
+                assert res.form == form
+                assert res.statistic == qwkit.icc(SHROUT_FLEISS, form=form).statistic
+        with pytest.raises(ValueError, match="got 'ICC\\(4,1\\)'"):
+            qwkit.icc(SHROUT_FLEISS, form="ICC(4,1)")
+
     def test_confidence_level(self):
         with pytest.raises(ValueError, match="`confidence_level`"):
             qwkit.icc(SHROUT_FLEISS, form="A,1", confidence_level=1.5)

@@ -47,6 +47,33 @@ _WHAT = {
 }
 
 
+#: Shrout & Fleiss's names as users write them — ICC(2,1), ICC2, ICC2k (pingouin's) —
+#: after "ICC", brackets and commas are removed: for the error that names the form.
+_SF_WRITTEN = {"1": "1,1", "11": "1,1", "2": "A,1", "21": "A,1", "3": "C,1", "31": "C,1",
+               "1K": "1,k", "2K": "A,k", "3K": "C,k"}  # fmt: skip
+
+
+def _check_form(form) -> str:
+    """One of :data:`FORMS` (letters in either case, spaces ignored); a Shrout–Fleiss or
+    pingouin name is refused with the form it means."""
+    if isinstance(form, str):
+        key = form.replace(" ", "")
+        for f in FORMS:
+            if key.lower() == f.lower():
+                return f
+        written = key.upper()
+        if written.startswith("ICC"):
+            meant = _SF_WRITTEN.get(written[3:].strip("()").replace(",", ""))
+            if meant is not None:
+                raise QwkitError(
+                    f"`form` takes McGraw & Wong's names {', '.join(map(repr, FORMS))}; got "
+                    f"{form!r}, which is Shrout & Fleiss's {SHROUT_FLEISS[meant]}: "
+                    f"form={meant!r}.",
+                    parameter="form",
+                )
+    return check_choice(form, "form", FORMS)
+
+
 @dataclass(frozen=True)
 class _MeanSquares:
     """The two-way ANOVA mean squares (or their REML equivalents, eq. I9)."""
@@ -424,7 +451,7 @@ def icc(
     >>> float(f"{res.pvalue:.2g}")                           # psych::ICC: 0.00013
     0.00013
     """
-    form = check_choice(form, "form", FORMS)
+    form = _check_form(form)
     level = check_confidence_level(confidence_level)
     num = _in.prepare_numeric(ratings, "the ICC")
     if num.n_items < 2:

@@ -19,6 +19,7 @@ agreement of the pairs of raters (a heatmap up to 40 raters, their distribution 
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -136,6 +137,16 @@ def _row(res) -> dict:
     its F test's)."""
     se = None if isinstance(res, qwkit.ICCResult) else res.standard_error
     return {"name": _name(res), "value": res.statistic, "se": se, "p": res.pvalue}
+
+
+def _named(per_rater, data):
+    """``rater_agreement`` of the wide format's items × raters array names the raters by
+    their columns' positions: give them the columns' names (the long format's table has
+    them already)."""
+    if isinstance(data.ratings, qwkit.RatingsTable):
+        return per_rater
+    names = np.asarray(data.raters, dtype=object)
+    return dataclasses.replace(per_rater, raters=names[per_rater.raters.astype(np.intp)])
 
 
 def _column_option(help_text: str):
@@ -516,8 +527,11 @@ def agreement(
                 categories = _reliability.by_category(data.ratings, data.labels)
             per_rater = None
             if by_rater or target is not None:
-                per_rater = qwkit.rater_agreement(
-                    data.ratings, weights=weights.value, labels=data.labels, confidence_level=ci
+                per_rater = _named(
+                    qwkit.rater_agreement(
+                        data.ratings, weights=weights.value, labels=data.labels, confidence_level=ci
+                    ),
+                    data,
                 )
         if target is not None:
             with terms():

@@ -109,10 +109,16 @@ class HtmlReport:
             out.append(
                 "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>"
             )
+        # p-values as the terminal prints them (4 significant digits, "< 1e-300"), not
+        # rounded to 0.0000
+        pcols = {i for i, h in enumerate(header or ()) if str(h).lower().startswith("p-value")}
         for row in rows:
             cells = []
-            for value in row:
-                text, numeric = _cell(value)
+            for i, value in enumerate(row):
+                if i in pcols and isinstance(value, (float, np.floating)):
+                    text, numeric = _display.pvalue(float(value)), True
+                else:
+                    text, numeric = _cell(value)
                 cls = ' class="num"' if numeric else ""
                 cells.append(f"<td{cls}>{html.escape(text)}</td>")
             out.append("<tr>" + "".join(cells) + "</tr>")
@@ -203,12 +209,6 @@ def _class_rows(confusion: np.ndarray, labels: np.ndarray) -> list[list]:
     return rows
 
 
-def _pvalue_text(p: float) -> str:
-    if not math.isfinite(p):
-        return "nan"
-    return f"{p:.3g}" if p >= 1e-300 else "< 1e-300"
-
-
 def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -> np.ndarray:
     """Confusion heatmap, per-class agreement, kappa with its CI and the bootstrap
     distribution. Returns the confusion matrix."""
@@ -240,7 +240,7 @@ def add_agreement(report: HtmlReport, agreement: Agreement, *, level: int = 2) -
             ["standard error (asymptotic)", a.test.standard_error],
             [f"{_plots.percent(a.confidence_level)} CI low ({a.method})", low],
             [f"{_plots.percent(a.confidence_level)} CI high ({a.method})", high],
-            ["p-value, H0: kappa = 0", _pvalue_text(a.test.pvalue)],
+            ["p-value, H0: kappa = 0", _display.pvalue(a.test.pvalue)],
             ["items", a.test.n_items],
             *others,
         ],
