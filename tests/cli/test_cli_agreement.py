@@ -295,6 +295,34 @@ class TestCrowds:
         page = report.read_text()
         assert "<td>r1</td>" in page or ">r1<" in page
 
+    def test_icc_of_text_ratings_on_labels_is_the_icc_of_their_positions(self, tmp_path):
+        words = {1: "low", 2: "mid", 3: "high"}
+        rows = [(1, 3, 2), (3, 3, 3), (1, 1, 2), (2, 2, None), (1, 2, 1), (3, 2, 3)]
+        text, numbers = tmp_path / "text.csv", tmp_path / "numbers.csv"
+        show = lambda v, f: "" if v is None else str(f(v))  # noqa: E731
+        text.write_text("a,b,c\n" + "".join(",".join(show(v, words.get) for v in r) + "\n"
+                                            for r in rows))  # fmt: skip
+        numbers.write_text("a,b,c\n" + "".join(",".join(show(v, int) for v in r) + "\n"
+                                               for r in rows))  # fmt: skip
+        iccs = "icc-A1,icc-C1,icc-1k"
+        want = as_json("agreement", numbers, "-r", "a,b,c", "--coefficient", iccs)
+        got = as_json("agreement", text, "-r", "a,b,c", "--labels", "low,mid,high",
+                      "--coefficient", iccs)  # fmt: skip
+        assert [c["statistic"] for c in got["coefficients"]] == pytest.approx(
+            [c["statistic"] for c in want["coefficients"]], rel=1e-12
+        )
+        long = tmp_path / "long.csv"  # the long format's table: the same
+        long.write_text("item,rater,grade\n" + "".join(
+            f"{i},{r},{words[v]}\n" for i, row in enumerate(rows)
+            for r, v in zip("abc", row, strict=True) if v is not None))  # fmt: skip
+        args = ("--long", "--item", "item", "--rater", "rater", "--rating", "grade")
+        got = as_json("agreement", long, *args, "--labels", "low,mid,high", "--coefficient", iccs)
+        assert [c["statistic"] for c in got["coefficients"]] == pytest.approx(
+            [c["statistic"] for c in want["coefficients"]], rel=1e-12
+        )
+        line = fails("agreement", text, "-r", "a,b,c", "--coefficient", "icc-A1")
+        assert "--labels" in line
+
     def test_report_prints_small_p_values_as_the_terminal_does(self, tmp_path):
         # percent agreement's p-value on the anxiety data is 1.753e-17: the report printed
         # 0.0000

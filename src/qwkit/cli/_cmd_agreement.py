@@ -396,7 +396,8 @@ def agreement(
             "brennan-prediger, light (the mean of the pairwise kappas), percent "
             "(agreement not corrected for chance), scott (two raters), or the intraclass "
             "correlations of numeric ratings icc-11, icc-A1, icc-C1, icc-1k, icc-Ak, "
-            "icc-Ck; several separated by commas (fleiss,icc-A1), or all (the first six).",
+            "icc-Ck (text ratings on --labels: their positions 1 … K); several separated "
+            "by commas (fleiss,icc-A1), or all (the first six).",
             metavar="NAMES",
         ),
     ] = "all",
@@ -512,10 +513,13 @@ def agreement(
             )
 
         with terms():
+            numbers = None  # the ICCs' ratings: text as positions on --labels
             for name in chosen:
                 form = _reliability.icc_form(name)
                 if form is not None:
-                    results.append(_reliability.icc_result(data.ratings, form, ci))
+                    if numbers is None:
+                        numbers = _reliability.positions(data.ratings, data.labels)
+                    results.append(_reliability.icc_result(numbers, form, ci))
                     continue
                 res = qwkit.agreement_test(
                     data.ratings, coefficient=name, weights=weights.value, labels=data.labels

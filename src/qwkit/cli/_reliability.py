@@ -11,6 +11,7 @@ import numpy as np
 from rich.table import Table
 
 import qwkit
+from qwkit._base._ratings import as_sparse
 from qwkit.cli import _display, _plots
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "category_table",
     "icc_form",
     "icc_result",
+    "positions",
 ]
 
 #: ``--coefficient`` names of the six ICC forms (McGraw & Wong), case-insensitive.
@@ -43,8 +45,23 @@ def display_name(form: str) -> str:
     return f"ICC({form})"
 
 
+def positions(ratings, labels):
+    """Text ratings on the ``--labels`` scale as their positions 1 … K, the numbers the
+    ICC needs (any equally spaced recoding gives the same ICC, and these are the
+    positions quadratic weights use); numeric ratings, or no ``--labels``, as they are."""
+    if labels is None:
+        return ratings
+    sp = as_sparse(ratings, "ratings")
+    if not sp.is_text:
+        return ratings
+    pos = {label: float(i + 1) for i, label in enumerate(np.asarray(labels).tolist())}
+    values = np.array([pos[v] for v in sp.values.tolist()], dtype=np.float64)
+    return qwkit.ratings_from_long(sp.item, sp.rater, values)
+
+
 def icc_result(ratings, form: str, ci: float) -> tuple[qwkit.ICCResult, float, float]:
-    """``qwkit.icc`` of the table of ratings, with its F-based interval at ``ci``."""
+    """``qwkit.icc`` of the table of ratings (text on ``--labels``: :func:`positions`),
+    with its F-based interval at ``ci``."""
     res = qwkit.icc(ratings, form=form, confidence_level=ci)
     low, high = res.confidence_interval()
     return res, low, high
