@@ -10,10 +10,14 @@ Run from the repository root (the lead runs the real sizes on a quiet machine)::
 
 Data: n items × 5 raters from the two-way model yᵢⱼ = sᵢ + rⱼ + eᵢⱼ (σ²ₛ = 1, σ²ᵣ = 0.1,
 σ²ₑ = 1), complete, or with 20% of the ratings missing at random; categorical data are
-the same rounded to 1..5. There is no anchor in qwkit's environment: R's psych and irr
-are not Python, pingouin is not installed (and drops every item with a missing rating).
-Rows report the best of ``--repeat`` runs after one warm-up call (numba compiles on the
-first); the header records the machine and the load average.
+the same rounded to 1..5. The anchor is pingouin's ``intraclass_corr`` (when installed:
+``pip install pingouin``; it is not a qwkit dependency) on the same data in long format
+(the frame built outside the timing), side by side in this process: with complete data
+its ICC(A,1) must equal qwkit's "A,1" to 1e-9 (the script stops otherwise); with missing
+ratings it drops every item that lacks one (``nan_policy="omit"``), so its value is
+another estimate, on the items it kept. R's psych and irr are not Python. Rows report
+the best of ``--repeat`` runs after one warm-up call (numba compiles on the first); the
+header records the machine and the load average.
 """
 
 from __future__ import annotations
@@ -55,7 +59,36 @@ def _data(n, seed=20261121):
     return x, missing
 
 
+def _long(x):
+    """The items × raters matrix as pingouin's long frame (missing ratings as NaN)."""
+    import pandas as pd
+
+    n, k = x.shape
+    return pd.DataFrame(
+        {"item": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n), "y": x.ravel()}
+    )
+
+
+def _pingouin(frame):
+    import warnings
+
+    import pingouin
+
+    with warnings.catch_warnings():  # pingouin 0.7 on pandas 3.1: deprecation warnings
+        warnings.simplefilter("ignore")
+        return pingouin.intraclass_corr(
+            data=frame, targets="item", raters="rater", ratings="y", nan_policy="omit"
+        ).set_index("Type")
+
+
 def run(sizes, repeat):
+    try:
+        import pingouin  # noqa: F401
+    except ImportError:
+        have_pingouin = False
+        print("pingouin is not installed: no anchor (pip install pingouin)", flush=True)
+    else:
+        have_pingouin = True
     rows = []
     small, small_missing = _data(200)
     qwkit.icc(small, form="A,1")  # compile the kernels first
@@ -76,10 +109,28 @@ def run(sizes, repeat):
                 lambda x=x: qwkit.category_agreement(np.clip(np.round(x + 3), 1, 5)),
             ),
         ]
+        timed = {}
         for what, fn in cases:
             seconds, res = _best(fn, repeat)
+            timed[what] = (seconds, res)
             stat = getattr(res, "statistic", None)
             note = "" if stat is None or np.ndim(stat) else f"{stat:.6f}"
+            rows.append((n, what, seconds, note))
+            print(f"n={n:>9,}  {what:<40} {seconds:9.4f} s  {note}", flush=True)
+        if not have_pingouin:
+            continue
+        for data, ours, label in (
+            (x, "`icc` A,1, complete (ANOVA)", "complete"),
+            (missing, "`icc` A,1, 20% missing (REML)", "20% missing: items with one dropped"),
+        ):
+            frame = _long(data)
+            seconds, table = _best(lambda f=frame: _pingouin(f), repeat)
+            theirs = float(table.loc["ICC(A,1)", "ICC"])
+            mine_s, mine = timed[ours]
+            if label == "complete" and abs(theirs - mine.statistic) > 1e-9:
+                raise SystemExit(f"pingouin's ICC(A,1) {theirs} != qwkit's A,1 {mine.statistic}")
+            what = f"pingouin `intraclass_corr`, {label}"
+            note = f"ICC(A,1) {theirs:.6f}; {seconds / mine_s:,.0f}× qwkit's A,1"
             rows.append((n, what, seconds, note))
             print(f"n={n:>9,}  {what:<40} {seconds:9.4f} s  {note}", flush=True)
     return rows
