@@ -311,3 +311,53 @@ class TestRowsOfALongFile:
         )
         line = fails("score", path, "-t", "a", "-p", "b", "--engine", engine)
         assert "data row 2994 has 4 field" in line, line
+
+
+class TestNaNIsMissing:
+    """A float NaN in a Parquet file is a missing value, as ``nan`` or an empty cell is in
+    CSV (pyarrow reads those as null): it used to be refused as a non-finite rating."""
+
+    def _both(self, tmp_path, columns: dict):
+        table = pa.table({k: pa.array(v, type=pa.float64()) for k, v in columns.items()})
+        parquet = tmp_path / "nan.parquet"
+        pq.write_table(table, parquet)
+        csv = tmp_path / "empty.csv"
+        names = list(columns)
+        rows = zip(*columns.values(), strict=True)
+        lines = [",".join("" if np.isnan(v) else repr(v) for v in row) for row in rows]
+        csv.write_text("\n".join([",".join(names), *lines]) + "\n")
+        return parquet, csv
+
+    def test_agreement_and_evaluate(self, tmp_path):
+        nan = float("nan")
+        cols = {
+            "h1": [1, 2, 3, 4, 2, 3, 1, 2, 4, 3, 2, 1],
+            "h2": [1, 2, 3, nan, 2, 3, 1, 2, 4, 2, nan, 1],
+            "h3": [nan, 2, 2, 4, 2, 3, 2, 2, 4, 3, 2, 1],
+            "m": [1.1, 2.2, 2.9, 3.8, 2.1, nan, 1.0, 2.0, 3.7, 3.1, 2.2, 1.2],
+        }
+        parquet, csv = self._both(tmp_path, cols)
+        for args in (
+            ("agreement", "-r", "h1,h2,h3", "--coefficient", "fleiss,krippendorff"),
+            ("evaluate", "--human", "h1,h2,h3", "--machine", "m", "--nan-policy", "omit"),
+        ):
+            got = as_json(args[0], parquet, *args[1:])
+            want = as_json(args[0], csv, *args[1:])
+            got.pop("file"), want.pop("file")
+            assert got == want
+        line = fails("evaluate", parquet, "--human", "h1,h2", "--machine", "m")
+        assert "column 'm' has no score in data row 6" in line
+
+    def test_two_raters_need_drop_missing(self, tmp_path):
+        nan = float("nan")
+        parquet, _ = self._both(tmp_path, {"a": [1, 2, nan, 3, 2, 1], "b": [1, 2, 2, 3, 3, 1]})
+        line = fails("score", parquet, "-t", "a", "-p", "b")
+        assert "column 'a' has a missing value in data row 3" in line
+        out = as_json("score", parquet, "-t", "a", "-p", "b", "--drop-missing")
+        assert out["statistic"] == qwkit.kappa_score([1, 2, 3, 2, 1], [1, 2, 3, 3, 1])
+        assert out["n_items"] == 5
+
+    def test_infinity_is_still_refused(self, tmp_path):
+        parquet, _ = self._both(tmp_path, {"a": [1, 2, float("inf")], "b": [1.0, 2, 2]})
+        line = fails("agreement", parquet, "-r", "a,b")
+        assert "column 'a' must hold finite ratings; data row 3 has inf" in line

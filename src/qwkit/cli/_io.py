@@ -520,17 +520,23 @@ def column_names(source: Source) -> list[str]:
     return _csv_header(source)
 
 
-def _blank_to_null(array):
-    """Text that is empty or only blanks becomes a missing value."""
+def _missing_to_null(array):
+    """What delimited text reads as missing is missing in every format: text that is
+    empty or only blanks, and a floating-point NaN (pyarrow reads ``nan``, ``NaN``,
+    ``NA`` … of a CSV file as null; Parquet keeps NaN as a number, where pandas,
+    Polars and numpy write it for a missing value)."""
     pa = _arrow()
     import pyarrow.compute as pc
 
-    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+    if pa.types.is_floating(array.type):
+        missing = pc.is_nan(array)
+    elif pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        missing = pc.equal(pc.utf8_trim_whitespace(array), "")
+    else:
         return array
-    blank = pc.equal(pc.utf8_trim_whitespace(array), "")
-    if not pc.any(blank).as_py():
+    if not pc.any(missing).as_py():
         return array
-    return pc.if_else(blank, pa.scalar(None, array.type), array)
+    return pc.if_else(missing, pa.scalar(None, array.type), array)
 
 
 def _declared_order(source: Source, column: str, chunked) -> np.ndarray | None:
@@ -635,7 +641,7 @@ def read_columns(source: Source, columns: Sequence[str], *, console=None) -> Col
         order = _declared_order(source, name, table.column(name))
         if order is not None:
             orders[name] = order
-    arrays = {name: _blank_to_null(_plain_values(table.column(name))) for name in wanted}
+    arrays = {name: _missing_to_null(_plain_values(table.column(name))) for name in wanted}
     return Columns(arrays, orders)
 
 

@@ -94,7 +94,8 @@ FILE_HELP = (
     "numbers have them. '-' is standard input: comma-separated text unless --sep says "
     "otherwise (Parquet, .xlsx and compressed text are recognized); a file named '-' "
     "is ./-. Lines above the header that start with '#' are comments, unless '#' is "
-    "followed by the separator."
+    "followed by the separator. A missing value is an empty cell, NA, NaN or null in "
+    "text, a null or a NaN in Parquet."
 )
 FileArg = Annotated[
     str,
