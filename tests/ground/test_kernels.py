@@ -74,21 +74,52 @@ class TestMomentKernels:
         for kernel in (_kernels.five_sums_narrow, _kernels.five_sums_narrow_par):
             assert tuple(int(v) for v in kernel(a, b)) == expected
 
-    @pytest.mark.parametrize("linear", [True, False])
-    @pytest.mark.parametrize("n", [1, 247, 248, 249, CHUNK + 5])
-    def test_margins(self, linear, n):
-        rng = np.random.default_rng(SEED + n)
-        a, b = _ratings(rng, n, k=8)
-        expected = np.concatenate(
+    @staticmethod
+    def _expected_margins(a, b, linear):
+        return np.concatenate(
             [
-                np.bincount(a, minlength=8),
-                np.bincount(b, minlength=8),
+                np.bincount(a, minlength=8)[:8],
+                np.bincount(b, minlength=8)[:8],
                 [np.minimum(a, b).sum() if linear else (a == b).sum()],
                 [np.bitwise_or.reduce(np.concatenate([a, b]))],
             ]
         )
+
+    # the kernel reads four quarters in blocks of 248 items (8-bit counters): every
+    # boundary of blocks, quarters and the tail of n mod 4 items
+    @pytest.mark.parametrize("linear", [True, False])
+    @pytest.mark.parametrize(
+        "n", [1, 3, 4, 5, 7, 247, 248, 249, 991, 992, 993, 995, 2 * 992 + 3, CHUNK + 5,
+              4 * CHUNK + 7],
+    )  # fmt: skip
+    def test_margins(self, linear, n):
+        rng = np.random.default_rng(SEED + n)
+        a, b = _ratings(rng, n, k=8)
+        expected = self._expected_margins(a, b, linear)
         np.testing.assert_array_equal(_kernels.margins(a, b, linear), expected)
         np.testing.assert_array_equal(_kernels.margins_par(a, b, linear), expected)
+
+    @pytest.mark.parametrize("n", [992, 3 * 992 + 3, CHUNK + 1])
+    def test_margins_full_counters(self, n):
+        # one value everywhere: every 8-bit counter of a block reaches 248
+        for value in (0, 7):
+            a = np.full(n, value, dtype=np.int64)
+            b = np.full(n, 7 - value, dtype=np.int64)
+            for linear in (True, False):
+                expected = self._expected_margins(a, b, linear)
+                np.testing.assert_array_equal(_kernels.margins(a, b, linear), expected)
+                np.testing.assert_array_equal(_kernels.margins_par(a, b, linear), expected)
+
+    @pytest.mark.parametrize("at", [0, 500, 992 + 1, 2 * 992 + 2])
+    @pytest.mark.parametrize("bad", [-1, 8, 2**40])
+    def test_margins_flag_values_they_cannot_count(self, at, bad):
+        # a value outside 0..7 in any quarter, block or tail reaches the OR
+        n = 2 * 992 + 3
+        a, b = _ratings(np.random.default_rng(SEED), n, k=8)
+        a[at] = bad
+        orr = int(_kernels.margins(a, b, True)[17])
+        assert orr < 0 or orr >= 8
+        assert int(_kernels.margins_par(a, b, True)[17]) == orr
 
 
 class TestCountingTable:

@@ -224,18 +224,79 @@ def _margin_block(a, b, linear):
 
 
 @njit(**_JIT, inline="always")
+def _count(h, p):
+    """``h`` with byte ``p & 7`` counted once more (a packed 8-bit counter)."""
+    return h + (_ONE << ((np.uint64(p) & _SEVEN) << _THREE))
+
+
+@njit(**_JIT, inline="always")
+def _margin_quarters(a0, b0, a1, b1, a2, b2, a3, b3, linear):
+    """:func:`_margin_block` of four blocks of equal length at once (one from each
+    quarter of a stretch): eight packed counters, and Σ min or #equal and the OR over
+    the four."""
+    h0 = g0 = h1 = g1 = h2 = g2 = h3 = g3 = np.uint64(0)
+    pair = orr = np.int64(0)
+    for i in range(a0.shape[0]):
+        p0 = np.int64(a0[i])
+        q0 = np.int64(b0[i])
+        p1 = np.int64(a1[i])
+        q1 = np.int64(b1[i])
+        p2 = np.int64(a2[i])
+        q2 = np.int64(b2[i])
+        p3 = np.int64(a3[i])
+        q3 = np.int64(b3[i])
+        orr |= p0 | q0 | p1 | q1 | p2 | q2 | p3 | q3
+        h0 = _count(h0, p0)
+        g0 = _count(g0, q0)
+        h1 = _count(h1, p1)
+        g1 = _count(g1, q1)
+        h2 = _count(h2, p2)
+        g2 = _count(g2, q2)
+        h3 = _count(h3, p3)
+        g3 = _count(g3, q3)
+        if linear:
+            pair += min(p0, q0) + min(p1, q1) + min(p2, q2) + min(p3, q3)
+        else:
+            pair += (p0 == q0) + (p1 == q1) + (p2 == q2) + (p3 == q3)
+    return h0, g0, h1, g1, h2, g2, h3, g3, pair, orr
+
+
+@njit(**_JIT, inline="always")
+def _add_margins(out, ha, hb, pair, orr):
+    """Unpack a block's counters into ``out`` (see :func:`_margins`)."""
+    for c in range(8):
+        sh = np.uint64(8 * c)
+        out[c] += np.int64((ha >> sh) & _BYTE)
+        out[8 + c] += np.int64((hb >> sh) & _BYTE)
+    out[16] += pair
+    out[17] |= orr
+
+
+@njit(**_JIT, inline="always")
 def _margins(a, b, linear, out):
     """Add the margins of a stretch of items to ``out`` (int64, 18 entries: hist_a[8],
-    hist_b[8], Σ min or #equal, OR)."""
-    for s in range(0, a.shape[0], _MARGIN_BLOCK):
-        t = s + _MARGIN_BLOCK
-        ha, hb, pair, orr = _margin_block(a[s:t], b[s:t], linear)
-        for c in range(8):
-            sh = np.uint64(8 * c)
-            out[c] += np.int64((ha >> sh) & _BYTE)
-            out[8 + c] += np.int64((hb >> sh) & _BYTE)
-        out[16] += pair
-        out[17] |= orr
+    hist_b[8], Σ min or #equal, OR).
+
+    The stretch is read as four interleaved quarters, blocks of at most 248 items from
+    each in the same loop: eight streams of loads in flight instead of two, which brings
+    the pass to the speed of a bare read of both arrays (1.05–1.08× at 10⁷–10⁸ items,
+    1.7× read as one stream; benchmarks/README.md, kernel anatomy)."""
+    n = a.shape[0]
+    q = n // 4
+    for s in range(0, q, _MARGIN_BLOCK):
+        t = min(s + _MARGIN_BLOCK, q)
+        h0, g0, h1, g1, h2, g2, h3, g3, pair, orr = _margin_quarters(
+            a[s:t], b[s:t], a[q + s : q + t], b[q + s : q + t],
+            a[2 * q + s : 2 * q + t], b[2 * q + s : 2 * q + t],
+            a[3 * q + s : 3 * q + t], b[3 * q + s : 3 * q + t], linear,
+        )  # fmt: skip
+        _add_margins(out, h0, g0, pair, orr)
+        _add_margins(out, h1, g1, 0, 0)
+        _add_margins(out, h2, g2, 0, 0)
+        _add_margins(out, h3, g3, 0, 0)
+    if n > 4 * q:  # the last n mod 4 items
+        ha, hb, pair, orr = _margin_block(a[4 * q :], b[4 * q :], linear)
+        _add_margins(out, ha, hb, pair, orr)
 
 
 @njit(**_JIT)
