@@ -164,14 +164,25 @@ def test_survey_weights_give_the_exact_value_on_every_path(weights, sample):
     acc.update(y1[:half], y2[:half], sample_weight=w[:half])
     other = qwkit.KappaAccumulator(range(5), weights=weights)
     other.update(y1[half:], y2[half:], sample_weight=w[half:])
-    with np.errstate(all="ignore"):  # its standard errors are floating-point quantities
-        # (they overflow when the weights span more than 2**1000); its statistic is exact
-        test = qwkit.kappa_test(y1, y2, weights=weights, labels=range(5), sample_weight=w)
     got = {
         "labels": qwkit.kappa_score(y1, y2, weights=weights, labels=range(5), sample_weight=w),
         "accumulator": acc.merge(other).score(),
-        "kappa_test": test.statistic,
     }
+    # a cell whose Σw², scaled with the largest weight to [½, 1), underflows: no float64
+    # standard errors (refused); otherwise the statistic is the exact one
+    e = math.frexp(float(w.max()))[1]
+    squares: dict = {}
+    for a, b, x in zip(y1.tolist(), y2.tolist(), w.tolist(), strict=True):
+        if x > 0:
+            squares[a, b] = squares.get((a, b), Fraction(0)) + Fraction(x) ** 2
+    tiny = np.finfo(np.float64).tiny
+    underflow = any(float(q * Fraction(2) ** (-2 * e)) < tiny for q in squares.values())
+    try:
+        test = qwkit.kappa_test(y1, y2, weights=weights, labels=range(5), sample_weight=w)
+    except ValueError as exc:  # only where a cell's squares underflow
+        assert underflow and "more than 2**511 below" in str(exc)
+    else:
+        got["kappa_test"] = test.statistic
     if min(y1.min(), y2.min()) == 0 and max(y1.max(), y2.max()) == 4:  # the scale 0..4
         got["inferred scale"] = qwkit.kappa_score(y1, y2, weights=weights, sample_weight=w)
     assert set(got.values()) == {expected}, (got, expected)
@@ -181,22 +192,25 @@ def test_survey_weights_give_the_exact_value_on_every_path(weights, sample):
 @given(sample=_samples)
 def test_survey_tables_are_correctly_rounded(sample):
     """Every cell of ``confusion_matrix`` is the exact sum of its weights rounded once
-    (``math.fsum``; scaled by one power of two when a sum overflows)."""
+    (``math.fsum``); a sum beyond float64 is an error naming ``sample_weight`` (the table
+    used to come back scaled by a power of two)."""
     y1, shift, w = (np.array(x) for x in sample)
     y2 = np.clip(y1 + shift, 0, 4)
     w = w.astype(np.float64)
     if not np.any(w > 0):
         return
-    table = qwkit.confusion_matrix(y1, y2, labels=range(5), sample_weight=w)
     sums = [[Fraction(0)] * 5 for _ in range(5)]
     for a, b, x in zip(y1.tolist(), y2.tolist(), w.tolist(), strict=True):
         sums[a][b] += Fraction(x)
     largest = max(max(row) for row in sums)
+    top = Fraction(2) ** 1024 - Fraction(2) ** 970  # from here a sum rounds to inf
+    if largest >= top:
+        with pytest.raises(ValueError, match="beyond the largest float64") as info:
+            qwkit.confusion_matrix(y1, y2, labels=range(5), sample_weight=w)
+        assert info.value.parameter == "sample_weight"
+        return
+    table = qwkit.confusion_matrix(y1, y2, labels=range(5), sample_weight=w)
     scale = Fraction(1)
-    if largest >= Fraction(2) ** 1024:  # the sums overflow: all scaled by one power of 2
-        scale = Fraction(2) ** -(
-            largest.numerator.bit_length() - largest.denominator.bit_length() + 1
-        )
     for i in range(5):
         for j in range(5):
             x = sums[i][j] * scale
@@ -217,3 +231,78 @@ def test_survey_weights_thresholds_are_exact():
         pred = res.predict(score)
         exact = naive_kappa(y, pred, labels=list(range(5)), sample_weight=w)
         assert res.statistic == float(exact)
+
+
+class TestExtremeSurveyWeights:
+    """Weights far apart (an independent trial of issue 24): never a wrong number — a
+    value that holds, or an error naming ``sample_weight``."""
+
+    @staticmethod
+    def _test(heavy, n=300, seed=12):
+        """kappa_test of n items, item 5 of weight ``heavy``, the others of weight 1."""
+        rng = np.random.default_rng(seed)
+        a = rng.integers(0, 5, n)
+        b = np.clip(a + rng.integers(-2, 3, n), 0, 4)
+        b[5] = a[5]
+        return qwkit.kappa_test(a, b, sample_weight=np.where(np.arange(n) == 5, heavy, 1.0))
+
+    def test_a_table_beyond_float64_is_refused_not_scaled(self):
+        # the table of exact sums used to come back divided by a power of two, silently
+        w = [1e308, 1e308, 1.0, 1.0]
+        with pytest.raises(ValueError, match="beyond the largest float64") as info:
+            qwkit.confusion_matrix([0, 0, 1, 1], [0, 0, 1, 0], sample_weight=w)
+        assert info.value.parameter == "sample_weight"
+        acc = qwkit.KappaAccumulator()
+        acc.update([0, 0, 1, 1], [0, 0, 1, 0], sample_weight=w)
+        with pytest.raises(ValueError, match="beyond the largest float64"):
+            acc.confusion  # noqa: B018
+        # kappa itself is exact: Fraction of the same weights
+        assert acc.score() == qwkit.kappa_score([0, 0, 1, 1], [0, 0, 1, 0], sample_weight=w)
+        assert acc.score() == 2 / 3
+
+    def test_standard_errors_hold_up_to_2_to_the_500_and_are_refused_beyond(self):
+        ref = self._test(1e100)
+        for heavy in (1e120, 1e150):
+            res = self._test(heavy)
+            assert res.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
+            assert res.standard_error_null == pytest.approx(ref.standard_error_null, rel=1e-12)
+        # 1e165 gave a standard error of exactly 0 (the small weights' squares underflowed)
+        with pytest.raises(ValueError, match="more than 2\\*\\*511 below") as info:
+            self._test(1e165)
+        assert info.value.parameter == "sample_weight"
+        with pytest.raises(ValueError, match="more than 2\\*\\*511 below"):
+            qwkit.kappa_test([0, 0, 1, 0], [0, 0, 1, 1], sample_weight=[1e308, 1e308, 1, 1])
+        acc = qwkit.KappaAccumulator()
+        acc.update([0, 0, 1, 0], [0, 0, 1, 1], sample_weight=[1e165, 1e165, 1, 1])
+        with pytest.raises(ValueError, match="more than 2\\*\\*511 below"):
+            acc.test()
+
+    def test_resamples_without_the_heavy_item_have_a_kappa(self):
+        # a resample without one item of 10¹⁴ × the others' weight was called undefined
+        # (its S against the full sample's), and 7% of the resamples were dropped
+        intervals = [
+            self._test(heavy).confidence_interval(method="percentile", n_resamples=300, rng=0)
+            for heavy in (1e12, 1e14, 1e16)
+        ]
+        for low, high in intervals[1:]:
+            assert (low, high) == pytest.approx(intervals[0], abs=1e-9)
+
+    def test_leave_one_out_says_why_it_is_undefined(self):
+        res = self._test(1e16)
+        with pytest.warns(qwkit.DegenerateIntervalWarning, match="nearly all of the weight"):
+            low, high = res.confidence_interval(method="jackknife")
+        assert math.isnan(low) and math.isnan(high)
+
+    def test_sums_beyond_float64_give_no_runtime_warning(self):
+        # warnings are errors here: numpy's overflow warnings escaped these paths
+        rng = np.random.default_rng(1)
+        a = rng.integers(0, 4, 50)
+        b = np.clip(a + rng.integers(-1, 2, 50), 0, 3)
+        w = np.ldexp(rng.random(50) + 0.5, 1020)  # Σw beyond 1.8e308
+        matrix = np.abs(np.subtract.outer(np.arange(4), np.arange(4))) ** 1.5
+        scaled = qwkit.kappa_score(a, b, sample_weight=w / 2.0**1000, weights=matrix)
+        assert qwkit.kappa_score(a, b, sample_weight=w, weights=matrix) == scaled
+        assert math.isfinite(qwkit.kappa_score(a, b, sample_weight=w, weights="radical"))
+        equal = qwkit.kappa_test(a, b, sample_weight=np.full(50, 1e308))
+        plain = qwkit.kappa_test(a, b)
+        assert (equal.statistic, equal.standard_error) == (plain.statistic, plain.standard_error)

@@ -464,7 +464,8 @@ def check_codes(ratings: Ratings, *, table=None, offset: int = 0) -> None:
     if sketch is not None:
         warn_codes(sketch)
     elif table is not None:
-        check_occurring(offset, np.asarray(table.sum(axis=0) + table.sum(axis=1)) != 0)
+        nonzero = np.asarray(table) != 0  # which categories occur (no sums: they may overflow)
+        check_occurring(offset, nonzero.any(axis=0) | nonzero.any(axis=1))
     elif memo.get("bounds") is None or may_fire(*memo["bounds"]):
         warn_codes(sketch_columns(ratings.columns))
 

@@ -217,8 +217,8 @@ None or array-like of shape (K, K), default="quadratic"
         look like missing-value codes (read from the table's margins)."""
         st = self._stats
         if st.labels is None and st.k:
-            t = st.table()
-            check_occurring(st.offset, (t.sum(axis=0) + t.sum(axis=1)) != 0)
+            nonzero = st.table(shown=False) != 0
+            check_occurring(st.offset, nonzero.any(axis=0) | nonzero.any(axis=1))
 
     def __repr__(self) -> str:
         return f"KappaAccumulator(labels={show(self.labels)}, n_items={self._n})"

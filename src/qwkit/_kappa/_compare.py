@@ -253,12 +253,9 @@ def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
     model_b = CellKappa(rows=truth, cols=pred_b, wmat=cells.wmat)
     sample = cells.sample
     w = sample.counts
-    sa, sb = model_a.parts(w)[-1], model_b.parts(w)[-1]
     estimator = Estimator(
         sample=sample,
-        batch=_Difference(
-            functools.partial(model_a.batch, full_s=sa), functools.partial(model_b.batch, full_s=sb)
-        ),
+        batch=_Difference(model_a.batch, model_b.batch),
         leave_one_out=_Difference(
             functools.partial(model_a.leave_one_out, w), functools.partial(model_b.leave_one_out, w)
         ),

@@ -241,7 +241,9 @@ def confusion_matrix(
             f"up to {MAX_DENSE_CLASSES}.",
             parameter="labels",
         )
-    counted = _sufficient.scaled_table(r, iw.as_float(), MAX_DENSE_CLASSES, counts=iw.counts)
+    counted = _sufficient.scaled_table(
+        r, iw.as_float(), MAX_DENSE_CLASSES, counts=iw.counts, shown=True
+    )
     if counted is None:
         offset, k = measure_scale(r)
         raise QwkitError(

@@ -206,13 +206,32 @@ def _cell_sums(cell_code: np.ndarray, n_codes: int, item_weight: np.ndarray | No
     return present, w, w2, item_cell, w
 
 
+#: The smallest normal float64: a cell's scaled Σw² below it has lost digits (subnormal)
+#: or all of them (zero).
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 def survey_sums(sums: ExactRows, squares: ExactRows, wmax: float):
     """(Σw, Σw²) per cell as float64: the exact sums times 2**−e and 2**−2e, e the
-    exponent that brings the largest weight to [½, 1) (so that no sum of squares can
-    underflow or overflow; kappa and its standard errors do not change), each rounded
-    once."""
+    exponent that brings the largest weight to [½, 1) (no sum of squares can overflow;
+    kappa and its standard errors do not change), each rounded once.
+
+    A cell whose weights are all more than about 2**511 below the largest weight has a
+    Σw² that underflows there (subnormal or zero): its term of the sandwich variance
+    would be lost, and a standard error computed anyway is wrong (zero, for one item of
+    weight 10¹⁶⁵ among items of weight 1). That is refused, naming ``sample_weight``.
+    """
     e = int(np.frexp(wmax)[1])
-    return sums.to_float(-e), squares.to_float(-2 * e)
+    w, w2 = sums.to_float(-e), squares.to_float(-2 * e)
+    if np.any((w > 0) & (w2 < _TINY)):
+        raise QwkitError(
+            f"`sample_weight`: the weights of some cells are all more than 2**511 below the "
+            f"largest ({wmax:.3g}), too far for standard errors in float64 (their squares "
+            "underflow once the largest is scaled to 1). `kappa_score` gives kappa itself "
+            "exactly; for inference, set the weights that are negligible to 0.",
+            parameter="sample_weight",
+        )
+    return w, w2
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,7 +424,7 @@ class CellKappa:
         # underflows to zero while the ratio is an ordinary number
         return float(rp @ (g0 * g0) @ cp) / e_p / e_p / n_eff  # (eq. 4)
 
-    def batch(self, x: np.ndarray, full_s: float) -> np.ndarray:
+    def batch(self, x: np.ndarray) -> np.ndarray:
         """Eq. 1 for each row of x (B, m): B resampled tables at once, O(B·m·K)."""
         k = self.k
         m = self.rows.shape[0]
@@ -418,7 +437,13 @@ class CellKappa:
         r = (hot_r.T @ x.T).T
         c = (hot_c.T @ x.T).T
         s = np.einsum("bi,bi->b", r @ self.wmat, c)
-        out = _finish(total, observed, s, full_s)
+        # S of a resample is a sum of products, not a difference: it is zero up to rounding
+        # only against the sum of their absolute values (with weights ≥ 0: S itself, so
+        # only S = 0 is undefined). Against the full sample's S, a resample without the one
+        # heavy item of 10¹⁴ × the others' weight, which has a kappa, looked undefined.
+        wabs = np.abs(self.wmat)
+        s_abs = s if np.array_equal(wabs, self.wmat) else np.einsum("bi,bi->b", r @ wabs, c)
+        out = _finish(total, observed, s, s_abs)
         # A resample in which one rater is constant has kappa 0 exactly (see degenerate).
         constant = (np.count_nonzero(r, axis=1) == 1) | (np.count_nonzero(c, axis=1) == 1)
         out[constant & np.isfinite(out)] = 0.0
@@ -456,9 +481,10 @@ def influence_variance(g: np.ndarray, w: np.ndarray, w_sq: np.ndarray) -> float:
     return float(np.dot(w_sq, dev * dev)) / total * top / total * top  # (eq. 5)
 
 
-def _finish(total, observed, s, full_s: float) -> np.ndarray:
-    """1 − O·N/S elementwise, nan where S is zero up to rounding (undefined kappa)."""
-    ok = s > _REL_ZERO * full_s
+def _finish(total, observed, s, scale) -> np.ndarray:
+    """1 − O·N/S elementwise, nan where S is zero up to rounding — at most
+    :data:`_REL_ZERO` times ``scale`` (undefined kappa)."""
+    ok = s > _REL_ZERO * scale
     out = np.full(np.shape(s), np.nan)
     np.divide(observed * total, s, out=out, where=ok)
     np.subtract(1.0, out, out=out, where=ok)

@@ -57,6 +57,11 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_by")
 Method = Literal["asymptotic", "bootstrap", "percentile", "jackknife"]
 
 
+#: Why a leave-one-out statistic may be undefined: too few items, or (survey weights) one
+#: item carrying nearly all of the weight, whose removal the rounded sums cannot resolve.
+_WHY_LOO = "too few items, or one item carrying nearly all of the weight"
+
+
 class ConfidenceInterval(NamedTuple):
     """A confidence interval: ``low`` and ``high`` (Python floats)."""
 
@@ -171,7 +176,7 @@ def interval(
             values, mult = estimator.jackknife()
             if not np.all(np.isfinite(values)):
                 return _undefined_interval(
-                    "A leave-one-out sample has an undefined statistic (too few items); the "
+                    f"A leave-one-out sample has an undefined statistic ({_WHY_LOO}); the "
                     "jackknife interval is undefined. Use method='asymptotic' or "
                     "'percentile'."
                 )
@@ -201,8 +206,8 @@ def interval(
         values, mult = estimator.jackknife()
         if not np.all(np.isfinite(values)):
             return _undefined_interval(
-                "A leave-one-out sample has an undefined statistic (too few items), so the BCa "
-                "acceleration is undefined. Use method='percentile'."
+                f"A leave-one-out sample has an undefined statistic ({_WHY_LOO}), so the "
+                "BCa acceleration is undefined. Use method='percentile'."
             )
         _, accel = _jackknife_moments(values, mult)
         below = float(np.count_nonzero(theta < estimate) + np.count_nonzero(theta <= estimate))

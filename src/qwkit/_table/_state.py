@@ -450,15 +450,20 @@ class TableStats:
             return self.labels.values
         return np.arange(self.offset, self.offset + self.k)
 
-    def table(self) -> np.ndarray:
+    def table(self, *, shown: bool = True) -> np.ndarray:
         """The K×K table: int64 counts, or (with survey weights) float64 exact sums,
-        rounded once per cell (unweighted items count with weight 1)."""
+        rounded once per cell (unweighted items count with weight 1); not ``shown`` (for
+        kappa), scaled by a power of two if a sum overflows (:func:`rounded_table`)."""
         if self.survey is None:
             return self.counts.copy()
+        return rounded_table(self._exact_total(), self.k, shown=shown)
+
+    def _exact_total(self) -> ExactRows:
+        """The exact sums of every cell, survey weights and unweighted counts together."""
         total = self.survey
         if np.any(self.counts):
             total = total + ExactRows.from_integers(self.counts.ravel())
-        return rounded_table(total, self.k)
+        return total
 
     def weighted(self) -> bool:
         return self.survey is not None
@@ -468,11 +473,8 @@ class TableStats:
         same items (named weights with survey weights: exactly from the exact sums)."""
         wmat = resolve(weights, self.k, hint=hint)
         if self.survey is None or not is_exact_name(weights):
-            return kappa_from_table(self.table(), wmat, replace)
-        total = self.survey
-        if np.any(self.counts):
-            total = total + ExactRows.from_integers(self.counts.ravel())
-        return exact_table_kappa(total, wmat, replace)
+            return kappa_from_table(self.table(shown=False), wmat, replace)
+        return exact_table_kappa(self._exact_total(), wmat, replace)
 
 
 def _cells(idx: np.ndarray, k: int) -> np.ndarray:

@@ -190,21 +190,35 @@ def guess_table(r: Ratings, item_weight, max_classes: int, exact: bool):
     return count_table(r, item_weight, offset, k, exact=exact), offset, k
 
 
-def rounded_table(table: ExactRows, k: int) -> np.ndarray:
+def rounded_table(table: ExactRows, k: int, *, shown: bool = False) -> np.ndarray:
     """The K×K float64 table of exact sums, each correctly rounded once. If a sum
     overflows float64, every cell is first scaled by the same power of two (kappa does
-    not change)."""
-    return table.finite_float().reshape(k, k)
+    not change) — unless the table is ``shown`` to the user (``confusion_matrix``, an
+    accumulator's ``confusion``): a scaled table would be a wrong table, so that is an
+    error naming ``sample_weight``."""
+    if not shown:
+        return table.finite_float().reshape(k, k)
+    out = table.to_float().reshape(k, k)
+    if not np.all(np.isfinite(out)):
+        raise QwkitError(
+            "A cell of the table sums `sample_weight` beyond the largest float64 "
+            f"({np.finfo(np.float64).max:.3g}): the table cannot be given in float64. Divide "
+            "the weights by a power of two (kappa and its standard errors do not change).",
+            parameter="sample_weight",
+        )
+    return out
 
 
-def scaled_table(r: Ratings, item_weight: np.ndarray | None, max_classes: int, *, counts=False):
+def scaled_table(
+    r: Ratings, item_weight: np.ndarray | None, max_classes: int, *, counts=False, shown=False
+):
     """(table, offset, K) of the ratings on their scale; None if K > ``max_classes``
     (integer ranges only: an explicit scale is always counted).
 
     ``item_weight`` are float64 item weights (or None); with ``counts`` they are whole
     numbers and the table is returned as exact int64 counts. Survey weights are summed
-    exactly and rounded once per cell (:func:`rounded_table`): the table does not depend
-    on the order of the items.
+    exactly and rounded once per cell (:func:`rounded_table`; ``shown``: the user's
+    table): the table does not depend on the order of the items.
     """
     exact = item_weight is not None and not counts
     counted = guess_table(r, item_weight, max_classes, exact)
@@ -213,7 +227,7 @@ def scaled_table(r: Ratings, item_weight: np.ndarray | None, max_classes: int, *
     table, offset, k = counted
     if counts:
         return table.astype(np.int64), offset, k
-    return rounded_table(table, k), offset, k
+    return rounded_table(table, k, shown=shown), offset, k
 
 
 # ---------------------------------------------------------------------------- kappa
