@@ -350,3 +350,31 @@ class TestGwetWeights:
                 coefficient="gwet",
                 weights="radical",
             )
+
+
+class TestIndependentTrial:
+    """Findings of an independent trial of issue 22, each a regression test."""
+
+    def test_benchmark_on_a_bound_within_rounding(self):
+        # Scott's π of 1/2 vs 3/8 is 0.2, computed as 0.19999999999999996: it was "Slight"
+        from qwkit._agreement._benchmark import benchmark
+
+        for value, want in ((0.19999999999999996, "Fair"), (0.3999999999999999, "Moderate")):
+            got = benchmark(
+                value, 0.0, scale="landis-koch", method="interval", confidence_level=0.95
+            )
+            assert got.label == want
+        assert benchmark(0.1999, 0.0, scale="landis-koch", method="interval",
+                         confidence_level=0.95).label == "Slight"  # fmt: skip
+
+    def test_bhapkar_when_every_pair_disagrees_one_way(self):
+        res = qwkit.marginal_homogeneity_test([1, 1, 1], [2, 2, 2], method="bhapkar")
+        assert res.statistic == np.inf and res.pvalue == 0.0
+
+    def test_marginal_errors_name_a_or_b(self):
+        with pytest.raises(ValueError) as info:
+            qwkit.marginal_homogeneity_test([1, 2, 3, 4], [1, 2, 3, 3], labels=[1, 2, 3])
+        assert info.value.parameter == "a" and "`(a, b)`" in str(info.value)
+        with pytest.raises(ValueError) as info:
+            qwkit.marginal_homogeneity_test([1, 2, 3], ["x", 2, 3])
+        assert info.value.parameter == "b"

@@ -438,3 +438,77 @@ class TestIdentities:
         m = k * (n - 1)
         _close(fleiss, (m * i1 - (1 - i1)) / (m + (k - 1) * (1 - i1)))  # (eq. C8)
         _close(alpha, m * i1 / (m + (k - 1) * (1 - i1)))  # (eq. C9)
+
+
+class TestIndependentTrial:
+    """Findings of an independent trial of issue 22, each a regression test."""
+
+    def test_average_limits_never_cross_the_pole(self):
+        # Spearman–Brown across ρ = −1/(k − 1) gave (51.29, 0.912), as psych and pingouin do
+        y = [[-0.3, 1.1], [0.2, 1.8], [-0.8, -0.5], [0.9, -0.2], [0.9, 0.3]]
+        low1, high1 = qwkit.icc(y, form="A,1").confidence_interval()
+        assert low1 < -1.0  # below the pole of k = 2
+        low, high = qwkit.icc(y, form="A,k").confidence_interval()
+        assert low == -np.inf and high == pytest.approx(2 * high1 / (1 + high1))
+
+    def test_agreement_interval_with_negative_henderson_components(self):
+        # missing ratings, no item variance: (1.0, 1.0) from ρ > 1, or lower above upper
+        rng = np.random.default_rng(3)
+        found = 0
+        for _ in range(200):
+            y = rng.normal(size=(9, 2))
+            y[rng.random((9, 2)) < 0.3] = np.nan
+            try:
+                res = qwkit.icc(y, form="A,1")
+            except ValueError:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", qwkit.DegenerateIntervalWarning)
+                low, high = res.confidence_interval()
+            if np.isnan(low) or np.isnan(high):
+                found += 1
+                continue
+            assert low <= res.statistic + 1e-12 or res.statistic == 0.0
+            assert low <= high and high <= 1.0
+        assert found < 200
+
+    @pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e100, 1e300])
+    def test_any_scale_of_ratings(self, scale):
+        # 1e300 gave nan with p = 0; 1e-300 "zero variance"; 1e-160 a wrong last digit
+        y = np.array([[1.0, 2.0, 2.0], [2.0, 2.0, 3.0], [3.0, 4.0, 3.0], [4.0, 4.0, 5.0]])
+        for form in FORMS:
+            ref = qwkit.icc(y, form=form)
+            res = qwkit.icc(y * scale, form=form)
+            assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+            assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+            assert res.confidence_interval() == pytest.approx(ref.confidence_interval(), rel=1e-9)
+        ccc = qwkit.concordance_correlation(y[:, 0] * scale, y[:, 1] * scale)
+        assert ccc.statistic == pytest.approx(
+            qwkit.concordance_correlation(y[:, 0], y[:, 1]).statistic
+        )
+        assert ccc.pearson == pytest.approx(np.corrcoef(y[:, 0], y[:, 1])[0, 1])
+
+    def test_integers_beyond_2_to_the_53(self):
+        y = np.array([[1, 2, 2], [2, 2, 3], [3, 4, 3], [4, 4, 5]], dtype=np.int64)
+        for base, dtype in ((2**53, np.int64), (2**63 - 10, np.uint64), (-(2**62), np.int64)):
+            big = (y.astype(object) + base).astype(dtype)
+            assert qwkit.icc(big, form="A,1").statistic == pytest.approx(
+                qwkit.icc(y, form="A,1").statistic, rel=1e-12
+            )
+
+    @pytest.mark.parametrize(
+        "ratings",
+        [
+            [[2.0, 1.0], [1.0, 0.0], [3.0, np.nan]],  # an exact additive fit
+            [[2.0, np.nan, 0.0, 3.0], [2.0, np.nan, 0.0, np.nan]],
+            [[1.0, np.nan], [np.nan, 2.0]],  # no degree of freedom
+            [[3.0, 2.0]] * 4,  # items identical, raters offset (complete)
+            np.c_[np.arange(12) + 0.1, np.where(np.arange(12) == 9, np.nan, np.arange(12) + 1.0)],
+        ],
+    )
+    def test_degenerate_data_give_the_package_s_error(self, ratings):
+        # LinAlgError, math domain error and ZeroDivisionError escaped
+        for form in ("1,1", "A,1", "C,1"):
+            with pytest.raises(qwkit.QwkitError) as info:
+                qwkit.icc(ratings, form=form)
+            assert info.value.parameter == "ratings"

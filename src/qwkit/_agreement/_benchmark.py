@@ -155,8 +155,13 @@ def benchmark(
             parameter="method",
         )
     if method == "interval" or se == 0.0:
-        # the interval [low, high) that holds the estimate (the top one includes 1)
-        chosen = next((i for i, (lo, _) in enumerate(bounds) if statistic >= lo), len(bounds) - 1)
+        # the interval [low, high) that holds the estimate (the top one includes 1); a
+        # coefficient within rounding of a bound is on it (1/2 vs 3/8 gives Scott's π as
+        # 0.19999999999999996, which is 0.2: "Fair", not "Slight")
+        tol = 1e-12
+        chosen = next(
+            (i for i, (lo, _) in enumerate(bounds) if statistic >= lo - tol), len(bounds) - 1
+        )
         prob = np.zeros(len(bounds))
         prob[chosen] = 1.0
         cumulative = np.cumsum(prob)

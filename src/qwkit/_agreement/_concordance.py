@@ -224,6 +224,13 @@ def concordance_correlation(
             parameter="x",
             also=("y",),
         )
+    # in units of the largest |value| (a power of two, the same for x and y: exact, and
+    # every quantity below is unchanged): moments of values near 1e100 overflowed, near
+    # 1e-100 underflowed
+    top = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
+    if 0.0 < top < math.inf:
+        e = int(np.frexp(top)[1])
+        a, b = np.ldexp(a, -e), np.ldexp(b, -e)
     da, db = a - a.mean(), b - b.mean()
     da -= da.mean()  # second pass: the means exact to rounding
     db -= db.mean()
@@ -237,8 +244,8 @@ def concordance_correlation(
             also=("y",),
         )
     rho = 2.0 * sxy / den  # (eq. C1)
-    r = sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
-    u = gap / math.sqrt(math.sqrt(sxx * syy)) if sxx > 0 and syy > 0 else math.nan
+    r = sxy / (math.sqrt(sxx) * math.sqrt(syy)) if sxx > 0 and syy > 0 else math.nan
+    u = gap / math.sqrt(math.sqrt(sxx) * math.sqrt(syy)) if sxx > 0 and syy > 0 else math.nan
     se = math.nan
     if math.isfinite(r) and r != 0.0:
         var = (  # Lin (2000)   (eq. C3)

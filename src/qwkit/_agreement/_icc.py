@@ -10,6 +10,7 @@ ratings the variance components are REML estimates and the tests and intervals c
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -109,6 +110,15 @@ def _spearman_brown(rho: float, k: float) -> float:
     return k * rho / den
 
 
+def _average_limits(low: float, high: float, k: int) -> tuple[float, float]:
+    """The ",k" limits from the ",1" limits (eq. I3). Spearman–Brown increases on
+    ρ > −1/(k − 1), from −∞ at that pole to 1: a single-rater limit at or below the pole
+    maps to −∞ (mapped across the pole, as psych and pingouin do, it gave a lower limit
+    above the upper one)."""
+    pole = -1.0 / (k - 1.0)
+    return tuple(-math.inf if x <= pole else _spearman_brown(x, k) for x in (low, high))
+
+
 def _ratio_limits(f: float, d1: float, d2: float, k: int, level: float):
     """Single-rater limits from an F ratio with (d1, d2) degrees of freedom: McGraw &
     Wong's cases 1 and 3 (eq. I5)."""
@@ -146,7 +156,7 @@ class _AnovaLimits:
         else:
             low, high = _ratio_limits(self.f, self.d1, self.d2, k, level)
         if self.form.endswith("k"):
-            return _spearman_brown(low, k), _spearman_brown(high, k)
+            return _average_limits(low, high, k)
         return low, high
 
 
@@ -164,7 +174,7 @@ class _RemlLimits:
         else:
             low, high = self.fit.ratio_limits(self.form[0] == "1", level)
         if self.form.endswith("k"):
-            return _spearman_brown(low, self.k), _spearman_brown(high, self.k)
+            return _average_limits(low, high, self.k)
         return low, high
 
 
@@ -307,8 +317,9 @@ public_module(ICCResult)
 # ---------------------------------------------------------------------------- compute
 
 
-def _complete(values: np.ndarray, form: str):
-    """(ICC, F, df1, df2, components, limits) from the two-way ANOVA (eqs. I1–I5)."""
+def _complete(values: np.ndarray, form: str, first=None):
+    """(ICC, F, df1, df2, components, limits) from the two-way ANOVA (eqs. I1–I5);
+    ``first``: the first rating as given, for the message of zero variance."""
     n, k = values.shape
     mean, within, deviation = _kernels.complete_moments(values)
     dev = mean - mean.mean()
@@ -320,7 +331,14 @@ def _complete(values: np.ndarray, form: str):
     if ss_items + ss_within == 0.0:
         raise QwkitError(
             f"`ratings` has zero variance: every one of the {n * k} ratings is "
-            f"{values.flat[0]:g}, so no ICC is defined.",
+            f"{values.flat[0] if first is None else first:g}, so no ICC is defined.",
+            parameter="ratings",
+        )
+    if max(ss_items, ss_error) <= 1e-12 * (ss_items + ss_within):
+        raise QwkitError(
+            "`ratings` give every item the same ratings (the raters differ by constant "
+            "offsets): no variance among the items and none left for the error, so the "
+            "ICC's F test is 0/0 and no ICC is defined.",
             parameter="ratings",
         )
     df_e = (n - 1) * (k - 1)
@@ -346,7 +364,7 @@ def _missing(num: _in.Numeric, form: str):
     if num.values.min() == num.values.max():
         raise QwkitError(
             f"`ratings` has zero variance: every one of the {num.values.size} ratings is "
-            f"{num.values[0]:g}, so no ICC is defined.",
+            f"{num.first:g}, so no ICC is defined.",
             parameter="ratings",
         )
     fit = fit_missing(num.offsets, num.raters, num.values, num.n_raters)
@@ -460,13 +478,22 @@ def icc(
             f"{num.n_items}.",
             parameter="ratings",
         )
+    # in units of the largest |rating| (a power of two: exact, and every ICC, F and limit
+    # is unchanged): sums of squares of ratings near 1e300 overflowed, near 1e-300
+    # underflowed; the components are given back in the ratings' units
+    top = float(np.max(np.abs(num.values))) if num.values.size else 0.0
+    e = int(np.frexp(top)[1]) if 0.0 < top < math.inf else 0
+    if e:
+        num = dataclasses.replace(num, values=np.ldexp(num.values, -e))
     if num.complete:
-        rho, f, d1, d2, comps, limits = _complete(num.dense(), form)
+        rho, f, d1, d2, comps, limits = _complete(num.dense(), form, num.first)
         method = "anova"
     else:
         rho, f, d1, d2, comps, limits = _missing(num, form)
         method = "reml"
-    pvalue = float(special.fdtrc(d1, d2, f)) if math.isfinite(f) else 0.0
+    with np.errstate(over="ignore"):  # a variance beyond float64 (ratings near 1e300): inf
+        comps = np.ldexp(np.asarray(comps, dtype=np.float64), 2 * e)
+    pvalue = float(special.fdtrc(d1, d2, f)) if not math.isinf(f) else 0.0
     return ICCResult(
         statistic=float(rho),
         pvalue=pvalue,

@@ -24,6 +24,7 @@ from scipy import linalg, optimize, special
 
 from qwkit import _kernels
 from qwkit._base._errors import QwkitError
+from qwkit._base._warnings import DegenerateIntervalWarning, warn
 
 __all__ = ["MissingFit", "fit_missing"]
 
@@ -291,10 +292,10 @@ class _Fixed:
         self.df_items = s_.n + rank - s_.k  # R(s | μ, r): items after raters
         self.ss_items = s_.rater_within - self.sse
         # Henderson III: E[MS] = σ²ₑ + (coefficient)·σ²   (eq. I11)
-        self.k_items = (s_.big_n - s_.k) / self.df_items
+        self.k_items = (s_.big_n - s_.k) / self.df_items if self.df_items > 0 else math.nan
         self.n_raters = (s_.big_n - s_.n) / rank if rank else math.nan
         self.mse = self.sse / self.df_error if self.df_error > 0 else math.nan
-        self.ms_items = self.ss_items / self.df_items
+        self.ms_items = self.ss_items / self.df_items if self.df_items > 0 else math.nan
         self.ms_raters = self.ss_raters / rank if rank else math.nan
         self.m_max = float(s_.m.max())
 
@@ -376,7 +377,9 @@ class MissingFit:
         fx = self.fixed
         msb, msj, mse = fx.ms_items, fx.ms_raters, fx.mse
         k, n = fx.k_items, fx.n_raters
-        vs, vr = (msb - mse) / k, (msj - mse) / n
+        # the estimate that sets Satterthwaite's ν, from components truncated at 0 as REML
+        # truncates them: negative Henderson components gave ρ > 1 and the point (1, 1)
+        vs, vr = max((msb - mse) / k, 0.0), max((msj - mse) / n, 0.0)
         rho = vs / (vs + vr + mse)
         return agreement_interval(
             msb, msj, mse, k, n, rho, fx.df_items, fx.df_raters, fx.df_error, level
@@ -401,9 +404,23 @@ def agreement_interval(msb, msj, mse, k, n, rho, df_b, df_j, df_e, level):
     nu = (a * msj + b * mse) ** 2 / ((a * msj) ** 2 / df_j + (b * mse) ** 2 / df_e)  # (eq. I5)
     f_low = float(special.fdtri(df_b, nu, 1.0 - alpha / 2.0))
     f_high = float(special.fdtri(nu, df_b, 1.0 - alpha / 2.0))
-    low = n * (msb - f_low * mse) / (f_low * k * (msj + (n - 1.0) * mse) + n * (msb - f_low * mse))
-    high = n * (f_high * msb - mse) / (k * (msj + (n - 1.0) * mse) + n * (f_high * msb - mse))
+    den_low = f_low * k * (msj + (n - 1.0) * mse) + n * (msb - f_low * mse)
+    den_high = k * (msj + (n - 1.0) * mse) + n * (f_high * msb - mse)
+    low = n * (msb - f_low * mse) / den_low if den_low > 0.0 else math.nan
+    high = n * (f_high * msb - mse) / den_high if den_high > 0.0 else math.nan
+    if not low <= high:  # a denominator not positive: the approximation has no interval
+        warn(
+            "McGraw & Wong's interval of the agreement form is undefined for these data (a "
+            "denominator of eq. I5 is not positive: the raters' or items' mean square is "
+            "far below the error's); the interval is nan.",
+            DegenerateIntervalWarning,
+        )
+        return math.nan, math.nan
     return float(low), float(high)
+
+
+#: An error mean square this small relative to the ratings' variance is rounding.
+_ROUNDING = 1e-12
 
 
 def fit_missing(offsets, raters, values, k) -> MissingFit:
@@ -413,7 +430,10 @@ def fit_missing(offsets, raters, values, k) -> MissingFit:
     estimate (too few ratings beyond one per item and rater effect, or an exact fit)."""
     s = _sums(offsets, raters, values, k)
     fx = _Fixed(s)
-    if not fx.df_error > 0 or not fx.mse > 0:
+    # an error mean square at the rounding level of the ratings' spread is no error: the
+    # REML fit and its Cholesky factors fail on it (raters offset by 0.9, one missing)
+    noise = _ROUNDING * float(np.var(values))
+    if not fx.df_error > 0 or not fx.mse > noise or not fx.df_items > 0:
         why = (
             "too few ratings: each item's first rating and each rater's effect leave no "
             "degree of freedom for the error"
@@ -421,7 +441,7 @@ def fit_missing(offsets, raters, values, k) -> MissingFit:
             else "the ratings are exactly item effects plus rater effects: no error at all"
         )
         raise QwkitError(
-            f"`ratings` leave no error variance to estimate ({why}), so the ICC with "
+            f"`ratings` leaves no error variance to estimate ({why}), so the ICC with "
             "missing ratings is not defined.",
             parameter="ratings",
         )

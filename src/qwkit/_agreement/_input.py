@@ -582,6 +582,7 @@ class Numeric:
     n_items: int
     n_raters: int
     in_rows: bool
+    first: object = None  # the first rating as given (``values`` may be shifted), for messages
 
     @property
     def complete(self) -> bool:
@@ -623,14 +624,21 @@ def prepare_numeric(ratings, what: str) -> Numeric:
         offsets = np.zeros(int(np.count_nonzero(per_item)) + 1, dtype=np.int64)
         np.cumsum(per_item[per_item > 0], out=offsets[1:])
     rater = sp.rater if kept.all() else (np.cumsum(kept) - 1)[sp.rater]
-    values = np.asarray(sp.values).astype(np.float64, copy=False)
+    raw = np.asarray(sp.values)
+    first = raw[0].item() if raw.size else None
+    if raw.dtype.kind in "iu" and raw.size:
+        # differences from the smallest, taken in integers (mod 2**64: exact): a float64
+        # copy of integers beyond 2**53 loses digits, and the statistics of numeric
+        # ratings (ICC, Kendall's W) do not change under a shift
+        raw = raw.astype(np.uint64) - np.asarray(raw.min()).astype(np.uint64)
     return Numeric(
         offsets=offsets,
         raters=rater.astype(np.intp, copy=False),
-        values=values,
+        values=raw.astype(np.float64, copy=False),
         n_items=int(offsets.size - 1),
         n_raters=int(kept.sum()),
         in_rows=sp.source is None,
+        first=first,
     )
 
 

@@ -9,6 +9,7 @@ degrees of freedom (eq. H2) and Bhapkar's W = X²/(1 − X²/n) (eq. H3).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -147,7 +148,14 @@ def marginal_homogeneity_test(
             parameter="a",
             also=("b",),
         )
-    prep = _in.prepare_ratings({"a": a, "b": b}, "fleiss", "identity", labels)
+    try:
+        prep = _in.prepare_ratings({"a": a, "b": b}, "fleiss", "identity", labels)
+    except QwkitError as exc:  # said of the two raters' columns: name them, not `ratings`
+        if exc.parameter != "ratings":
+            raise
+        column = "b" if "column 'b'" in str(exc) else "a"
+        message = str(exc).replace("`ratings`", "`(a, b)`", 1)
+        raise type(exc)(message, parameter=column, also=("a", "b")) from None
     panel = prep.panel
     both = np.repeat(panel.per_item == 2, panel.per_item)
     code, rater = panel.code[both], panel.rater[both]
@@ -169,7 +177,9 @@ def marginal_homogeneity_test(
         )
     stat = float(d @ np.linalg.pinv(s, hermitian=True) @ d)  # (eq. H2)
     if method == "bhapkar":
-        stat = stat / (1.0 - stat / n)  # (eq. H3)
+        rest = 1.0 - stat / n
+        # X² = n (every pair disagrees one way) makes W infinite; rounding leaves ~1e-16
+        stat = stat / rest if rest > 1e-12 else math.inf  # (eq. H3)
     labels_out = np.asarray(prep.scale.labels)[prep.index]
     return MarginalHomogeneityResult(
         statistic=stat,

@@ -318,7 +318,11 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
     if se > 0 and df >= 1:
         p = pvalue(value / se, alternative, df)  # t on n − 1 degrees of freedom, as irrCAC
     else:
-        p = zero_se_pvalue("standard error", "perfect agreement, or a single item", "t-test")
+        p = zero_se_pvalue(
+            "standard error",
+            "every item with the same agreement (all agree, or all disagree), or a single item",
+            "t-test",
+        )
     return result(float(value), se, p, se0)
 
 

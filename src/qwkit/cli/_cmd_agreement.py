@@ -591,12 +591,15 @@ def agreement(
         some = results[0][0]
         tests = []
         if first is not None:
-            tests.append(f"t-test of no agreement beyond chance, {first.degrees_of_freedom} df")
+            tests.append(
+                f"p-values: t-test of no agreement beyond chance, {first.degrees_of_freedom} df"
+            )
         if any(isinstance(res, qwkit.ICCResult) for res, _, _ in results):
-            tests.append("ICCs: F-based intervals, F test of no item variance (qwkit.icc)")
-        console.print(
-            f"{some.n_items:,} items, {some.n_raters:,} raters; p-values: " + "; ".join(tests)
-        )
+            tests.append(
+                "ICCs: F-based intervals (not the method above) and the F test of no item "
+                "variance (qwkit.icc)"
+            )
+        console.print(f"{some.n_items:,} items, {some.n_raters:,} raters; " + "; ".join(tests))
         if (first is not None and first.n_items_rated_once) or data.duplicates:
             said = []
             if first is not None and first.n_items_rated_once:
