@@ -378,3 +378,28 @@ class TestIndependentTrial:
         with pytest.raises(ValueError) as info:
             qwkit.marginal_homogeneity_test([1, 2, 3], ["x", 2, 3])
         assert info.value.parameter == "b"
+
+    def test_masked_arrays_are_read_with_their_masks(self):
+        # numpy drops a mask silently: the ICC of the masked data was that of the data
+        y = np.array([[1.0, 2.0], [2.0, 2.0], [3.0, 1.0], [4.0, 4.0], [2.0, 3.0], [3.0, 3.0]])
+        mask = np.zeros(y.shape, dtype=bool)
+        mask[2, 0] = True
+        masked, nan = np.ma.masked_array(y, mask), np.where(mask, np.nan, y)
+        for coefficient in ("fleiss", "krippendorff"):
+            assert qwkit.agreement_score(masked, coefficient=coefficient) == (
+                qwkit.agreement_score(nan, coefficient=coefficient)
+            )
+        assert qwkit.icc(masked, form="C,1").statistic == qwkit.icc(nan, form="C,1").statistic
+        text = np.ma.masked_array(
+            np.array([["a", "b"], ["b", "b"], ["a", "a"]]), [[0, 1], [0, 0], [0, 0]]
+        )
+        assert qwkit.agreement_score(text, coefficient="fleiss", weights="identity") == (
+            qwkit.agreement_score([["a", None], ["b", "b"], ["a", "a"]], coefficient="fleiss",
+                                  weights="identity")
+        )  # fmt: skip
+        with pytest.raises(ValueError, match="masked array with 1 masked entries") as info:
+            qwkit.kappa_score(masked[:, 0], y[:, 1])
+        assert info.value.parameter == "y1"
+        assert qwkit.kappa_score(np.ma.masked_array(y[:, 0]), y[:, 1]) == qwkit.kappa_score(
+            y[:, 0], y[:, 1]
+        )

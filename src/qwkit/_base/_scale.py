@@ -644,6 +644,14 @@ def _to_2d(ratings, name: str):
         return _frame_to_array(ratings)
     if hasattr(ratings, "to_numpy") and not isinstance(ratings, np.ndarray):
         ratings = ratings.to_numpy()
+    if isinstance(ratings, np.ma.MaskedArray):  # a masked entry is a missing rating
+        mask = np.ma.getmaskarray(ratings)
+        if ratings.dtype.kind == "f":
+            ratings = ratings.filled(np.nan)
+        else:
+            data = np.asarray(ratings.data, dtype=object)
+            data[mask] = None
+            ratings = data
     ragged = QwkitError(
         f"`{name}` must be rectangular (n_items, n_raters); got rows of different lengths.",
         parameter=name,

@@ -229,9 +229,26 @@ def beyond_exact_floats(arr: np.ndarray) -> bool:
     return bool(finite.size) and float(np.abs(finite).max()) >= _FLOAT_EXACT
 
 
+def unmasked(values, name: str):
+    """A numpy masked array without masked entries as its data; with some, an error
+    (numpy would drop the mask silently; where missing values are allowed, NaN or None
+    mark them)."""
+    if not isinstance(values, np.ma.MaskedArray):
+        return values
+    hidden = int(np.count_nonzero(np.ma.getmaskarray(values)))
+    if hidden:
+        raise QwkitError(
+            f"`{name}` is a masked array with {hidden} masked entries; qwkit does not read "
+            "masks here: drop those items, or fill them.",
+            parameter=name,
+        )
+    return np.asarray(values.data)
+
+
 def as_1d(values, name: str) -> np.ndarray:
     """Any array-like (list, ndarray, pandas/polars Series) → a 1-D numpy array of
     numbers (native byte order) or of str."""
+    values = unmasked(values, name)
     if (
         type(values) is np.ndarray
         and values.ndim == 1
@@ -402,6 +419,7 @@ def as_real_array(values, name: str) -> np.ndarray:
         raise QwkitTypeError(
             f"`{name}` must be an array-like of numbers; got {values!r}.", parameter=name
         )
+    values = unmasked(values, name)
     if hasattr(values, "tocsr") or type(values).__module__.startswith("scipy.sparse"):
         raise QwkitTypeError(
             f"`{name}` must be a dense array; got a sparse {type(values).__name__}, which is "
