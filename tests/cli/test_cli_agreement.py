@@ -238,10 +238,18 @@ class TestSeveralCoefficients:
                       "krippendorff, fleiss,krippendorff")  # fmt: skip
         assert [c["coefficient"] for c in out["coefficients"]] == ["krippendorff", "fleiss"]
 
+    def test_all_and_more(self):
+        # 'all' is the six chance-corrected coefficients: others may be added to it
+        out = as_json("agreement", ANXIETY, "-r", "rater1,rater2,rater3", "--coefficient",
+                      "all,percent,icc-A1,fleiss")  # fmt: skip
+        names = [c["coefficient"] for c in out["coefficients"]]
+        assert names == [*COEFFICIENTS, "percent", "icc-A1"]
+
     @pytest.mark.parametrize(
         ("value", "said"),
-        [("kappa", "unknown coefficient 'kappa'"), ("all,fleiss", "give it alone"), (",", "name")],
-    )
+        [("kappa", "unknown coefficient 'kappa'"), ("all,icc2", "unknown coefficient 'icc2'"),
+         (",", "name")],
+    )  # fmt: skip
     def test_bad_lists(self, value, said):
         line = fails("agreement", ANXIETY, "-r", "rater1,rater2,rater3", "--coefficient", value,
                      code=2)  # fmt: skip
@@ -322,6 +330,16 @@ class TestCrowds:
         )
         line = fails("agreement", text, "-r", "a,b,c", "--coefficient", "icc-A1")
         assert "--labels" in line
+
+    def test_a_rater_column_without_ratings_is_named(self, tmp_path):
+        path = tmp_path / "e.csv"
+        path.write_text("a,b,c\n1,2,\n2,2,\n3,3,\n1,1,\n2,1,\n3,2,\n")
+        text = ok("agreement", path, "-r", "a,b,c", "--coefficient", "fleiss").stdout
+        assert "1 rater with no rating left out (c)" in text
+
+    def test_by_category_says_which_test(self, tmp_path):
+        text = ok("agreement", EXPSY, "-r", "r1,r2,r3", "--by-category").stdout
+        assert "against the rest" in text and "p-values: t-test on Gwet's" in text
 
     def test_report_prints_small_p_values_as_the_terminal_does(self, tmp_path):
         # percent agreement's p-value on the anxiety data is 1.753e-17: the report printed

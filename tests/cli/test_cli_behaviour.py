@@ -182,6 +182,13 @@ class TestRowsInErrors:
         path = write_file(tmp_path / "f.csv", "grade,model\n1,2\n,3\n1.5,3\n")
         line = fails("score", path, "-t", "grade", "-p", "model", "--drop-missing")
         assert "column 'grade' must hold integer ratings; data row 3 has 1.5" in line
+        # the hint names an option that exists (it said --score, which `score` lacks)
+        assert "`qwkit thresholds fit --score COLUMN`" in line and "--labels" in line
+
+    def test_one_column_is_not_two_raters(self, tmp_path):
+        path = write_file(tmp_path / "f.csv", "grade,model\n1,2\n2,3\n")
+        line = fails("score", path, "-t", "grade", "-p", "grade", code=2)
+        assert "column 'grade' is given to both --truth and --pred" in line
 
     def test_compare_names_the_second_model(self, tmp_path):
         path = write_file(tmp_path / "f.csv", "grade,a,b\n1,2,1\n2,3,2.5\n")

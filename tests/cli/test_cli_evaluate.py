@@ -379,6 +379,9 @@ class TestBadInput:
             (["--human", "a,,b", "--machine", "m"], "comma-separated column names"),
             (["--human", "a,b", "--machine", "m", "--max-smd", "0"], "must be positive"),
             (["--human", "a,b", "--machine", "m", "--min-kappa", "1.5"], "--min-kappa"),
+            # the range the help gives is the library's: [0, 1)
+            (["--human", "a,b", "--machine", "m", "--min-kappa", "1"], "must be in [0, 1)"),
+            (["--human", "a,b", "--machine", "m", "--min-correlation", "-0.5"], "in [0, 1)"),
             (["--human", "a,b", "--machine", "m", "--method", "percentile"], "--method"),
             (["--human", "a,b", "--machine", "m", "--nan-policy", "drop"], "--nan-policy"),
         ],

@@ -376,10 +376,10 @@ def _multiline_csv(path: Path, n: int) -> tuple[Path, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(20261121)
     grade = rng.integers(1, 6, n)
     raw = grade + rng.normal(0.0, 0.8, n)
-    lines = ["note,grade,raw"]
+    lines = ["note,grade,raw,grade2"]
     for i in range(n):
         note = '"two\nlines, ""quoted"""' if i % 2 == 0 else "x"
-        lines.append(f"{note},{grade[i]},{float(raw[i])!r}")
+        lines.append(f"{note},{grade[i]},{float(raw[i])!r},{grade[i]}")
     write_file(path, "\n".join(lines) + "\n")
     return path, grade, raw
 
@@ -391,8 +391,9 @@ class TestQuotedLineBreaks:
     def test_score_and_apply(self, tmp_path, monkeypatch, block):
         monkeypatch.setattr(_io, "_BLOCK_BYTES", block)
         path, _, raw = _multiline_csv(tmp_path / "ml.csv", 3000)
-        out = as_json("score", path, "-t", "grade", "-p", "grade")
-        assert out["n_items"] == 3000 and out["statistic"] == 1.0
+        out = as_json("agreement", path, "-r", "grade,grade2", "--coefficient", "fleiss")
+        assert out["coefficients"][0]["n_items"] == 3000
+        assert out["coefficients"][0]["statistic"] == 1.0
         spec = tmp_path / "t.json"
         ok("thresholds", "fit", path, "-t", "grade", "-s", "raw", "-o", spec)
         cuts = json.loads(spec.read_text())["thresholds"]
@@ -414,7 +415,7 @@ class TestQuotedLineBreaks:
             assert table.column("note")[0].as_py() == 'two\nlines, "quoted"'
         # the CSV copy keeps the input's bytes, one field more per line
         copied = (tmp_path / "out.csv").read_text()
-        assert copied.startswith('note,grade,raw,raw_class\n"two\nlines, ""quoted""",')
+        assert copied.startswith('note,grade,raw,grade2,raw_class\n"two\nlines, ""quoted""",')
 
     @pytest.mark.parametrize("block", [97, 1 << 10])
     def test_parse_error_names_its_data_row_in_a_later_block(self, tmp_path, monkeypatch, block):

@@ -295,7 +295,7 @@ class TestBadInput:
     @pytest.mark.parametrize(
         ("written", "meant"),
         [("ICC2", "A,1"), ("ICC(3,1)", "C,1"), ("icc3k", "C,k"), ("ICC1", "1,1"),
-         ("ICC(2,k)", "A,k"), ("ICC 1k", "1,k")],
+         ("ICC(2,k)", "A,k"), ("ICC 1k", "1,k"), ("2,1", "A,1"), ("(3,k)", "C,k")],
     )  # fmt: skip
     def test_shrout_fleiss_and_pingouin_names_say_which_form(self, written, meant):
         with pytest.raises(ValueError) as info:
@@ -305,7 +305,12 @@ class TestBadInput:
 
     def test_form_letters_in_either_case(self):
         for form in FORMS:
-            for written in (form.lower(), form.upper(), form.replace(",", ", ")):
+            for written in (
+                form.lower(),
+                form.upper(),
+                form.replace(",", ", "),
+                form.replace(",", ""),
+            ):
                 res = qwkit.icc(SHROUT_FLEISS, form=written)
                 assert res.form == form
                 assert res.statistic == qwkit.icc(SHROUT_FLEISS, form=form).statistic

@@ -55,16 +55,18 @@ _SF_WRITTEN = {"1": "1,1", "11": "1,1", "2": "A,1", "21": "A,1", "3": "C,1", "31
 
 
 def _check_form(form) -> str:
-    """One of :data:`FORMS` (letters in either case, spaces ignored); a Shrout–Fleiss or
-    pingouin name is refused with the form it means."""
+    """One of :data:`FORMS` (letters in either case, spaces and the comma optional:
+    ``"a1"``, the command line's ``icc-A1`` without its prefix); a Shrout–Fleiss or pingouin
+    name (``"ICC(2,1)"``, ``"2,1"``, ``"ICC2k"``) is refused with the form it means."""
     if isinstance(form, str):
         key = form.replace(" ", "")
         for f in FORMS:
-            if key.lower() == f.lower():
+            if key.lower() in (f.lower(), f.lower().replace(",", "")):
                 return f
         written = key.upper()
-        if written.startswith("ICC"):
-            meant = _SF_WRITTEN.get(written[3:].strip("()").replace(",", ""))
+        bare = written[3:] if written.startswith("ICC") else written
+        if bare[:1] in "(23" or written.startswith("ICC"):
+            meant = _SF_WRITTEN.get(bare.strip("()").replace(",", ""))
             if meant is not None:
                 raise QwkitError(
                     f"`form` takes McGraw & Wong's names {', '.join(map(repr, FORMS))}; got "

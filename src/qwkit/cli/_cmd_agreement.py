@@ -101,13 +101,9 @@ def coefficient_option(text: str) -> list[str]:
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if not names:
         raise typer.BadParameter("name a coefficient, or all.", param_hint="--coefficient")
-    if "all" in names:
-        if len(names) > 1:
-            raise typer.BadParameter(
-                "'all' already holds every coefficient; give it alone.",
-                param_hint="--coefficient",
-            )
-        return list(NAMES)
+    if "all" in names:  # the six chance-corrected coefficients, then any others named
+        i = names.index("all")
+        names = [*names[:i], *NAMES, *names[i + 1 :]]
     known = (*NAMES, *MORE)
     unknown = [n for n in names if n not in known and _reliability.icc_form(n) is None]
     if unknown:
@@ -183,6 +179,15 @@ def _layout(raters, long, item, rater, rating) -> list[str] | None:
             param_hint="--raters",
         )
     return column_list(raters, "--raters", at_least=2, example="r1,r2,r3")
+
+
+def _silent_raters(data) -> list[str]:
+    """The wide format's rater columns without a single rating (left out of every
+    statistic; the long format has no such rater)."""
+    if isinstance(data.ratings, qwkit.RatingsTable):
+        return []
+    empty = _columns.empty_cells(np.asarray(data.ratings)).all(axis=0)
+    return [name for name, none in zip(data.raters, empty.tolist(), strict=True) if none]
 
 
 def _names_text(names: list[str]) -> str:
@@ -397,7 +402,7 @@ def agreement(
             "(agreement not corrected for chance), scott (two raters), or the intraclass "
             "correlations of numeric ratings icc-11, icc-A1, icc-C1, icc-1k, icc-Ak, "
             "icc-Ck (text ratings on --labels: their positions 1 … K); several separated "
-            "by commas (fleiss,icc-A1), or all (the first six).",
+            "by commas (fleiss,icc-A1), or all (the first six; more may follow: all,icc-A1).",
             metavar="NAMES",
         ),
     ] = "all",
@@ -596,16 +601,24 @@ def agreement(
             )
         if any(isinstance(res, qwkit.ICCResult) for res, _, _ in results):
             tests.append(
-                "ICCs: F-based intervals (not the method above) and the F test of no item "
-                "variance (qwkit.icc)"
+                "ICCs: F-based intervals"
+                + (" (not the method above)" if first is not None else "")
+                + " and the F test of no item variance (qwkit.icc)"
             )
         console.print(f"{some.n_items:,} items, {some.n_raters:,} raters; " + "; ".join(tests))
-        if (first is not None and first.n_items_rated_once) or data.duplicates:
-            said = []
-            if first is not None and first.n_items_rated_once:
-                said.append(f"{first.n_items_rated_once:,} items rated once (no pair)")
-            if data.duplicates:
-                said.append(f"{data.duplicates:,} repeated ratings left out ({duplicates.value})")
+        said = []
+        if first is not None and first.n_items_rated_once:
+            said.append(f"{first.n_items_rated_once:,} items rated once (no pair)")
+        silent = _silent_raters(data)
+        if silent:
+            said.append(
+                f"{len(silent):,} rater{'s' if len(silent) > 1 else ''} with no rating left out "
+                f"({_names_text(silent)})"
+            )
+        if data.duplicates:
+            many = "s" if data.duplicates > 1 else ""
+            said.append(f"{data.duplicates:,} repeated rating{many} left out ({duplicates.value})")
+        if said:
             console.print("; ".join(said))
         if by_category:
             console.print(_reliability.category_table(categories, ci, source.label))

@@ -81,13 +81,19 @@ def _positive(value: float) -> float:
     return value
 
 
+def _below_one(value: float) -> float:
+    """A criterion on kappa or a correlation: in [0, 1) (no estimate can be shown to
+    reach 1)."""
+    if not 0.0 <= value < 1.0:
+        raise typer.BadParameter(f"must be in [0, 1) (0 included, 1 not); got {value:g}.")
+    return value
+
+
 def _threshold(help_text: str, *, positive: bool = False):
     return typer.Option(
-        help=help_text,
+        help=help_text + ("" if positive else " X in [0, 1)."),
         metavar="X",
-        callback=_positive if positive else None,
-        min=None if positive else -1.0,
-        max=None if positive else 1.0,
+        callback=_positive if positive else _below_one,
     )
 
 

@@ -132,6 +132,11 @@ def score(
     Kappa, its standard error and confidence interval, the p-value of the test of no
     agreement, and the confusion matrix. With --engine dask, PATH may be larger than
     memory."""
+    if pred == truth:  # kappa of a column with itself is 1 and says nothing
+        raise typer.BadParameter(
+            f"column '{pred}' is given to both --truth and --pred; name two columns.",
+            param_hint="--pred",
+        )
     item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)

@@ -213,8 +213,8 @@ def fractional_rating(exc, columns: dict[str, np.ndarray], rows=None) -> str | N
         return None
     return (
         f"column '{name}' must hold integer ratings; data row {file_row(exc.row, rows)} has "
-        f"{value} (for scores use `qwkit thresholds fit` or --score; for a non-integer "
-        "scale pass --labels)."
+        f"{value} (real-valued scores are cut into ratings by `qwkit thresholds fit "
+        "--score COLUMN`; a scale of non-integer values needs --labels)."
     )
 
 

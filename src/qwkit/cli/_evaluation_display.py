@@ -106,7 +106,9 @@ def print_evaluation(res, console, *, label: str) -> None:
     console.print(
         f"pass: the whole {level} interval on the passing side of the threshold; fail: "
         "wholly on the other; inconclusive: the data cannot tell. p-values: the one-sided "
-        "tests the intervals invert (two for |SMD|)."
+        "tests the intervals invert (two for |SMD|), each at level "
+        f"{_plots.percent((1 - res.settings['confidence_level']) / 2)}: a p-value above it is "
+        "inconclusive, however small."
     )
     ref = res.human_names[0]
     ceiling = Table(

@@ -75,7 +75,10 @@ def category_table(res: qwkit.CategoryAgreementResult, ci: float, label: str) ->
     """The rich table of ``--by-category``."""
     number = _display.number
     low, high = res.confidence_interval(ci)
-    table = Table(title=f"{label}: agreement on each category (Fleiss' kappa, it or another)")
+    table = Table(
+        title=f"{label}: agreement on each category (Fleiss' kappa of it against the rest)",
+        caption=_category_caption(res, ci),
+    )
     for name in ("category", "kappa", "SE", f"{_plots.percent(ci)} CI", "z (null SE)", "p-value"):
         table.add_column(name, justify="left" if name == "category" else "right")
     for i, lab in enumerate(res.labels.tolist()):
@@ -88,6 +91,16 @@ def category_table(res: qwkit.CategoryAgreementResult, ci: float, label: str) ->
             _display.pvalue(res.pvalue[i]),
         )
     return table
+
+
+def _category_caption(res: qwkit.CategoryAgreementResult, ci: float) -> str:
+    """What the intervals and p-values of ``--by-category`` are (terminal and report)."""
+    return f"{_plots.percent(ci)} intervals (t on n − 1 df); p-values: " + (
+        "z-test on the standard error under no agreement (R irr)."
+        if np.all(np.isfinite(res.standard_error_null))
+        else "t-test on Gwet's standard error (items have different numbers of ratings; "
+        "no standard error under no agreement: z is nan)."
+    )
 
 
 def category_json(res: qwkit.CategoryAgreementResult, ci: float) -> dict:
@@ -120,10 +133,5 @@ def category_section(report, res: qwkit.CategoryAgreementResult, ci: float) -> N
     report.table(
         ["category", "share of ratings", "kappa", "standard error", "CI low", "CI high", "p-value"],
         rows,
-        caption=f"{_plots.percent(ci)} intervals (t on n − 1 df); p-values: "
-        + (
-            "z-test on the standard error under no agreement (R irr)."
-            if np.all(np.isfinite(res.standard_error_null))
-            else "t-test on Gwet's standard error (items have different numbers of ratings)."
-        ),
+        caption=_category_caption(res, ci),
     )
