@@ -457,3 +457,53 @@ class TestReliability:
         line = fails("agreement", words, "-r", "a,b", "--weights", "identity",
                      "--coefficient", "icc-A1")  # fmt: skip
         assert "must hold numbers for the ICC" in line
+
+
+class TestMissingCodes:
+    """``--missing``: codes that mean 'no rating' (99, -1, NA …) are read as empty cells."""
+
+    ROWS = ((3, 3, 2), (-1, 2, 2), (4, 4, 4), (1, 1, 2), (2, 2, 2), (99, 3, 3), (5, 5, 4))
+
+    def _expected(self, coefficient="fleiss"):
+        y = np.array(self.ROWS, dtype=float)
+        y[np.isin(y, [99, -1])] = np.nan
+        return qwkit.agreement_score(y, coefficient=coefficient)
+
+    def test_wide_csv_and_parquet(self, tmp_path):
+        csv = tmp_path / "c.csv"
+        csv.write_text("judge,h1,h2\n" + "".join(",".join(map(str, r)) + "\n" for r in self.ROWS))
+        parquet = tmp_path / "c.parquet"
+        cols = list(zip(*self.ROWS, strict=True))
+        pq.write_table(pa.table({n: list(c) for n, c in zip(("judge", "h1", "h2"), cols,
+                                                          strict=True)}), parquet)  # fmt: skip
+        for path in (csv, parquet):
+            out = as_json("agreement", path, "-r", "judge,h1,h2", "--coefficient", "fleiss",
+                          "--missing", "99, -1")  # fmt: skip
+            assert out["coefficients"][0]["statistic"] == self._expected()
+        # without it the codes are ratings, with the ScaleWarning's hint of --missing
+        result = run("agreement", csv, "-r", "judge,h1,h2", "--coefficient", "fleiss")
+        assert result.exit_code == 0 and "--missing 99,-1" in result.stderr
+
+    def test_long_format_reads_codes_in_the_rating_column_only(self, tmp_path):
+        path = tmp_path / "l.csv"
+        lines = ["item,rater,grade"]
+        for i, row in enumerate(self.ROWS):
+            lines += [f"{i if i != 1 else 99},{r},{v}" for r, v in zip(("j", "a", "b"), row,
+                                                                       strict=True)]  # fmt: skip
+        path.write_text("\n".join(lines) + "\n")
+        long = ("--long", "--item", "item", "--rater", "rater", "--rating", "grade")
+        out = as_json("agreement", path, *long, "--coefficient", "fleiss", "--missing", "99,-1")
+        assert out["coefficients"][0]["statistic"] == pytest.approx(self._expected(), rel=1e-12)
+        assert out["coefficients"][0]["n_items"] == len(self.ROWS)  # item '99' kept
+
+    def test_text_codes_and_bad_lists(self, tmp_path):
+        path = tmp_path / "t.csv"
+        path.write_text("a,b\nlow,low\nn/r,high\nhigh,high\nlow,high\n")
+        out = as_json("agreement", path, "-r", "a,b", "--labels", "low,high", "--coefficient",
+                      "fleiss", "--missing", "n/r")  # fmt: skip
+        assert out["coefficients"][0]["statistic"] == qwkit.agreement_score(
+            [["low", "low"], [None, "high"], ["high", "high"], ["low", "high"]],
+            coefficient="fleiss", labels=["low", "high"],
+        )  # fmt: skip
+        line = fails("agreement", path, "-r", "a,b", "--missing", "n/r,,x", code=2)
+        assert "--missing" in line and "comma-separated codes" in line

@@ -164,6 +164,21 @@ class TestAgainstTheApi:
         _same(out, _api(human[:, :2], {"llm": real}, nan_policy="omit"))
         assert out["models"][0]["n_omitted"] == 2 and out["nan_policy"] == "omit"
 
+    def test_missing_codes(self, tmp_path):
+        # an LLM judge's failure code -1 and a human's 99 are read as missing (--missing)
+        human, _, integer, _ = _panel(150, seed=7)
+        judge = integer.astype(float)
+        judge[[4, 50]] = -1
+        h1 = human[:, 0].copy()
+        h1[9] = 99
+        path = _write(tmp_path, h1=h1.tolist(), h2=_nulls(human[:, 1]), judge=judge.tolist())
+        out = _json("evaluate", path, "--human", "h1,h2", "--machine", "judge",
+                    "--nan-policy", "omit", "--missing", "-1,99")  # fmt: skip
+        human[9, 0] = np.nan
+        judge[[4, 50]] = np.nan
+        _same(out, _api(human[:, :2], {"judge": judge}, nan_policy="omit"))
+        assert out["models"][0]["n_omitted"] == 2
+
     def test_hanna_as_bundled(self):
         out = _json(
             "evaluate", HANNA, "--human", "RE_h1,RE_h2,RE_h3", "--machine", "RE_chatgpt",

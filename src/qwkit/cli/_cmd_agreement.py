@@ -45,6 +45,7 @@ from qwkit.cli._options import (
     LabelsOpt,
     Method,
     MethodOpt,
+    MissingOpt,
     ResamplesOpt,
     SeedOpt,
     SepOpt,
@@ -54,6 +55,7 @@ from qwkit.cli._options import (
     decimal_option,
     encoding_option,
     labels_option,
+    missing_option,
     sep_option,
 )
 from qwkit.cli._progress import confidence_interval
@@ -443,6 +445,7 @@ def agreement(
         ),
     ] = AgreementWeights.quadratic,
     labels: LabelsOpt = None,
+    missing: MissingOpt = None,
     ci: CiOpt = 0.95,
     method: MethodOpt = Method.asymptotic,
     n_resamples: ResamplesOpt = 9999,
@@ -477,6 +480,7 @@ def agreement(
     columns = _layout(raters, long, item, rater, rating)
     chosen = coefficient_option(coefficient)
     scale_given = labels_option(labels)
+    codes = missing_option(missing)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
     encoding = encoding_option(encoding)
@@ -497,6 +501,7 @@ def agreement(
                     columns,
                     labels=scale_given,
                     text_allowed=text_allowed,
+                    missing=codes,
                     console=stderr_console(),
                 )
             else:
@@ -508,6 +513,7 @@ def agreement(
                     labels=scale_given,
                     text_allowed=text_allowed,
                     duplicates=duplicates.value,
+                    missing=codes,
                     console=stderr_console(),
                 )
         results = []

@@ -35,6 +35,7 @@ from qwkit.cli._options import (
     ForceOpt,
     JsonOpt,
     LabelsOpt,
+    MissingOpt,
     SeedOpt,
     SepOpt,
     SheetOpt,
@@ -45,6 +46,7 @@ from qwkit.cli._options import (
     decimal_option,
     encoding_option,
     labels_option,
+    missing_option,
     sep_option,
 )
 from qwkit.cli._progress import progress_bar
@@ -184,6 +186,7 @@ def evaluate(
     ] = 0.10,
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
+    missing: MissingOpt = None,
     ci: Annotated[
         float,
         typer.Option(
@@ -258,6 +261,7 @@ def evaluate(
     machines = column_list(machine, "--machine", at_least=1, example="model,llm")
     _distinct(humans, machines, group)
     scale_given = labels_option(labels)
+    codes = missing_option(missing)
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
     encoding = encoding_option(encoding)
@@ -279,6 +283,7 @@ def evaluate(
                 labels=scale_given,
                 omit_unscored=nan_policy is NanPolicy.omit,
                 text_allowed=weights is Weights.identity,
+                missing=codes,
                 console=stderr_console(),
             )
         terms = in_file_terms(

@@ -24,7 +24,7 @@ import numpy as np
 
 from qwkit._base._scale import with_gaps
 from qwkit.cli._errors import CliError, file_row, in_file_terms
-from qwkit.cli._io import Source, _arrow, read_columns
+from qwkit.cli._io import Source, _arrow, codes_to_null, read_columns
 
 __all__ = [
     "Loaded",
@@ -488,18 +488,18 @@ def load_ratings(
     *,
     labels: np.ndarray | None,
     text_allowed: bool,
+    missing: Sequence[str] = (),
     console=None,
 ) -> Ratings:
-    """Rater columns (items in rows, one column per rater; an empty cell is a missing
-    rating)."""
+    """Rater columns (items in rows, one column per rater; an empty cell, or one of the
+    ``missing`` codes, is a missing rating)."""
     read = read_columns(source, raters, console=console)
     origin = "--labels"
     if labels is None:
         labels, declared = _declared_scale(source, read.orders, raters)
         origin = declared or origin
-    matrix = _ratings_matrix(
-        source, dict(read.arrays), raters, labels, origin, text_allowed=text_allowed
-    )
+    arrays = {name: codes_to_null(read.arrays[name], missing) for name in raters}
+    matrix = _ratings_matrix(source, arrays, raters, labels, origin, text_allowed=text_allowed)
     return Ratings(matrix, tuple(raters), labels, origin, matrix.shape[0])
 
 
@@ -524,6 +524,7 @@ def load_long(
     labels: np.ndarray | None,
     text_allowed: bool,
     duplicates: str = "raise",
+    missing: Sequence[str] = (),
     console=None,
 ) -> Ratings:
     """Ratings in long format: one row per rating, with its item and rater, as the sparse
@@ -534,6 +535,7 @@ def load_long(
 
     read = read_columns(source, [item, rater, rating], console=console)
     arrays = dict(read.arrays)
+    arrays[rating] = codes_to_null(arrays[rating], missing)
     origin = "--labels"
     if labels is None:
         labels, declared = _declared_scale(source, read.orders, [rating])
@@ -646,6 +648,7 @@ def load_scored(
     labels: np.ndarray | None,
     omit_unscored: bool,
     text_allowed: bool,
+    missing: Sequence[str] = (),
     console=None,
 ) -> Scored:
     """The columns of ``qwkit evaluate``: human rating columns (an empty cell is an item
@@ -657,6 +660,8 @@ def load_scored(
     names = [*human, *machine, *([group] if group else [])]
     read = read_columns(source, names, console=console)
     arrays = dict(read.arrays)
+    for name in [*human, *machine]:  # missing-value codes: no rating, or no score
+        arrays[name] = codes_to_null(arrays[name], missing)
     origin = "--labels"
     if labels is None:
         labels, declared = _declared_scale(source, read.orders, [*human, *machine])

@@ -137,6 +137,11 @@ _CLI_WORDS = (
     ),
     (re.compile(r"`sample_weight`"), "--sample-weight"),
     (re.compile(r"`labels`"), "--labels"),
+    (
+        re.compile(r"A code is not a rating: drop the items that carry it\."),
+        "A code is not a rating: drop the items that carry it (qwkit agreement and qwkit "
+        "evaluate read such codes as missing with --missing, e.g. --missing 99,-1).",
+    ),
 )
 
 

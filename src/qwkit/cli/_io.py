@@ -539,6 +539,34 @@ def _missing_to_null(array):
     return pc.if_else(missing, pa.scalar(None, array.type), array)
 
 
+def codes_to_null(array, codes: Sequence[str]):
+    """Cells that hold one of the missing-value ``codes`` (``--missing``) as missing:
+    text compared as written (blanks around it trimmed), numbers by value (a code that is
+    not a number matches no number)."""
+    if not codes:
+        return array
+    pa = _arrow()
+    import pyarrow.compute as pc
+
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        hit = pc.is_in(pc.utf8_trim_whitespace(array), value_set=pa.array(list(codes)))
+    elif pa.types.is_integer(array.type) or pa.types.is_floating(array.type):
+        numbers = []
+        for code in codes:
+            try:
+                numbers.append(float(code))
+            except ValueError:
+                continue
+        if not numbers:
+            return array
+        hit = pc.is_in(pc.cast(array, pa.float64()), value_set=pa.array(numbers))
+    else:
+        return array
+    if not pc.any(hit).as_py():
+        return array
+    return pc.if_else(hit, pa.scalar(None, array.type), array)
+
+
 def _declared_order(source: Source, column: str, chunked) -> np.ndarray | None:
     """The categories of an ordered dictionary column, in their order (None for any
     other column)."""

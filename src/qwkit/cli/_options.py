@@ -129,6 +129,30 @@ LabelsOpt = Annotated[
         metavar="LABELS",
     ),
 ]
+MissingOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--missing",
+        help="Values that mean 'no rating', comma-separated (e.g. 99,-1,NA): read as missing "
+        "(text as written, numbers by value), as an empty cell is.",
+        show_default=False,
+        metavar="CODES",
+    ),
+]
+
+
+def missing_option(text: str | None) -> tuple[str, ...]:
+    """``--missing``: the codes, blanks around each trimmed; an empty code is refused."""
+    if text is None:
+        return ()
+    codes = tuple(code.strip() for code in text.split(","))
+    if not all(codes):
+        raise typer.BadParameter(
+            f"give comma-separated codes (e.g. 99,-1); got {text!r}.", param_hint="--missing"
+        )
+    return codes
+
+
 CiOpt = Annotated[
     float,
     typer.Option(
