@@ -35,6 +35,14 @@ def llvm_target() -> str:
         return "?"
 
 
+def emit(text: str, append=None) -> None:
+    """Print a benchmark's markdown, and append it to the file ``append`` (if given)."""
+    print(text)
+    if append:
+        with open(append, "a", encoding="utf-8") as fh:
+            fh.write("\n" + text)
+
+
 def describe(threads: str = "one thread", extra: dict[str, str] | None = None) -> list[str]:
     """Markdown bullet lines: machine, versions, priority and load (start of the run =
     when this module was imported)."""

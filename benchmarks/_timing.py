@@ -39,6 +39,17 @@ def measure(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list
     return out
 
 
+def best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """(least seconds of ``repeat`` calls, the last call's result): a one-sided time,
+    for the tables that report seconds beside their anchors'."""
+    times, out = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
 def paired(times: dict[str, list[float]], num: str, den: str) -> tuple[float, float]:
     """(median of the ratios within rounds, ratio of the best times)."""
     med = statistics.median(x / y for x, y in zip(times[num], times[den], strict=True))

@@ -36,7 +36,6 @@ import argparse
 import importlib.metadata
 import pathlib
 import sys
-import time
 from datetime import date
 
 import krippendorff
@@ -47,18 +46,10 @@ import qwkit
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import _machine
+import _timing
 
 RATERS = 5
 CATEGORIES = 5
-
-
-def _best(fn, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def simulate(n, kind, missing=0.1, seed=20261121):
@@ -85,13 +76,13 @@ def run(n, kind, repeat, anchor_memory):
     x = simulate(n, kind)
     level = "nominal" if kind == "nominal" else "interval"
     weights = "identity" if kind == "nominal" else "quadratic"
-    t_score, alpha = _best(
+    t_score, alpha = _timing.best(
         lambda: qwkit.agreement_score(x, coefficient="krippendorff", weights=weights), repeat
     )
-    t_test, res = _best(
+    t_test, res = _timing.best(
         lambda: qwkit.agreement_test(x, coefficient="krippendorff", weights=weights), repeat
     )
-    t_fleiss, fk = _best(
+    t_fleiss, fk = _timing.best(
         lambda: qwkit.agreement_score(x, coefficient="fleiss", weights=weights), repeat
     )
     rows = [
@@ -107,7 +98,7 @@ def run(n, kind, repeat, anchor_memory):
     v = _distinct(x)
     need = 8.0 * n * v * v * 3  # the package's N × V × V float arrays (three at once)
     if need <= anchor_memory:
-        t_k, ref = _best(
+        t_k, ref = _timing.best(
             lambda: krippendorff.alpha(reliability_data=x.T, level_of_measurement=level), repeat
         )
         if abs(ref - alpha) > 1e-9:
@@ -124,8 +115,8 @@ def run(n, kind, repeat, anchor_memory):
             table, _ = aggregate_raters(complete.astype(int))
             return fleiss_kappa(table)
 
-        t_sm, ref = _best(statsmodels_fleiss, repeat)
-        t_q, ours = _best(
+        t_sm, ref = _timing.best(statsmodels_fleiss, repeat)
+        t_q, ours = _timing.best(
             lambda: qwkit.agreement_score(complete, coefficient="fleiss", weights=None), repeat
         )
         if abs(ref - ours) > 1e-9:
@@ -163,11 +154,7 @@ def main(argv=None):
         ),
         "",
     ]
-    text = "\n".join(header) + "\n" + "\n".join(sections)
-    print(text)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as fh:
-            fh.write("\n" + text)
+    _machine.emit("\n".join(header) + "\n" + "\n".join(sections), args.append)
 
 
 if __name__ == "__main__":

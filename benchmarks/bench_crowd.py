@@ -342,11 +342,7 @@ def main(argv=None):
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
         "",
     ]
-    text = "\n".join(header) + "\n" + "\n".join(sections)
-    print(text)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as fh:
-            fh.write("\n" + text)
+    _machine.emit("\n".join(header) + "\n" + "\n".join(sections), args.append)
 
 
 if __name__ == "__main__":

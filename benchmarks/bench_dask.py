@@ -184,7 +184,7 @@ def one_thread_arrow():
 #: What the clocks on the workers time: qwkit's Parquet reader, and qwkit's three task
 #: functions (partition state — its reading included —, merge, final step).
 _CLOCKED = (
-    ("qwkit._integrations._dask_pieces", "read_parquet", "read"),
+    ("qwkit._integrations._dask_files", "read_parquet", "read"),
     ("qwkit.dask", "_leaf", "task"),
     ("qwkit.dask", "_merge_parts", "task"),
     ("qwkit.dask", "_finish", "task"),

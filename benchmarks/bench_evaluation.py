@@ -39,6 +39,7 @@ best of ``--repeat`` runs and the ratio anchor / qwkit (above 1: qwkit is faster
 
 from __future__ import annotations
 
+import functools
 import os
 
 # one thread, as the results say: a BLAS thread pool on a shared machine makes the numpy
@@ -49,7 +50,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import pathlib  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from datetime import date  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -58,6 +58,7 @@ import qwkit  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import _machine  # noqa: E402
+import _timing  # noqa: E402
 
 
 def simulate(n, double=0.1, seed=20261121):
@@ -70,12 +71,7 @@ def simulate(n, double=0.1, seed=20261121):
 
 
 def _best(repeat, fn, *args, **kwargs):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args, **kwargs)
-        times.append(time.perf_counter() - start)
-    return min(times), out
+    return _timing.best(functools.partial(fn, *args, **kwargs), repeat)
 
 
 # ---------------------------------------------------------------------------- anchors

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
-import time
 from datetime import date
 
 import numpy as np
@@ -34,17 +33,9 @@ import qwkit
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import _machine
+import _timing
 
 RATERS = 5
-
-
-def _best(fn, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def _data(n, seed=20261121):
@@ -111,7 +102,7 @@ def run(sizes, repeat):
         ]
         timed = {}
         for what, fn in cases:
-            seconds, res = _best(fn, repeat)
+            seconds, res = _timing.best(fn, repeat)
             timed[what] = (seconds, res)
             stat = getattr(res, "statistic", None)
             note = "" if stat is None or np.ndim(stat) else f"{stat:.6f}"
@@ -124,7 +115,7 @@ def run(sizes, repeat):
             (missing, "`icc` A,1, 20% missing (REML)", "20% missing: items with one dropped"),
         ):
             frame = _long(data)
-            seconds, table = _best(lambda f=frame: _pingouin(f), repeat)
+            seconds, table = _timing.best(lambda f=frame: _pingouin(f), repeat)
             theirs = float(table.loc["ICC(A,1)", "ICC"])
             mine_s, mine = timed[ours]
             if label == "complete" and abs(theirs - mine.statistic) > 1e-9:
@@ -156,11 +147,7 @@ def main():
     parser.add_argument("--append", type=pathlib.Path, default=None)
     args = parser.parse_args()
     rows = run(args.sizes, args.repeat)
-    text = markdown(rows, args.repeat)
-    if args.append is not None:
-        with args.append.open("a", encoding="utf-8") as fh:
-            fh.write("\n" + text)
-    print("\n" + text)
+    _machine.emit(markdown(rows, args.repeat), args.append)
 
 
 if __name__ == "__main__":

@@ -46,17 +46,8 @@ import qwkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _machine
+import _timing
 import _weights
-
-
-def _best(fn, repeat):
-    times = []
-    out = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def simulate(n, k, seed=20261121):
@@ -103,7 +94,7 @@ def weighted_bootstrap(n, k, n_resamples, repeat, dist, seed=20261121):
     and the seconds of ``kappa_test`` with those weights (best of ``repeat``)."""
     a, b = simulate(n, k, seed)
     w = _weights.weights(dist, n)
-    t_test, res = _best(lambda: qwkit.kappa_test(a, b, sample_weight=w), repeat)
+    t_test, res = _timing.best(lambda: qwkit.kappa_test(a, b, sample_weight=w), repeat)
     res.confidence_interval(method="percentile", n_resamples=2, rng=0)  # compile
 
     def ours():
@@ -151,23 +142,25 @@ def main(argv=None):
         method="bootstrap", n_resamples=10, rng=0
     )
 
-    t_test, res = _best(lambda: qwkit.kappa_test(a, b), args.repeat)
-    t_pct, ci_pct = _best(
+    t_test, res = _timing.best(lambda: qwkit.kappa_test(a, b), args.repeat)
+    t_pct, ci_pct = _timing.best(
         lambda: res.confidence_interval(method="percentile", n_resamples=big_b, rng=1),
         args.repeat,
     )
-    t_bca, ci_bca = _best(
+    t_bca, ci_bca = _timing.best(
         lambda: res.confidence_interval(method="bootstrap", n_resamples=big_b, rng=1),
         args.repeat,
     )
-    t_jack, ci_jack = _best(lambda: res.confidence_interval(method="jackknife"), args.repeat)
-    t_sm, (sm_kappa, sm_se) = _best(lambda: statsmodels_test(a, b), args.repeat)
+    t_jack, ci_jack = _timing.best(lambda: res.confidence_interval(method="jackknife"), args.repeat)
+    t_sm, (sm_kappa, sm_se) = _timing.best(lambda: statsmodels_test(a, b), args.repeat)
     if abs(sm_kappa - res.statistic) > 1e-9 or abs(sm_se - res.standard_error) > 1e-9:
         raise SystemExit(f"statsmodels disagrees: {sm_kappa}, {sm_se} vs {res}")
 
     small = args.anchor_resamples
-    t_sk, ci_sk = _best(lambda: sklearn_item_bootstrap(a, b, small, np.random.default_rng(2)), 1)
-    t_np, ci_np = _best(
+    t_sk, ci_sk = _timing.best(
+        lambda: sklearn_item_bootstrap(a, b, small, np.random.default_rng(2)), 1
+    )
+    t_np, ci_np = _timing.best(
         lambda: numpy_item_bootstrap(a, b, args.k, small, np.random.default_rng(3)), 1
     )
     sk_full = t_sk * big_b / small
@@ -248,11 +241,7 @@ def main(argv=None):
         "(resamples, cells) table per chunk of about 2**22 draws, independent of B.",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.append:
-        with open(args.append, "a", encoding="utf-8") as fh:
-            fh.write("\n" + text)
+    _machine.emit("\n".join(lines), args.append)
 
 
 if __name__ == "__main__":

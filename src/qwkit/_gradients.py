@@ -23,13 +23,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._numerics import centered_moments
-from qwkit._base._validation import (
-    check_choice,
-    check_same_length,
-    item_weights,
-    real_vector,
-)
+from qwkit._base._validation import check_choice, check_same_length, real_vector
 
 __all__ = ["kappa_gradient_hessian"]
 

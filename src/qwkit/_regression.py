@@ -25,15 +25,10 @@ from numpy.typing import ArrayLike
 
 from qwkit._base import _linalg
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
-from qwkit._base._validation import (
-    check_real,
-    check_same_length,
-    feature_matrix,
-    item_weights,
-    real_vector,
-)
+from qwkit._base._validation import check_real, check_same_length, feature_matrix, real_vector
 
 __all__ = [
     "KappaRegressionResult",

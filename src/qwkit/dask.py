@@ -10,10 +10,10 @@ the in-memory functions run. Counts are integers and sums of survey weights are 
 
 Inputs: two dask arrays, two dask Series, or column names with ``data`` — a dask
 DataFrame, or a path, glob, folder or list of paths to Parquet (or ``.csv``) files, read
-piece by piece (Parquet by row groups, CSV a file at a time; ``_dask_pieces``). An error
-at an item names its file and data row, or its index in the whole collection — never its
-place inside a partition. ``compute=False`` returns a ``dask.delayed`` object instead of
-the result. See ``docs/dask.md``.
+piece by piece (Parquet by row groups, CSV a file at a time; ``_dask_files``,
+``_dask_pieces``). An error at an item names its file and data row, or its index in the
+whole collection — never its place inside a partition. ``compute=False`` returns a
+``dask.delayed`` object instead of the result. See ``docs/dask.md``.
 
 This module imports dask; ``import qwkit`` never does.
 """
@@ -53,18 +53,9 @@ from qwkit._base._validation import (
     check_replace_undefined_by,
 )
 from qwkit._base._weights import WeightsLike, check_weights
-from qwkit._integrations._dask_pieces import (
-    Checks,
-    Deferred,
-    Piece,
-    Seen,
-    Spec,
-    located,
-    plan,
-    read_csv,
-    read_parquet,
-)
-from qwkit._integrations._dask_pieces import data_files as _data_files
+from qwkit._integrations._dask_files import data_files as _data_files
+from qwkit._integrations._dask_files import plan, read_csv, read_parquet
+from qwkit._integrations._dask_pieces import Checks, Deferred, Piece, Seen, Spec, located
 from qwkit._table._state import QuadraticSums, TableStats
 from qwkit._table._sufficient import TABLE_CLASSES, scale_hint
 

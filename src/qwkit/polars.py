@@ -373,7 +373,7 @@ default="asymptotic"
         *others : polars.Expr or str
             The other raters' columns.
         coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light"}
+"light", "percent", "scott"}
             As in :func:`qwkit.agreement_score`.
         weights, labels, replace_undefined_by
             As in :func:`qwkit.agreement_score`.

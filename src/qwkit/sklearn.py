@@ -41,8 +41,9 @@ from qwkit import (
     soft_kappa_score,
 )
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._scale import declared_order, positions_on_scale
-from qwkit._base._validation import item_weights, show
+from qwkit._base._validation import show
 from qwkit._base._weights import check_weights, resolve
 
 __all__ = ["KappaRegressor", "OptimalRounder", "kappa_scorer", "soft_kappa_scorer"]

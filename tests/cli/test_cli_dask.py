@@ -20,7 +20,7 @@ from distributed import LocalCluster
 
 import qwkit
 from cli_helpers import fails, ok, run
-from qwkit._integrations import _dask_pieces
+from qwkit._integrations import _dask_files
 from qwkit.cli import _engine
 
 SEED = 20261121
@@ -180,7 +180,7 @@ class TestDaskInTheFilesTerms:
         return path
 
     def test_ratings_written_as_floats_in_later_blocks(self, tmp_path, monkeypatch):
-        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 10)  # many blocks
+        monkeypatch.setattr(_dask_files, "CSV_BLOCK", 1 << 10)  # many blocks
         truth, model, records = _records(600, np.random.default_rng(SEED))
         records[-3:] = [r.replace(",", ".0,", 1) for r in records[-3:]]  # '2.0'
         path = self._csv(tmp_path, records)
@@ -193,7 +193,7 @@ class TestDaskInTheFilesTerms:
             }
 
     def test_errors_name_the_data_row_of_a_later_block(self, tmp_path, monkeypatch):
-        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 10)
+        monkeypatch.setattr(_dask_files, "CSV_BLOCK", 1 << 10)
         _, _, records = _records(3000, np.random.default_rng(SEED))
         base = ("score", "-t", "truth", "-p", "model", "--engine", "dask")
         bad = list(records)

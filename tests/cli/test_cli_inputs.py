@@ -296,11 +296,11 @@ class TestRowsOfALongFile:
 
     @pytest.mark.parametrize("engine", ["local", "dask"])
     def test_a_parse_error_in_a_later_block_names_its_data_row(self, tmp_path, monkeypatch, engine):
-        from qwkit._integrations import _dask_pieces
+        from qwkit._integrations import _dask_files
         from qwkit.cli import _io
 
         monkeypatch.setattr(_io, "_BLOCK_BYTES", 1 << 9)
-        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 9)
+        monkeypatch.setattr(_dask_files, "CSV_BLOCK", 1 << 9)
         records = [
             f'{i % 5},{i % 3},"a\nb"' if i % 7 == 0 else f"{i % 5},{i % 3},c" for i in range(3000)
         ]

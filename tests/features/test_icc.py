@@ -500,6 +500,11 @@ class TestIndependentTrial:
             assert qwkit.icc(big, form="A,1").statistic == pytest.approx(
                 qwkit.icc(y, form="A,1").statistic, rel=1e-12
             )
+            assert qwkit.kendall_w(big).statistic == qwkit.kendall_w(y).statistic
+            # Lin's CCC took ratings near 2**62 for one constant
+            assert qwkit.concordance_correlation(big[:, 0], big[:, 1]).statistic == (
+                pytest.approx(qwkit.concordance_correlation(y[:, 0], y[:, 1]).statistic)
+            )
 
     @pytest.mark.parametrize(
         "ratings",

@@ -27,7 +27,7 @@ import qwkit
 import qwkit.dask as qd
 from oracles.naive import naive_kappa
 from qwkit._base._extras import install_command
-from qwkit._integrations import _dask_pieces
+from qwkit._integrations import _dask_files, _dask_pieces
 
 SEED = 20261121
 N = 3_000
@@ -370,7 +370,7 @@ class TestFiles:
 
     def test_csv_values_as_the_command_line_reads_them(self, tmp_path, monkeypatch):
         # '2.0' in the last rows, in a later block than the first: the rating 2
-        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 9)
+        monkeypatch.setattr(_dask_files, "CSV_BLOCK", 1 << 9)
         rng = np.random.default_rng(SEED)
         a, b = rng.integers(0, 5, 400), rng.integers(0, 5, 400)
         lines = [f"{x},{y}" for x, y in zip(a, b, strict=True)]
@@ -384,7 +384,7 @@ class TestFiles:
             assert qd.kappa_test("a", "b", data=data).pvalue == qwkit.kappa_test(a, b).pvalue
 
     def test_csv_errors_name_the_file_column_and_data_row(self, tmp_path, monkeypatch):
-        monkeypatch.setattr(_dask_pieces, "CSV_BLOCK", 1 << 9)
+        monkeypatch.setattr(_dask_files, "CSV_BLOCK", 1 << 9)
         good = [
             f'{i % 5},{(i + 1) % 5},"a\nb"' if i % 4 == 0 else f"{i % 5},{i % 5},c"
             for i in range(500)
@@ -501,7 +501,7 @@ class TestFiles:
 
     def test_parquet_rows_count_from_the_file_start(self, tmp_path, monkeypatch):
         # ten row groups, in pieces of a few: an error names the row in the file
-        monkeypatch.setattr(_dask_pieces, "PARQUET_BYTES", 2_000)
+        monkeypatch.setattr(_dask_files, "PARQUET_BYTES", 2_000)
         b = np.arange(1000) % 5
         b[999] = 7
         pq.write_table(
@@ -509,8 +509,7 @@ class TestFiles:
         )
         path = str(tmp_path / "g.parquet")
         assert (
-            len(_dask_pieces.plan([path], _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet")))
-            >= 2
+            len(_dask_files.plan([path], _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet"))) >= 2
         )
         with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:
             qd.kappa_score("a", "b", data=path, labels=range(5))
@@ -528,10 +527,10 @@ class TestFiles:
             paths.append(str(tmp_path / f"p{i}.parquet"))
             pq.write_table(pa.table({"a": np.arange(300) % 5, "b": b}), paths[-1])
         spec = _dask_pieces.Spec({"y1": "a", "y2": "b"}, "parquet")
-        packed = _dask_pieces.plan(paths, spec, cores=2)
+        packed = _dask_files.plan(paths, spec, cores=2)
         assert len(packed) == 1 and [p.file for p in packed[0].files] == paths
-        monkeypatch.setattr(_dask_pieces, "MIN_PIECE_BYTES", 1)
-        split = _dask_pieces.plan(paths, spec, cores=1)  # about four pieces per core
+        monkeypatch.setattr(_dask_files, "MIN_PIECE_BYTES", 1)
+        split = _dask_files.plan(paths, spec, cores=1)  # about four pieces per core
         assert 3 <= len(split) <= 5 and max(len(p.files) for p in split) > 1
         assert [f.file for p in split for f in p.files] == paths  # in order, each once
         with dask.config.set(scheduler="sync"), pytest.raises(qwkit.QwkitError) as caught:

@@ -146,6 +146,21 @@ class ConcordanceResult:
 public_module(ConcordanceResult)
 
 
+def _integer_shift(x, y):
+    """Integer arrays ``x`` and ``y`` as differences from their joint smallest value,
+    taken in integers (mod 2**64: exact) — float64 copies of integers beyond 2**53 lose
+    digits (ratings near 2**62 looked like one constant), and the CCC does not change
+    under a shift of both; anything else as given."""
+    ax, ay = np.asarray(x), np.asarray(y)
+    if not (ax.dtype.kind in "iu" and ay.dtype.kind in "iu" and ax.size and ay.size):
+        return x, y
+    lo = min(int(ax.min()), int(ay.min()))
+    if max(int(ax.max()), int(ay.max())) - lo >= 2**64:
+        return x, y
+    base = np.asarray(lo % 2**64, dtype=np.uint64)
+    return ax.astype(np.uint64) - base, ay.astype(np.uint64) - base
+
+
 def concordance_correlation(
     x: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
 ) -> ConcordanceResult:
@@ -206,6 +221,7 @@ def concordance_correlation(
     0.0
     """
     level = check_confidence_level(confidence_level)
+    x, y = _integer_shift(x, y)
     a = _in.numeric_column(x, "x")
     b = _in.numeric_column(y, "y")
     if a.shape[0] != b.shape[0]:

@@ -410,6 +410,11 @@ def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) 
     check_pairs(panel)
     if coefficient == "scott":
         panel = _two_raters(panel)
+    return prepared(coefficient, weights, matrix, panel)
+
+
+def prepared(coefficient: str, weights, matrix, panel: Panel) -> Prepared:
+    """The :class:`Prepared` of a checked panel (its codes, scale and counts)."""
     return Prepared(
         coefficient,
         weights,

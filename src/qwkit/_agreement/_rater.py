@@ -462,17 +462,5 @@ array-like of shape (K, K), default="quadratic"
     """
     panel, name, matrix = _in.prepare_panel(ratings, weights, labels)
     _in.check_pairs(panel)
-    prep = _in.Prepared(
-        "conger",
-        name,
-        matrix,
-        panel,
-        None,
-        panel.coords,
-        panel.index,
-        panel.scale,
-        panel.n_items,
-        panel.n_raters,
-    )
-    metric, dmax = metric_of(prep)
+    metric, dmax = metric_of(_in.prepared("conger", name, matrix, panel))
     return rater_result(panel, metric, dmax, name, confidence_level)

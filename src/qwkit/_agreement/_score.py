@@ -526,7 +526,8 @@ def agreement_test(
     UndefinedKappaWarning
         When the coefficient is undefined: every number is nan.
     RuntimeWarning
-        When the standard error is zero (perfect agreement): the p-value is nan.
+        When the standard error is zero (every item with the same agreement, or a single
+        item): the p-value is nan.
     ScaleWarning
         When ``labels`` is None and the integer scale inferred from the ratings holds
         values that look like missing-value codes (99 among ratings 1..5, a lone −1), or

@@ -17,8 +17,9 @@ from typing import Literal
 import numpy as np
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._numerics import centered_moments
-from qwkit._base._validation import check_choice, check_same_length, item_weights, real_vector
+from qwkit._base._validation import check_choice, check_same_length, real_vector
 
 __all__ = ["BoostingObjective", "boosting_gradient_hessian", "call_names", "users_terms"]
 

@@ -14,14 +14,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._base._scale_check import check_occurring
-from qwkit._base._validation import (
-    check_alternative,
-    check_replace_undefined_by,
-    item_weights,
-    show,
-)
+from qwkit._base._validation import check_alternative, check_replace_undefined_by, show
 from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import (
     WeightsLike,

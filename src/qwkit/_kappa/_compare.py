@@ -24,16 +24,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import Ratings, check_codes, measure_scale, prepare_ratings, scale_values
-from qwkit._base._validation import (
-    as_1d,
-    check_alternative,
-    check_choice,
-    check_confidence_level,
-    item_weights,
-)
+from qwkit._base._validation import as_1d, check_alternative, check_choice, check_confidence_level
 from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, weights_name
 from qwkit._table import _sufficient

@@ -24,15 +24,10 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import MAX_TOTAL_COUNT
 from qwkit._base._results import labels_dict, result_dict
 from qwkit._base._scale import check_codes, measure_scale, scale_values
-from qwkit._base._validation import (
-    MAX_TOTAL_COUNT,
-    check_alternative,
-    check_choice,
-    check_confusion,
-    check_rng,
-)
+from qwkit._base._validation import check_alternative, check_choice, check_confusion, check_rng
 from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
 from qwkit._kappa import _plots
 from qwkit._table import _sufficient

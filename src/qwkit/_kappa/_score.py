@@ -11,12 +11,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import item_weights
 from qwkit._base._scale import MAX_DENSE_CLASSES, check_codes, measure_scale, prepare_ratings
-from qwkit._base._validation import (
-    check_confusion,
-    check_replace_undefined_by,
-    item_weights,
-)
+from qwkit._base._validation import check_confusion, check_replace_undefined_by
 from qwkit._base._weights import WeightsLike, check_weights, resolve
 from qwkit._table import _sufficient
 

@@ -25,9 +25,9 @@ from scipy import sparse
 from qwkit import _kernels
 from qwkit._base._dyadic import ExactRows, exact_cell_sums
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import ItemWeights
 from qwkit._base._numerics import unit_scale
 from qwkit._base._scale import Ratings, measure_scale, positions
-from qwkit._base._validation import ItemWeights
 from qwkit._base._weights import resolve, weights_at
 from qwkit._table._state import TableStats
 

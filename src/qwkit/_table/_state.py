@@ -32,6 +32,7 @@ import numpy as np
 from qwkit import _kernels
 from qwkit._base._dyadic import ExactRows, exact_cell_sums
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
 from qwkit._base._numerics import nan_max, nan_min
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -42,7 +43,7 @@ from qwkit._base._scale import (
     out_of_scale_error,
     prepare_ratings,
 )
-from qwkit._base._validation import ItemWeights, as_1d, item_weights, no_items_error, show
+from qwkit._base._validation import as_1d, show
 from qwkit._base._weights import is_exact_name, resolve
 from qwkit._table._moments import kappa_from_sums, quadratic_sums
 from qwkit._table._sufficient import (

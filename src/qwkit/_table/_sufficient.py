@@ -39,6 +39,7 @@ from qwkit._base._dyadic import (
     weight_window,
 )
 from qwkit._base._errors import QwkitError
+from qwkit._base._item_weights import ItemWeights, item_weights
 from qwkit._base._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -49,7 +50,6 @@ from qwkit._base._scale import (
     out_of_scale_error,
     prepare_ratings,
 )
-from qwkit._base._validation import ItemWeights, item_weights
 from qwkit._base._warnings import warn_undefined
 from qwkit._base._weights import (
     BOTH_CONSTANT,

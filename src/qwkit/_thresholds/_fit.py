@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._fractional import minimize_ratio
+from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -30,16 +31,7 @@ from qwkit._base._scale import (
     prepare_ratings,
 )
 from qwkit._base._scale_check import check_occurring
-from qwkit._base._validation import (
-    ItemWeights,
-    as_1d,
-    check_integer,
-    check_same_length,
-    item_weights,
-    no_items_error,
-    real_vector,
-    show,
-)
+from qwkit._base._validation import as_1d, check_integer, check_same_length, real_vector, show
 from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weights
 from qwkit._kernels import assignment_table, monotone_dp
 from qwkit._table._state import same_labels

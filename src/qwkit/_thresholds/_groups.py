@@ -16,9 +16,9 @@ import numpy as np
 from qwkit import _kernels
 from qwkit._base._dyadic import ExactRows, exact_cell_sums
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._item_weights import ItemWeights
 from qwkit._base._numerics import nan_max
 from qwkit._base._scale import Labels
-from qwkit._base._validation import ItemWeights
 from qwkit._table._state import check_same_labels
 from qwkit._table._sufficient import exact_table_kappa, kappa_from_table, rounded_table
 

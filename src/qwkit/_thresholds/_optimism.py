@@ -11,13 +11,9 @@ is the kappa of ĉ(S) on the population. Two estimators (eq. numbers of the docs
 
 and the interval κ̂ ± z·(SE of the apparent kappa + paired SE of the optimism) (O5).
 
-The sample is sorted once: items are aggregated into (distinct score, true class)
-*pairs* in lexicographic order, and every resample or training fold is a vector of
-pair weights over that fixed order. A bootstrap resample of unit-weight items is one
-multinomial draw of the pair counts (O1), a fold split a chain of multivariate
-hypergeometric draws; with survey weights the rows themselves are drawn. A refit is
-then the exact solver of ``optimize_thresholds`` on the pairs of positive weight,
-without sorting again; the memory is O(pairs), whatever the number of resamples.
+The estimators — the sample as (score, true class) pairs sorted once, the bootstrap, the
+cross-fitting and their variances — are in ``_optimism_estimators``; here: the public
+function, its checks and its result.
 """
 
 from __future__ import annotations
@@ -48,15 +44,20 @@ from qwkit._base._warnings import (
     warn,
 )
 from qwkit._base._weights import WeightsLike
-from qwkit._table._cells import CellKappa, influence_variance
 from qwkit._table._resampling import (
     MIN_ITEMS,
     ConfidenceInterval,
     limit_lines,
     wald_interval,
 )
-from qwkit._table._sufficient import kappa_from_table
-from qwkit._thresholds._fit import ThresholdResult, fit, fit_sorted, prepare
+from qwkit._thresholds._fit import ThresholdResult, fit, prepare
+from qwkit._thresholds._optimism_estimators import (
+    bootstrap,
+    cross_fit,
+    kappa_variance,
+    pairs_of,
+    ticker,
+)
 
 __all__ = ["OptimismResult", "optimism_corrected_kappa"]
 
@@ -65,8 +66,6 @@ _METHODS = ("bootstrap", "cv")
 #: is a mistake, not a request.
 _MAX_RESAMPLES = 100_000
 _DEFAULT_SPLITS = 10
-#: numpy's multivariate_hypergeometric needs fewer items than this.
-_HYPERGEOMETRIC_LIMIT = 10**9
 
 
 # ---------------------------------------------------------------------------- result
@@ -249,291 +248,6 @@ class OptimismResult:
 
 
 public_module(OptimismResult)
-
-
-# ---------------------------------------------------------------------------- the sample
-
-
-def _table_kappa(table: np.ndarray, wmat: np.ndarray) -> float:
-    """Eq. 1 on a K×K table; nan (no warning: refits count them) when undefined."""
-    return kappa_from_table(table, wmat, math.nan, quiet=True)
-
-
-@dataclass(frozen=True, slots=True)
-class _Pairs:
-    """The items sorted once by (score, true class) and aggregated into pairs.
-
-    ``weight`` is the summed weight of each pair (whole numbers for unit weights and
-    counts); with survey weights, ``row_pair`` and ``row_weight`` keep every row (the
-    sampling unit) with the pair it belongs to.
-    """
-
-    values: np.ndarray  # float64 (m,): distinct scores, increasing
-    code: np.ndarray  # int64 (P,): true class of each pair
-    group: np.ndarray  # intp (P,): distinct score of each pair
-    weight: np.ndarray  # float64 (P,)
-    weight_sq: np.ndarray  # float64 (P,): Σw² per pair (= weight for unit items)
-    wmat: np.ndarray
-    scale: np.ndarray
-    n_items: int
-    row_pair: np.ndarray | None = None
-    row_weight: np.ndarray | None = None
-
-    @property
-    def k(self) -> int:
-        return int(self.wmat.shape[0])
-
-    def refit(self, weight: np.ndarray):
-        """Optimal cut points and in-sample kappa for pair weights ``weight`` (zeros
-        allowed); None when the subsample has fewer than two true classes."""
-        keep = weight > 0
-        code = self.code[keep]
-        w = weight[keep]
-        group = self.group[keep]
-        h = np.bincount(code, weights=w, minlength=self.k)
-        if np.count_nonzero(h) < 2:
-            return None
-        chance = h @ self.wmat / float(h.sum())  # δ of eq. T1
-        if not np.any(chance > 0):
-            return None
-        first = np.empty(group.shape[0], dtype=bool)
-        first[0] = True
-        np.not_equal(group[1:], group[:-1], out=first[1:])
-        starts = np.flatnonzero(first)
-        group_start = np.append(starts, group.shape[0]).astype(np.int64)
-        cuts, table, _, _ = fit_sorted(
-            self.values[group[starts]],
-            code,
-            w,
-            group_start,
-            h,
-            chance,
-            self.wmat,
-            self.scale,
-        )
-        return cuts, _table_kappa(table, self.wmat)
-
-    def table(self, cuts: np.ndarray, weight: np.ndarray) -> np.ndarray:
-        """K×K table (true × class under ``cuts``) of the pairs with weights ``weight``."""
-        k = self.k
-        cls = np.searchsorted(cuts, self.values, side="left")  # apply_thresholds
-        cell = self.code * k + cls[self.group]
-        return np.bincount(cell, weights=weight, minlength=k * k).reshape(k, k)
-
-    def kappa(self, cuts: np.ndarray) -> float:
-        """κ of ``cuts`` on the whole sample."""
-        return _table_kappa(self.table(cuts, self.weight), self.wmat)
-
-
-def _pairs(codes, scores, weight, wmat, scale, n_items, survey: bool) -> _Pairs:
-    """Sort by (score, true class) — once — and aggregate equal (score, class) rows."""
-    order = np.lexsort((codes, scores))
-    s = scores[order]
-    c = codes[order]
-    n = s.shape[0]
-    new_group = np.empty(n, dtype=bool)
-    new_group[0] = True
-    np.not_equal(s[1:], s[:-1], out=new_group[1:])  # -0.0 and 0.0 are one score
-    new_pair = new_group.copy()
-    new_pair[1:] |= c[1:] != c[:-1]
-    first = np.flatnonzero(new_pair)
-    group = (np.cumsum(new_group) - 1)[first].astype(np.intp)
-    pair_weight = np.add.reduceat(weight[order], first)
-    pair_weight_sq = pair_weight
-    row_pair = row_weight = None
-    if survey:
-        pair_weight_sq = np.add.reduceat(weight[order] ** 2, first)
-        row_pair = np.empty(n, dtype=np.intp)
-        row_pair[order] = np.cumsum(new_pair) - 1
-        row_weight = weight
-    return _Pairs(
-        values=s[new_group],
-        code=np.ascontiguousarray(c[first], dtype=np.int64),
-        group=group,
-        weight=pair_weight,
-        weight_sq=pair_weight_sq,
-        wmat=wmat,
-        scale=scale,
-        n_items=n_items,
-        row_pair=row_pair,
-        row_weight=row_weight,
-    )
-
-
-# ---------------------------------------------------------------------------- estimators
-
-
-def _bootstrap(pairs: _Pairs, n_resamples: int, rng: np.random.Generator, tick=None):
-    """Efron–Gong optimism (eq. O2): (mean optimism, refits used). ``tick()`` after each
-    resample."""
-    survey = pairs.row_pair is not None
-    if not survey:
-        n = pairs.n_items
-        pvals = pairs.weight / n
-    total = 0.0
-    used = 0
-    for _ in range(n_resamples):
-        if survey:  # rows are the sampling units: draw rows, keep their weights
-            idx = rng.integers(0, pairs.row_pair.shape[0], size=pairs.row_pair.shape[0])
-            w = np.bincount(
-                pairs.row_pair[idx], weights=pairs.row_weight[idx], minlength=pairs.weight.shape[0]
-            )
-        else:  # a bootstrap resample of the items is a multinomial draw of the pairs (O1)
-            w = rng.multinomial(n, pvals).astype(np.float64)
-        fit = pairs.refit(w)
-        if tick is not None:
-            tick()
-        if fit is None:
-            continue
-        cuts, apparent_b = fit
-        test_b = pairs.kappa(cuts)
-        if math.isnan(apparent_b) or math.isnan(test_b):
-            continue
-        total += apparent_b - test_b  # optimism of resample b   (eq. O2)
-        used += 1
-    return (total / used if used else math.nan), used
-
-
-def _fold_sizes(n: int, n_splits: int) -> np.ndarray:
-    """Sizes of n_splits folds as equal as possible (the first n % n_splits one larger)."""
-    sizes = np.full(n_splits, n // n_splits, dtype=np.int64)
-    sizes[: n % n_splits] += 1
-    return sizes
-
-
-class _Cells:
-    """Weights of the (true, fitted class, out-of-fold class) cells of one repetition,
-    merged whenever the buffer outgrows ``limit`` entries (memory O(cells + pairs))."""
-
-    def __init__(self, k: int, limit: int):
-        self.k = k
-        self.limit = limit
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.size = 0
-
-    def add(self, t, a, b, w, w_sq) -> None:
-        k = self.k
-        self.parts.append(((t * k + a) * k + b, w, w_sq))
-        self.size += t.shape[0]
-        if self.size > self.limit:
-            self.parts = [self.merged()]
-            self.size = self.parts[0][0].shape[0]
-
-    def merged(self):
-        code, w, w_sq = (np.concatenate(x) for x in zip(*self.parts, strict=True))
-        cells, where = np.unique(code, return_inverse=True)
-        m = cells.shape[0]
-        return cells, np.bincount(where, w, minlength=m), np.bincount(where, w_sq, minlength=m)
-
-
-def _influence_variance(t, a, b, w, w_sq, wmat) -> float:
-    """Delta-method variance over cells of weight w (Σw² per cell: w_sq) of κ(t, a) —
-    eq. 5 of docs/inference.md — or, with ``b``, of κ(t, a) − κ(t, b) (its eq. 10);
-    both from the influence function of its eq. 3. nan if a kappa is undefined."""
-    model_a = CellKappa(rows=t, cols=a, wmat=wmat)
-    ka = model_a.value(w)
-    if math.isnan(ka):
-        return math.nan
-    g = model_a.influence(w, ka)
-    if b is not None:
-        model_b = CellKappa(rows=t, cols=b, wmat=wmat)
-        kb = model_b.value(w)
-        if math.isnan(kb):
-            return math.nan
-        g = g - model_b.influence(w, kb)  # (eq. 10)
-    return influence_variance(g, w, w_sq)  # (eq. 5, eq. 10)
-
-
-def _cross_fit(
-    pairs: _Pairs, fitted_cls: np.ndarray, n_splits: int, n_repeats: int, rng, tick=None
-) -> tuple[float, int, float]:
-    """Repeated K-fold cross-fitting (eq. O4); ``tick()`` after each fold.
-
-    Returns the mean pooled out-of-fold kappa, the number of refits used and the mean
-    over repetitions of the paired variance (eq. O5) of apparent − out-of-fold kappa.
-    """
-    k = pairs.k
-    survey = pairs.row_pair is not None
-    n_pairs = pairs.weight.shape[0]
-    n_units = pairs.row_pair.shape[0] if survey else pairs.n_items
-    sizes = _fold_sizes(n_units, n_splits)
-    # numpy's hypergeometric sampler takes fewer than 10**9 items; beyond, fold sizes
-    # vary by about sqrt(n / n_splits), a relative 10**-4 or less
-    exact_sizes = survey or n_units < _HYPERGEOMETRIC_LIMIT
-    pair_a = fitted_cls[pairs.group]
-    total = 0.0
-    total_var = 0.0
-    used = 0
-    for _ in range(n_repeats):
-        if survey:  # a random partition of the rows
-            fold_of_row = np.empty(n_units, dtype=np.intp)
-            fold_of_row[rng.permutation(n_units)] = np.repeat(np.arange(n_splits), sizes)
-        else:  # a random partition of the items: a chain of hypergeometric draws
-            remaining = pairs.weight.astype(np.int64)
-        cells = _Cells(k, limit=4 * n_pairs + 64)
-        complete = True
-        for f in range(n_splits):
-            if survey:
-                held = fold_of_row == f
-                rows, rw = pairs.row_pair[held], pairs.row_weight[held]
-                fold = np.bincount(rows, weights=rw, minlength=n_pairs)
-                fold_sq = np.bincount(rows, weights=rw * rw, minlength=n_pairs)
-                # summed afresh, not weight − fold: a pair held out entirely must get
-                # exactly 0, not a rounding residue that would still place a cut point
-                train = np.bincount(
-                    pairs.row_pair[~held], weights=pairs.row_weight[~held], minlength=n_pairs
-                )
-            else:
-                if f == n_splits - 1:
-                    draw = remaining
-                elif exact_sizes:
-                    draw = rng.multivariate_hypergeometric(remaining, int(sizes[f]))
-                else:  # each item in a fold uniformly at random: a multinomial per pair
-                    draw = rng.binomial(remaining, 1.0 / (n_splits - f))
-                remaining = remaining - draw
-                fold = fold_sq = draw.astype(np.float64)
-                train = pairs.weight - fold  # whole numbers: exact
-            if tick is not None:
-                tick()
-            if not complete:
-                continue  # keep drawing: the random stream does not depend on the data
-            fit = pairs.refit(train)
-            if fit is None:
-                complete = False
-                continue
-            cls = np.searchsorted(fit[0], pairs.values, side="left")  # apply_thresholds
-            held = np.flatnonzero(fold > 0)
-            cells.add(
-                pairs.code[held], pair_a[held], cls[pairs.group[held]], fold[held], fold_sq[held]
-            )
-        if not complete:
-            continue
-        code, w, w_sq = cells.merged()
-        t, a, b = code // (k * k), (code // k) % k, code % k
-        pooled = np.bincount(t * k + b, weights=w, minlength=k * k).reshape(k, k)
-        value = _table_kappa(pooled, pairs.wmat)  # pooled out-of-fold kappa   (eq. O4)
-        if math.isnan(value):
-            continue
-        total += value
-        total_var += _influence_variance(t, a, b, w, w_sq, pairs.wmat)
-        used += 1
-    if not used:
-        return math.nan, 0, math.nan
-    return total / used, used * n_splits, total_var / used
-
-
-def _ticker(progress, total: int):
-    """A ``tick()`` that calls ``progress(done, total)`` (None without ``progress``)."""
-    if progress is None:
-        return None
-    done = [0]
-    progress(0, total)
-
-    def tick() -> None:
-        done[0] += 1
-        progress(done[0], total)
-
-    return tick
 
 
 # ---------------------------------------------------------------------------- validation
@@ -764,22 +478,22 @@ None or array-like of shape (K, K), default="quadratic"
             f"`n_splits` must be at most the number of items ({n_items}); got {n_splits}.",
             parameter="n_splits",
         )
-    pairs = _pairs(codes[keep], scores[keep], w, wmat, scale, n_items, survey)
+    pairs = pairs_of(codes[keep], scores[keep], w, wmat, scale, n_items, survey)
     fitted_cls = np.searchsorted(fitted.thresholds, pairs.values, side="left")
-    var_apparent = _influence_variance(  # (eq. 5 of docs/inference.md)
+    var_apparent = kappa_variance(  # (eq. 5 of docs/inference.md)
         pairs.code, fitted_cls[pairs.group], None, pairs.weight, pairs.weight_sq, wmat
     )
 
     apparent = fitted.statistic
     extra_splits = min(_DEFAULT_SPLITS, n_items)
-    tick = _ticker(progress, n_resamples + (extra_splits if method == "bootstrap" else 0))
+    tick = ticker(progress, n_resamples + (extra_splits if method == "bootstrap" else 0))
     if method == "bootstrap":
-        optimism, used = _bootstrap(pairs, n_resamples, gen, tick)
+        optimism, used = bootstrap(pairs, n_resamples, gen, tick)
         statistic = apparent - optimism  # (eq. O3)
         # the optimism's standard error from one repetition of cross-fitting   (eq. O5)
-        _, _, var_optimism = _cross_fit(pairs, fitted_cls, extra_splits, 1, gen, tick)
+        _, _, var_optimism = cross_fit(pairs, fitted_cls, extra_splits, 1, gen, tick)
     else:
-        statistic, used, var_optimism = _cross_fit(
+        statistic, used, var_optimism = cross_fit(
             pairs, fitted_cls, n_splits, n_resamples // n_splits, gen, tick
         )
         optimism = apparent - statistic  # (eq. O4)
