@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import item_weights
+from qwkit._base._items import paired
 from qwkit._base._numerics import centered_moments
 from qwkit._base._validation import check_choice, check_same_length, real_vector
 
@@ -119,6 +120,11 @@ def kappa_gradient_hessian(
     [0.220507, 0.220507, 0.220507, 0.220507]
     """
     check_choice(hessian, "hessian", _HESSIANS)
+    y_true, raw_prediction, sample_weight, counts = paired(  # one value per prediction
+        (y_true, raw_prediction, sample_weight, counts),
+        ("y_true", "raw_prediction", "sample_weight", "counts"),
+        reference=1,
+    )
     y = real_vector(y_true, "y_true")
     f = real_vector(raw_prediction, "raw_prediction")
     check_same_length(y, f, ("y_true", "raw_prediction"))

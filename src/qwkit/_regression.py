@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from qwkit._base import _linalg
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
+from qwkit._base._items import paired
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
 from qwkit._base._validation import check_real, check_same_length, feature_matrix, real_vector
@@ -385,6 +386,9 @@ def kappa_regression(
     >>> round(qwkit.soft_kappa_score(y, res.predict(X)), 6)
     0.961769
     """
+    X, y, sample_weight, counts = paired(
+        (X, y, sample_weight, counts), ("X", "y", "sample_weight", "counts")
+    )
     x = feature_matrix(X, "X")
     yv = real_vector(y, "y")
     check_same_length(x, yv, ("X", "y"))
@@ -476,6 +480,9 @@ def kappa_rescale(
     >>> round(qwkit.soft_kappa_score(y, res.predict(s)), 6)
     0.930167
     """
+    y_true, y_score, sample_weight, counts = paired(
+        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
+    )
     yv = real_vector(y_true, "y_true")
     s = real_vector(y_score, "y_score")
     check_same_length(yv, s, ("y_true", "y_score"))

@@ -45,6 +45,7 @@ from dask.delayed import Delayed
 import qwkit
 from qwkit import KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._items import paired
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._base._validation import (
     check_alternative,
@@ -200,6 +201,8 @@ def _file_inputs(given: dict, data, modes: dict[str, str]) -> _Inputs:
 
 
 def _named_batch(names, piece, *values):
+    # a partition of each dask Series: pandas Series, paired by their index (or refused)
+    values = paired(values, names)
     yield piece, dict(zip(names, values, strict=True))
 
 

@@ -42,6 +42,7 @@ from qwkit import (
 )
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import item_weights
+from qwkit._base._items import paired
 from qwkit._base._scale import declared_order, positions_on_scale
 from qwkit._base._validation import show
 from qwkit._base._weights import check_weights, resolve
@@ -143,6 +144,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         -------
         self : KappaRegressor
         """
+        X, y, sample_weight = paired((X, y, sample_weight), ("X", "y", "sample_weight"))
         X, y = validate_data(self, X, y, y_numeric=True, ensure_min_samples=2, dtype=np.float64)
         result = kappa_regression(
             X,
@@ -188,6 +190,7 @@ class KappaRegressor(RegressorMixin, BaseEstimator):
         float
             :func:`qwkit.soft_kappa_score` of the predictions.
         """
+        X, y, sample_weight = paired((X, y, sample_weight), ("X", "y", "sample_weight"))
         return soft_kappa_score(y, self.predict(X), sample_weight=sample_weight)
 
 
@@ -371,6 +374,7 @@ None or array-like of shape (K, K), default="quadratic"
         -------
         self : OptimalRounder
         """
+        X, y, sample_weight = paired((X, y, sample_weight), ("X", "y", "sample_weight"))
         # an ordered pandas Categorical / polars Enum: its declared order is the scale
         labels = self.labels if self.labels is not None else declared_order((y,), ("y",))
         X, y = validate_data(self, X, y, skip_check_array=True)
@@ -485,6 +489,7 @@ None or array-like of shape (K, K), default="quadratic"
         float
             :func:`qwkit.kappa_score` of the predictions (not accuracy).
         """
+        X, y, sample_weight = paired((X, y, sample_weight), ("X", "y", "sample_weight"))
         return kappa_score(
             y,
             self.predict(X),

@@ -100,6 +100,35 @@ class TestAgainstTheApi:
             assert f"Verdict for '{m.name}': {m.verdict}" in text
         assert [g["group"] for g in out["models"][0]["groups"]] == ["east", "north", "south"]
 
+    def test_declared_order_does_not_change_a_value(self, panel_file, tmp_path):
+        # issue 28: `--labels 5,4,3,2,1` and a Parquet column whose ordered categories run
+        # high to low flipped the sign of the SMD (and gave a negative SD)
+        path, human, _, rated, _ = panel_file
+        args = ("evaluate", path, "--human", "h1,h2,h3", "--machine", "rounded")
+        up = _json(*args)
+        down = _json(*args, "--labels", "5,4,3,2,1")
+        cols = {
+            f"h{j + 1}": [None if np.isnan(v) else int(v) for v in human[:, j]] for j in range(3)
+        }
+        cols["rounded"] = rated.astype(int).tolist()
+        order = pa.array([5, 4, 3, 2, 1])
+        table = pa.table(
+            {
+                k: pa.DictionaryArray.from_arrays(
+                    pa.array([None if v is None else 5 - v for v in c], pa.int32()),
+                    order,
+                    ordered=True,
+                )
+                for k, c in cols.items()
+            }
+        )
+        pq.write_table(table, tmp_path / "down.parquet")
+        parquet = _json("evaluate", tmp_path / "down.parquet", *args[2:])
+        for out in (down, parquet):
+            mine, want = out["models"][0], up["models"][0]
+            for key in ("kappa", "pearson_r", "smd", "prmse"):
+                assert mine[key]["statistic"] == pytest.approx(want[key]["statistic"], rel=1e-12)
+
     @pytest.mark.parametrize(
         "options, kwargs",
         [

@@ -51,22 +51,71 @@ class TestReportedUnits:
             tens.variance_of_errors
         )
 
-    def test_uneven_labels_report_positions(self):
-        # as for kappa, ratings count as their positions on `labels` (documented)
+    def test_uneven_labels_use_the_values(self):
+        # issue 28: labels=[1, 2, 3, 5, 8] reported mean_human 1.97 (positions 0..4) where
+        # the ratings' mean is 3.52; moments are on the values, kappa on the positions
         human, machine = _panel()
-        values = np.array([1, 2, 4, 8, 16])
+        values = np.array([1, 2, 3, 5, 8])
         h = np.where(np.isnan(human), np.nan, values[np.nan_to_num(human, nan=1).astype(int) - 1])
-        res = qwkit.standardized_mean_difference(h, values[machine - 1], labels=values)
-        assert res.mean_human == pytest.approx(np.mean(human[:, 0] - 1), rel=1e-14)
-        assert res.mean_machine == pytest.approx(np.mean(machine - 1), rel=1e-14)
-        assert res.statistic == qwkit.standardized_mean_difference(human, machine).statistic
+        m = values[machine - 1]
+        res = qwkit.standardized_mean_difference(h, m, labels=values)
+        assert res.mean_human == pytest.approx(np.mean(h[:, 0]), rel=1e-14)
+        assert res.mean_machine == pytest.approx(np.mean(m), rel=1e-14)
+        assert res.sd_human == pytest.approx(np.std(h[:, 0], ddof=1), rel=1e-14)
+        on_values = (np.mean(m) - np.mean(h[:, 0])) / np.std(h[:, 0], ddof=1)
+        assert res.statistic == pytest.approx(on_values, rel=1e-13)
+        assert res.moments_on == "values"
+        # PRMSE and r (in evaluate_scorer) on the values too: the same as with no labels,
+        # where the integers 1..8 are the scale and the values are the ratings
+        assert qwkit.prmse(h, m, labels=values).statistic == pytest.approx(
+            qwkit.prmse(h, m).statistic, rel=1e-13
+        )
+        ev = qwkit.evaluate_scorer(h, m, labels=values)
+        plain = qwkit.evaluate_scorer(h, m)
+        assert ev.pearson_r.statistic == pytest.approx(plain.pearson_r.statistic, rel=1e-13)
+        assert ev.smd.statistic == pytest.approx(plain.smd.statistic, rel=1e-13)
+        # kappa keeps its convention: positions on the declared scale
+        assert ev.kappa.statistic == pytest.approx(
+            qwkit.evaluate_scorer(human, machine).kappa.statistic, rel=1e-13
+        )
 
     def test_text_labels_report_positions(self):
         human, machine = _panel()
         words = np.array(["a", "b", "c", "d", "e"], dtype=object)
         h = np.where(np.isnan(human), None, words[np.nan_to_num(human, nan=1).astype(int) - 1])
         res = qwkit.standardized_mean_difference(h, words[machine - 1], labels=list(words))
-        assert res.mean_human == pytest.approx(np.mean(human[:, 0] - 1), rel=1e-14)
+        assert res.mean_human == pytest.approx(np.mean(human[:, 0]), rel=1e-14)  # 1 … K
+        assert res.moments_on == "positions"
+        assert "positions 1..K" in res.summary()
+        assert qwkit.prmse(h, words[machine - 1], labels=list(words)).moments_on == "positions"
+
+    @pytest.mark.parametrize("categorical", [False, True])
+    def test_declared_order_does_not_change_a_value(self, categorical):
+        # issue 28: labels=[5, 4, 3, 2, 1] flipped the sign of the SMD and reported a
+        # negative sd_human (and so did a column whose ordered categories run high to low)
+        human, machine = _panel()
+        up = qwkit.standardized_mean_difference(human, machine, labels=[1, 2, 3, 4, 5])
+        if categorical:  # ordered categories from high to low
+            order = pd.CategoricalDtype([5, 4, 3, 2, 1], ordered=True)
+            frame = pd.DataFrame(
+                {"h1": human[:, 0], "h2": human[:, 1], "m": machine.astype(float)}
+            ).astype(order)
+            down = qwkit.standardized_mean_difference(frame[["h1", "h2"]], frame["m"])
+        else:
+            down = qwkit.standardized_mean_difference(human, machine, labels=[5, 4, 3, 2, 1])
+        assert down.statistic == pytest.approx(up.statistic, rel=1e-13)
+        assert (down.mean_human, down.mean_machine) == pytest.approx(
+            (up.mean_human, up.mean_machine), rel=1e-14
+        )
+        assert down.sd_human == pytest.approx(up.sd_human, rel=1e-14) and down.sd_human > 0
+        args = (frame[["h1", "h2"]], frame["m"]) if categorical else (human, machine)
+        kw = {} if categorical else {"labels": [5, 4, 3, 2, 1]}
+        ev_down = qwkit.evaluate_scorer(*args, **kw)
+        ev_up = qwkit.evaluate_scorer(human, machine)
+        for part in ("kappa", "pearson_r", "smd", "prmse"):
+            assert getattr(ev_down, part).statistic == pytest.approx(
+                getattr(ev_up, part).statistic, rel=1e-12
+            ), part
 
 
 class TestOptions:

@@ -20,6 +20,7 @@ from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError
+from qwkit._base._items import paired
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level
 from qwkit._base._warnings import DegenerateIntervalWarning, warn
@@ -221,6 +222,7 @@ def concordance_correlation(
     0.0
     """
     level = check_confidence_level(confidence_level)
+    x, y = paired((x, y), ("x", "y"))
     x, y = _integer_shift(x, y)
     a = _in.numeric_column(x, "x")
     b = _in.numeric_column(y, "y")

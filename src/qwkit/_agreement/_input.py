@@ -20,7 +20,13 @@ from qwkit import _kernels
 from qwkit._agreement._metrics import Rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._ratings import RatingsTable, Sparse, as_sparse
-from qwkit._base._scale import match_labels, offsets_from, prepare_labels, rating_matrix
+from qwkit._base._scale import (
+    label_coordinates,
+    match_labels,
+    offsets_from,
+    prepare_labels,
+    rating_matrix,
+)
 from qwkit._base._scale_check import SKETCH, check_sparse, may_fire, sketch_values, warn_codes
 from qwkit._base._validation import (
     as_real_array,
@@ -82,16 +88,6 @@ class Scale:
             return range(lo, lo + self.q)
         dtype = np.int64 if lo + self.q - 1 <= _INT64.max else np.uint64
         return np.arange(self.q, dtype=dtype) + dtype(lo)
-
-
-def _label_points(lab) -> tuple[int | float, np.ndarray]:
-    """(lo, coordinates relative to lo) of numeric labels, exact for integers."""
-    ints = lab.values if lab.values.dtype.kind == "u" else integral_or_none(lab.values)
-    if ints is not None:
-        lo = int(ints.min())
-        return lo, offsets_from(ints, lo).astype(np.float64)
-    values = lab.values.astype(np.float64)
-    return 0.0, values
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,7 +237,7 @@ def _scale_and_codes(m, labels, weights, distinct=True):
                     "`labels` hold text.",
                     parameter="weights",
                 )
-            lo, pts = _label_points(lab)
+            lo, pts = label_coordinates(lab)
             return pos, Scale(k, lo, pts, text=" (the `labels`)", values=lab.values)
         return pos, Scale(k, text=" (the `labels`)", values=lab.values)
     if is_text:
@@ -523,7 +519,7 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
                     parameter="weights",
                     also=("labels",),
                 )
-            lo, points = _label_points(lab)
+            lo, points = label_coordinates(lab)
             scale = Scale(k, lo, points, text=" (the `labels`)", values=lab.values)
         else:
             scale = Scale(k, text=" (the `labels`)", values=lab.values)

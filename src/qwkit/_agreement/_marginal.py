@@ -19,6 +19,7 @@ from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError
+from qwkit._base._items import paired
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_choice
 
@@ -141,6 +142,7 @@ def marginal_homogeneity_test(
     (11.96, 3, 0.00753)
     """
     method = check_choice(method, "method", _METHODS)
+    a, b = paired((a, b), ("a", "b"))
     if np.ndim(a) != 1 or np.ndim(b) != 1 or len(a) != len(b):
         raise QwkitError(
             f"`a` and `b` must be 1-D and of the same length; got shapes {np.shape(a)} "

@@ -23,6 +23,7 @@ from qwkit._agreement import _stats as _s
 from qwkit._agreement._benchmark import BenchmarkResult, Scale, benchmark
 from qwkit._agreement._light import Light
 from qwkit._agreement._model import model_of
+from qwkit._base._items import paired
 from qwkit._base._ratings import RatingsTable, from_long
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
@@ -661,5 +662,7 @@ def ratings_from_long(
     >>> qwkit.agreement_score(table, coefficient="krippendorff")
     1.0
     """
+    # three columns of one long table: rows paired by their index when they carry one
+    items, raters, values = paired((items, raters, values), ("items", "raters", "values"))
     sparse, item_ids, rater_ids, dropped = from_long(items, raters, values, duplicates)
     return RatingsTable(items=item_ids, raters=rater_ids, n_duplicates=dropped, _sparse=sparse)

@@ -44,6 +44,7 @@ __all__ = [
     "Ratings",
     "check_codes",
     "declared_order",
+    "label_coordinates",
     "match_labels",
     "measure_scale",
     "offsets_from",
@@ -103,6 +104,18 @@ def prepare_labels(labels, name: str = "labels") -> Labels:
             if np.all(np.diff(ints) == 1):
                 offset = int(ints[0])
     return Labels(values=arr, is_text=is_text, offset=offset)
+
+
+def label_coordinates(labels: Labels) -> tuple[int | float, np.ndarray]:
+    """``(lo, coordinates)`` of numeric labels: label j is the value ``lo + coordinates[j]``
+    (float64), exact for integers of any size relative to their smallest (``lo``, a
+    Python int); float labels have ``lo`` 0.0."""
+    values = labels.values
+    ints = values if values.dtype.kind == "u" else integral_or_none(values)
+    if ints is not None:
+        lo = int(ints.min())
+        return lo, offsets_from(ints, lo).astype(np.float64)
+    return 0.0, values.astype(np.float64)
 
 
 def _order_of(values):

@@ -298,6 +298,7 @@ None or array-like of shape (K, K), default="quadratic"
             parameter="judge",
         )
     h, f = scores.human, scores.machine[:, 0]
+    hv, fv = scores.human_values, scores.machine_values[:, 0]  # RMSE reads values
     rated = ~np.isnan(h)
     kept = (rated.sum(axis=1) >= min_raters) & ~np.isnan(f)
     names, pvals, advantage, counts, skipped = [], [], [], [], []
@@ -316,6 +317,8 @@ None or array-like of shape (K, K), default="quadratic"
             judge_score = np.where(tie, 0.0, judge_score)
             human_score = np.where(tie, 0.0, human_score)
         else:
+            if alignment == "rmse":
+                others, mine, theirs = np.delete(hv[items], j, axis=1), fv[items], hv[items, j]
             judge_score = _scores(alignment, mine, others)
             human_score = _scores(alignment, theirs, others)
         judge_wins = judge_score >= human_score

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._items import paired
 from qwkit._base._results import plain
 from qwkit._base._validation import (
     as_1d,
@@ -88,15 +89,23 @@ def _estimate(
 
 
 def _pair_estimates(
-    h: np.ndarray, m: np.ndarray, scores: Scores, opt: _Options, *, human_pair: bool
+    h: np.ndarray,
+    m: np.ndarray,
+    values: tuple[np.ndarray, np.ndarray],
+    scores: Scores,
+    opt: _Options,
+    *,
+    human_pair: bool,
 ):
-    """Kappa, r, SMD, exact and adjacent agreement of h (reference) and m."""
+    """Kappa, exact and adjacent agreement of the positions h (reference) and m; r and
+    the SMD of their ``values``."""
     k = len(scores.scale)
+    hv, mv = values
     kappa, kinf = _estimate(kappa_sums(m, h, scores.wmat), opt, "kappa", upper_bound=1.0)
     r, rinf = _estimate(
-        pearson_sums(h, m), opt, "correlation", fisher=True, lower_bound=-1.0, upper_bound=1.0
+        pearson_sums(hv, mv), opt, "correlation", fisher=True, lower_bound=-1.0, upper_bound=1.0
     )
-    smd_stat = pooled_smd_sums(h, m) if human_pair else smd_sums(h, m)
+    smd_stat = pooled_smd_sums(hv, mv) if human_pair else smd_sums(hv, mv)
     smd, sinf = _estimate(smd_stat, opt, "SMD")
     mr = rounded(m, k)
     close = [
@@ -134,8 +143,9 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
     kappa = r = smd = exact = adjacent = NAN  # fewer than two items rated by both
     table = None
     if np.count_nonzero(rows) >= 2:
+        hv = scores.human_values
         kappa, _, r, _, smd, _, exact, adjacent, table = _pair_estimates(
-            h[rows, 0], h[rows, 1], scores, opt, human_pair=True
+            h[rows, 0], h[rows, 1], (hv[rows, 0], hv[rows, 1]), scores, opt, human_pair=True
         )
     return HumanAgreement(
         raters=names[:2],
@@ -150,12 +160,14 @@ def _human_agreement(scores: Scores, opt: _Options) -> HumanAgreement:
     )
 
 
-def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
-    """Kappa and SMD per subgroup: Bonferroni-adjusted intervals with Student's t on
-    n_g − 1 degrees of freedom; the SMD's unit is the human sd over all items (eq. 15)."""
+def _groups(ids, labels, h, m, values, scores: Scores, opt: _Options, bound: float):
+    """Kappa (of the positions h, m) and SMD (of their ``values``) per subgroup:
+    Bonferroni-adjusted intervals with Student's t on n_g − 1 degrees of freedom; the
+    SMD's unit is the human sd over all items (eq. 15)."""
     n_groups = len(labels)
     level = 1.0 - (1.0 - opt.level) / n_groups
-    sd = float(np.std(h, ddof=1))
+    hv, mv = values
+    sd = float(np.std(hv, ddof=1))
     out = []
     for g, label in enumerate(labels):
         rows = ids == g
@@ -179,7 +191,7 @@ def _groups(ids, labels, h, m, scores: Scores, opt: _Options, bound: float):
             kappa = _estimate(
                 kappa_sums(mg, hg, scores.wmat), opt, "kappa", df=df, level=level, upper_bound=1.0
             )[0]
-            stat = ItemSums(np.stack((np.ones(n), hg, mg)), _GroupSMD(sd))
+            stat = ItemSums(np.stack((np.ones(n), hv[rows], mv[rows])), _GroupSMD(sd))
             smd, inf = _estimate(stat, opt, "SMD", df=df, level=level)
         p = max(inf.pvalue(-bound, "greater", df=df), inf.pvalue(bound, "less", df=df))
         p = min(1.0, n_groups * p) if not math.isnan(p) else p
@@ -290,8 +302,9 @@ def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> Model
             "two or more items in common with every machine.",
             parameter="human",
         )
+    values = (scores.human_values[rows, 0], scores.machine_values[rows, j])
     kappa, kinf, r, rinf, smd, sinf, exact, adjacent, table = _pair_estimates(
-        h[rows, 0], m[rows], scores, opt, human_pair=False
+        h[rows, 0], m[rows], values, scores, opt, human_pair=False
     )
     per_rater = [(scores.human_names[0], kappa)]
     for c, hname in enumerate(scores.human_names[1:], start=1):
@@ -310,7 +323,9 @@ def _model(j: int, scores: Scores, ids, labels, opt: _Options, s: dict) -> Model
     opt.tick()
     groups = ()
     if ids is not None:
-        groups = _groups(ids[rows], labels, h[rows, 0], m[rows], scores, opt, s["max_group_smd"])
+        groups = _groups(
+            ids[rows], labels, h[rows, 0], m[rows], values, scores, opt, s["max_group_smd"]
+        )
     return ModelEvaluation(
         name=name,
         n_items=int(rows.sum()),
@@ -516,6 +531,7 @@ None or array-like of shape (K, K), default="quadratic"
     n_resamples = check_n_resamples(n_resamples)
     gen = check_rng(rng)
     progress = check_progress(progress)
+    human, machine, groups = paired((human, machine, groups), ("human", "machine", "groups"))
     scores = prepare(human, machine, weights=weights, labels=labels, nan_policy=nan_policy)
     double = int(np.count_nonzero((~np.isnan(scores.human)).sum(axis=1) >= 2))
     if double == 0:
@@ -535,6 +551,7 @@ None or array-like of shape (K, K), default="quadratic"
         "method": method,
         "pairs": pairs,
         "weights": scores.weights,
+        "moments_on": scores.moments_on,
         "groups_correction": "bonferroni",
     }
     models = tuple(

@@ -10,7 +10,16 @@ Human ratings are ratings on a scale (integers, or any values with ``labels``); 
 machine gives ratings on the same scale or real-valued scores (quadratic weights only:
 the continuous form). Everything is returned as float64 *positions* — the rating minus
 the lowest rating of the scale, or the index of a label — with NaN for "not rated", so
-that every statistic is a vectorized pass over numbers.
+that every statistic is a vectorized pass over numbers; kappa's weights read them.
+
+Beside the positions, the *values* the moments read (means, SDs, the SMD, correlations,
+PRMSE): the ratings themselves, whatever order ``labels`` declares and however unevenly
+its numbers are spaced, relative to ``origin`` (the rating ``origin + v``), so that
+integers of any size keep their differences exactly. Text ratings have no values: their
+positions 1 … K stand in (``on_values`` is False), the documented convention.
+
+Inputs that carry item labels (a pandas index, a RatingsTable's items) are paired by
+them first (``qwkit._base._items``).
 """
 
 from __future__ import annotations
@@ -22,10 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._items import paired
 from qwkit._base._ratings import RatingsTable, slot_columns
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     RatingMatrix,
+    label_coordinates,
     measure_scale,
     offsets_from,
     prepare_ratings,
@@ -54,27 +65,32 @@ class Scores:
     weights: str  # the name of the weights ("custom" for a matrix)
     scale: object  # the category at each position (ndarray, or a range for wide scales)
     n_omitted: tuple[int, ...]  # items each machine column did not score
+    #: the values of the moments, relative to ``origin`` (the same arrays as ``human`` and
+    #: ``machine`` where positions and values differ by ``origin`` only)
+    human_values: np.ndarray
+    machine_values: np.ndarray
+    origin: float
+    on_values: bool  # False: text ratings, whose positions 1 … K stand in for values
 
     @property
     def n_items(self) -> int:
         return int(self.human.shape[0])
 
-    def units(self) -> tuple[float, float] | None:
-        """``(rating at position 0, step)`` when the scale is numeric and evenly spaced
-        (integers; ``labels`` at equal steps), so that position p is the rating
-        ``origin + step·p``; None for text or unevenly spaced ``labels``."""
-        scale = self.scale
-        if isinstance(scale, range):
-            return float(scale.start), float(scale.step)
-        values = np.asarray(scale)
-        if values.dtype.kind not in "biuf" or values.size == 0:
-            return None
-        if values.size == 1:
-            return float(values[0]), 1.0
-        steps = np.diff(values.astype(np.float64))
-        if not np.allclose(steps, steps[0], rtol=1e-12, atol=0.0):
-            return None
-        return float(values[0]), float(steps[0])
+    @property
+    def moments_on(self) -> str:
+        """What means, SDs and correlations are computed on, as results report it."""
+        return "values" if self.on_values else "positions"
+
+
+def _values_of(pos: np.ndarray, coords: np.ndarray | None) -> np.ndarray:
+    """Values (relative to the origin) of positions: the positions themselves when the
+    scale is consecutive integers (or text), else each label's coordinate."""
+    if coords is None:
+        return pos
+    out = np.full(pos.shape, np.nan)
+    rated = ~np.isnan(pos)
+    out[rated] = coords[pos[rated].astype(np.intp)]
+    return out
 
 
 def check_criterion(value, name: str) -> float:
@@ -190,6 +206,7 @@ def prepare(
     hname, mname = names
     policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
     weights = check_weights(weights)
+    human, machine = paired((human, machine), names)
     slots = isinstance(human, RatingsTable)
     if slots:  # a sparse panel: its rating slots are the columns
         human = slot_columns(human, hname)
@@ -322,6 +339,13 @@ def prepare(
     hnames, mnames = _column_names(h, hname), _column_names(m, mname)
     _check_columns(hpos, hnames, hname, human=True, slots=slots)
     _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
+    # the values: consecutive integers are their positions from ``offset``; other numeric
+    # labels their coordinates; text its positions 1 … K
+    coords, origin = None, float(offset)
+    if rh.checked and not h.is_text:
+        origin, coords = label_coordinates(rh.labels)
+    elif h.is_text:
+        origin = 1.0
     return Scores(
         human=hpos,
         machine=mpos,
@@ -332,6 +356,10 @@ def prepare(
         weights=weights_name(weights),
         scale=scale_values(rh, offset, k) if not rh.checked else rh.labels.values,
         n_omitted=tuple(int(x) for x in (~m.present).sum(axis=0)),
+        human_values=_values_of(hpos, coords),
+        machine_values=_values_of(mpos, coords),
+        origin=float(origin),
+        on_values=not h.is_text,
     )
 
 
@@ -401,6 +429,10 @@ def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | Non
         if k <= MAX_DENSE_CLASSES
         else range(offset, offset + k),
         n_omitted=tuple(int(x) for x in m_missing.sum(axis=0)),
+        human_values=hpos,
+        machine_values=mpos,
+        origin=float(offset),
+        on_values=True,
     )
 
 

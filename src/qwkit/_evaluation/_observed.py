@@ -25,6 +25,7 @@ from qwkit._evaluation._sums import (
     IntervalResult,
     ItemSums,
     infer,
+    moments_row,
     text_block,
 )
 
@@ -114,9 +115,9 @@ class SMDResult(IntervalResult):
     standard_error : float
         Its standard error over items.
     mean_machine, mean_human, sd_human : float
-        The parts, on the scale of the ratings when it is numeric and evenly spaced
-        (integers; ``labels`` at equal steps), else on the positions 0, 1, … of
-        ``labels`` (text, or unevenly spaced numbers), on which the SMD is computed.
+        The parts, computed on the values of the ratings whatever order or spacing
+        ``labels`` declares; text ratings have no values, and their positions 1 … K on
+        ``labels`` stand in (``moments_on`` says which).
     threshold : float
         The equivalence bound: the criterion is |SMD| ≤ threshold.
     pvalue : float
@@ -126,6 +127,9 @@ class SMDResult(IntervalResult):
         Items with both a human and a machine score.
     confidence_level, method : float, str
         Default level of :meth:`confidence_interval` and ``verdict``; the SE's method.
+    moments_on : {"values", "positions"}
+        What the means and the SD are computed on: the ratings' values, or (text
+        ratings) their positions 1 … K on ``labels``.
     """
 
     statistic: float
@@ -138,6 +142,7 @@ class SMDResult(IntervalResult):
     n_items: int
     confidence_level: float
     method: str
+    moments_on: str
     _inference: Inference = field(repr=False)
 
     _fields: ClassVar[tuple] = (
@@ -151,6 +156,7 @@ class SMDResult(IntervalResult):
         "n_items",
         "confidence_level",
         "method",
+        "moments_on",
         "verdict",
     )
 
@@ -175,6 +181,7 @@ class SMDResult(IntervalResult):
                 ),
                 ("Mean machine, mean human", (self.mean_machine, self.mean_human)),
                 ("SD human", self.sd_human),
+                *moments_row(self.moments_on),
                 (f"p (H0: |SMD| >= {self.threshold:g})", self.pvalue),
                 ("Verdict", self.verdict),
                 None,
@@ -192,7 +199,7 @@ def smd_result(
     scores: Scores, column: int, threshold: float, level: float, method: str, n_resamples, gen
 ) -> SMDResult:
     """The SMD of machine ``column`` against the first human column."""
-    h, m = scores.human[:, 0], scores.machine[:, column]
+    h, m = scores.human_values[:, 0], scores.machine_values[:, column]
     rows = ~np.isnan(h) & ~np.isnan(m)
     if np.count_nonzero(rows) < 2:
         raise QwkitError(
@@ -202,18 +209,18 @@ def smd_result(
         )
     h, m = h[rows], m[rows]
     inf = infer(smd_sums(h, m), method, n_resamples=n_resamples, rng=gen, what="SMD")
-    origin, step = scores.units() or (0.0, 1.0)  # positions for text or uneven labels
     return SMDResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
-        mean_machine=origin + step * float(np.mean(m)),
-        mean_human=origin + step * float(np.mean(h)),
-        sd_human=step * float(np.std(h, ddof=1)),
+        mean_machine=scores.origin + float(np.mean(m)),
+        mean_human=scores.origin + float(np.mean(h)),
+        sd_human=float(np.std(h, ddof=1)),
         threshold=threshold,
         pvalue=equivalence_pvalue(inf, threshold),
         n_items=int(h.size),
         confidence_level=level,
         method=method,
+        moments_on=scores.moments_on,
         _inference=inf,
     )
 

@@ -24,6 +24,7 @@ from qwkit._evaluation._sums import (
     IntervalResult,
     ItemSums,
     infer,
+    moments_row,
     text_block,
 )
 
@@ -49,13 +50,17 @@ class PRMSEResult(IntervalResult):
         Estimated variance of the true scores (eq. 10).
     mse_true : float
         Estimated mean squared error of the machine as a predictor of the true score
-        (eq. 11). The three are in the squared units of the ratings when the scale is
-        numeric and evenly spaced, else of the positions 0, 1, … of ``labels``.
+        (eq. 11). The three are in the squared units of the ratings' values, whatever
+        order or spacing ``labels`` declares; text ratings have no values, and their
+        positions 1 … K on ``labels`` stand in (``moments_on`` says which).
     n_items, n_double_scored, n_ratings : int
         Items used (a machine score and at least one human rating), those of them
         rated two or more times, and human ratings used.
     confidence_level, method : float, str
         Default level of :meth:`confidence_interval`, and how the SE was computed.
+    moments_on : {"values", "positions"}
+        What the variances are computed on: the ratings' values, or (text ratings)
+        their positions 1 … K on ``labels``.
     """
 
     statistic: float
@@ -68,6 +73,7 @@ class PRMSEResult(IntervalResult):
     n_ratings: int
     confidence_level: float
     method: str
+    moments_on: str
     _inference: Inference = field(repr=False)
 
     _fields: ClassVar[tuple] = (
@@ -81,6 +87,7 @@ class PRMSEResult(IntervalResult):
         "n_ratings",
         "confidence_level",
         "method",
+        "moments_on",
     )
 
     def summary(self, confidence_level: float | None = None) -> str:
@@ -102,6 +109,7 @@ class PRMSEResult(IntervalResult):
                 ("Items", self.n_items),
                 ("Items rated twice or more", self.n_double_scored),
                 ("Human ratings", self.n_ratings),
+                *moments_row(self.moments_on),
             ],
         )
 
@@ -124,7 +132,7 @@ def _prmse(s: np.ndarray) -> np.ndarray:
 
 
 def prmse_sums(human: np.ndarray, machine: np.ndarray) -> ItemSums:
-    """PRMSE of positions ``human`` (n, R; NaN = not rated) and ``machine`` (n,) as item
+    """PRMSE of values ``human`` (n, R; NaN = not rated) and ``machine`` (n,) as item
     sums; items without a machine score or a human rating are left out."""
     scored = ~np.isnan(machine)
     shift = float(np.nanmean(human[:, 0]))  # PRMSE does not move with a common shift
@@ -159,7 +167,7 @@ def prmse_result(
     scores: Scores, column: int, level: float, method: str, n_resamples: int, gen
 ) -> PRMSEResult:
     """PRMSE of machine ``column`` of validated scores."""
-    stat = prmse_sums(scores.human, scores.machine[:, column])
+    stat = prmse_sums(scores.human_values, scores.machine_values[:, column])
     s = stat.total()
     n_double = int(np.count_nonzero(stat.z[2]))
     if n_double == 0:
@@ -169,8 +177,7 @@ def prmse_result(
             "error from such items.",
             parameter="human",
         )
-    ve, vt, mse = (float(x) for x in _parts(s))  # in squared positions
-    step = (scores.units() or (0.0, 1.0))[1]  # reported in the ratings' units
+    ve, vt, mse = (float(x) for x in _parts(s))  # in the ratings' squared units
     if not vt > 0:
         name = scores.machine_names[column]
         whose = f" (items scored by {name!r})" if scores.machine.shape[1] > 1 else ""
@@ -186,14 +193,15 @@ def prmse_result(
     return PRMSEResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
-        variance_of_errors=ve * step * step,
-        true_score_variance=vt * step * step,
-        mse_true=mse * step * step,
+        variance_of_errors=ve,
+        true_score_variance=vt,
+        mse_true=mse,
         n_items=stat.n_items,
         n_double_scored=n_double,
         n_ratings=int(s[5]),
         confidence_level=level,
         method=method,
+        moments_on=scores.moments_on,
         _inference=inf,
     )
 

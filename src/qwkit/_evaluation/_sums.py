@@ -32,7 +32,16 @@ from qwkit._base._validation import check_confidence_level, check_interval_metho
 from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
 from qwkit._table._resampling import ConfidenceInterval
 
-__all__ = ["METHODS", "Inference", "IntervalResult", "ItemSums", "combine", "infer", "text_block"]
+__all__ = [
+    "METHODS",
+    "Inference",
+    "IntervalResult",
+    "ItemSums",
+    "combine",
+    "infer",
+    "moments_row",
+    "text_block",
+]
 
 METHODS = ("asymptotic", "jackknife", "bootstrap")
 #: Numbers held at once by a jackknife or bootstrap chunk (8 MiB of float64).
@@ -362,6 +371,12 @@ def infer(
 
 
 # ---------------------------------------------------------------------------- results
+
+
+def moments_row(moments_on: str) -> list:
+    """The summary row that says text ratings' moments are on their positions (none for
+    values, the rule)."""
+    return [("Moments on (text ratings)", "positions 1..K")] if moments_on == "positions" else []
 
 
 def text_block(title: str, rows) -> str:

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
+from qwkit._base._items import paired
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._base._scale_check import check_occurring
 from qwkit._base._validation import check_alternative, check_replace_undefined_by, show
@@ -134,6 +135,9 @@ None or array-like of shape (K, K), default="quadratic"
         batch, or one whose weights are all zero, adds nothing (an empty partition of a
         larger data set is not an error).
         """
+        y1, y2, sample_weight, counts = paired(
+            (y1, y2, sample_weight, counts), ("y1", "y2", "sample_weight", "counts")
+        )
         stats = copy.deepcopy(self._stats)  # a refused batch leaves the state unchanged
         stats.update(y1, y2, sample_weight, counts=counts)
         n = len(y1)

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
+from qwkit._base._items import paired
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import Ratings, check_codes, measure_scale, prepare_ratings, scale_values
@@ -226,6 +227,9 @@ None or array-like of shape (K, K), default="quadratic"
     alternative = check_alternative(alternative)
     weights = check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
+    y_true, y_pred_a, y_pred_b, sample_weight, counts = paired(
+        (y_true, y_pred_a, y_pred_b, sample_weight, counts), (*names, "sample_weight", "counts")
+    )
     r = prepare_ratings(
         (y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(weights)
     )
@@ -488,6 +492,9 @@ None or array-like of shape (K, K), default="quadratic"
     """
     weights = check_weights(weights)
     correction = check_choice(correction, "correction", CORRECTIONS)
+    y_true, y_preds, sample_weight, counts = paired(
+        (y_true, y_preds, sample_weight, counts), ("y_true", "y_preds", "sample_weight", "counts")
+    )
     models, names, vectors = _models(y_preds, y_true)
     r = prepare_ratings(
         (y_true, *vectors), labels, names=("y_true", *names), ordered=_ordered(weights)
@@ -621,6 +628,7 @@ def mean_kappa(kappas: ArrayLike, *, sample_weight: ArrayLike | None = None) -> 
     >>> round(qwkit.mean_kappa([1.0, 0.5], sample_weight=[1, 3]), 6)
     0.876863
     """
+    kappas, sample_weight = paired((kappas, sample_weight), ("kappas", "sample_weight"))
     k = as_1d(kappas, "kappas")
     if k.dtype.kind not in "biuf":
         raise QwkitTypeError(f"`kappas` must be numeric; got dtype {k.dtype}.", parameter="kappas")

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import item_weights
+from qwkit._base._items import paired
 from qwkit._base._scale import MAX_DENSE_CLASSES, check_codes, measure_scale, prepare_ratings
 from qwkit._base._validation import check_confusion, check_replace_undefined_by
 from qwkit._base._weights import WeightsLike, check_weights, resolve
@@ -230,6 +231,9 @@ def confusion_matrix(
            [0, 0, 1],
            [0, 0, 2]])
     """
+    y1, y2, sample_weight, counts = paired(
+        (y1, y2, sample_weight, counts), ("y1", "y2", "sample_weight", "counts")
+    )
     r = prepare_ratings((y1, y2), labels, ordered=False)
     iw = item_weights(sample_weight, counts, r.n_items)
     if r.n_classes is not None and r.n_classes > MAX_DENSE_CLASSES:

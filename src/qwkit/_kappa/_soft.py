@@ -15,6 +15,7 @@ from qwkit import _kernels
 from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
+from qwkit._base._items import paired
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
 
@@ -70,6 +71,9 @@ def soft_kappa_score(
     >>> round(qwkit.soft_kappa_score([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6]), 6)
     0.959206
     """
+    y_true, y_score, sample_weight, counts = paired(
+        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
+    )
     y, f = _soft_inputs(y_true, y_score)
     w = item_weights(sample_weight, counts, y.shape[0]).as_float()
     sums = SoftSums()
@@ -136,6 +140,10 @@ class SoftKappaAccumulator:
     ) -> None:
         """Add a batch (``sample_weight`` or ``counts`` as in :func:`soft_kappa_score`).
         An empty batch adds nothing."""
+        y_true, y_score, sample_weight, counts = paired(
+            (y_true, y_score, sample_weight, counts),
+            ("y_true", "y_score", "sample_weight", "counts"),
+        )
         if len(as_1d(y_true, "y_true")) == 0:
             check_same_length(as_1d(y_true, "y_true"), as_1d(y_score, "y_score"), _SOFT_NAMES)
             item_weights(sample_weight, counts, 0, allow_zero_total=True)

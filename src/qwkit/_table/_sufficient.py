@@ -40,6 +40,7 @@ from qwkit._base._dyadic import (
 )
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import ItemWeights, item_weights
+from qwkit._base._items import paired
 from qwkit._base._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -437,6 +438,9 @@ def prepare_pair(
     ``ItemWeights.scanned`` before any other use.
     """
     weights = check_weights(weights)
+    y1, y2, sample_weight, counts = paired(
+        (y1, y2, sample_weight, counts), (*names, "sample_weight", "counts")
+    )
     ordered = not (isinstance(weights, str) and weights == "identity")
     r = prepare_ratings((y1, y2), labels, names=names, ordered=ordered)
     return Pair(r, weights, item_weights(sample_weight, counts, r.n_items, scan=scan))

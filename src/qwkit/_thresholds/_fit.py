@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._fractional import minimize_ratio
 from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
+from qwkit._base._items import paired
 from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -401,6 +402,10 @@ None or array-like of shape (K, K), default="quadratic"
         """Add a batch of true ratings and scores (``sample_weight`` or ``counts`` as in
         :func:`optimize_thresholds`). An empty batch, or one of zero weight, adds
         nothing."""
+        y_true, y_score, sample_weight, counts = paired(
+            (y_true, y_score, sample_weight, counts),
+            ("y_true", "y_score", "sample_weight", "counts"),
+        )
         scores = real_vector(y_score, "y_score")
         if scores.shape[0] == 0:
             truth = as_1d(y_true, "y_true")
@@ -626,6 +631,9 @@ class Prepared:
 def prepare(y_true, y_score, *, labels, weights, sample_weight, counts) -> Prepared:
     """Validate the inputs of :func:`optimize_thresholds`."""
     weights = check_weights(weights)
+    y_true, y_score, sample_weight, counts = paired(
+        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
+    )
     scores = real_vector(y_score, "y_score")
     codes, scale = positions_on_scale(y_true, labels, "y_true")
     check_same_length(codes, scores, ("y_true", "y_score"))
