@@ -24,6 +24,7 @@ them first (``qwkit._base._items``).
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ from qwkit._base._scale_check import may_fire, merge_sketches, sketch_values, wa
 from qwkit._base._validation import check_choice, show
 from qwkit._base._weights import check_weights, resolve, weights_name
 
-__all__ = ["Scores", "check_margin", "prepare"]
+__all__ = ["TRIM_TOLERANCE", "Scores", "Trimmed", "check_margin", "prepare", "trim_scores"]
 
 NAN_POLICIES = ("raise", "omit")
 
@@ -457,3 +458,43 @@ def _check_columns(
                 "mean difference compare spreads, which a constant rater does not have.",
                 parameter=param,
             )
+
+
+# ---------------------------------------------------------------------------- trimming
+
+#: RSMTool's default trimming tolerance: real-valued scores are kept within
+#: [lowest score point − 0.4998, highest + 0.4998], so that rounding them gives a point
+#: of the scale.
+TRIM_TOLERANCE = 0.4998
+
+
+@dataclass(frozen=True, slots=True)
+class Trimmed:
+    """Real-valued machine scores after trimming: how many of each column moved (or,
+    untrimmed, lie outside the trimming bounds)."""
+
+    scores: Scores
+    n_trimmed: tuple[int, ...]
+    n_outside: tuple[int, ...]
+
+
+def trim_scores(scores: Scores, trim: bool, tolerance: float = TRIM_TOLERANCE) -> Trimmed:
+    """Real-valued machine columns clipped to [0 − tolerance, K − 1 + tolerance] in
+    positions — [lowest − tolerance, highest + tolerance] in values, RSMTool's trimming —
+    when ``trim``; untrimmed, the scores outside those bounds are counted."""
+    k = len(scores.scale)
+    lo, hi = -tolerance, k - 1.0 + tolerance
+    machine = scores.machine
+    outside = []
+    for j, real in enumerate(scores.real):
+        col = machine[:, j]
+        outside.append(int(np.count_nonzero((col < lo) | (col > hi))) if real else 0)
+    if not trim or not any(outside):
+        return Trimmed(scores, (0,) * len(outside), tuple(outside))
+    machine = machine.copy()
+    real = np.asarray(scores.real)
+    machine[:, real] = np.clip(machine[:, real], lo, hi)
+    # real-valued scores need a scale of consecutive integers, whose values are its
+    # positions (from the origin): one array is both
+    trimmed = dataclasses.replace(scores, machine=machine, machine_values=machine)
+    return Trimmed(trimmed, tuple(outside), (0,) * len(outside))

@@ -16,8 +16,9 @@ from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice
 from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._degradation import PAIRS, degradation_sums
+from qwkit._evaluation._estimates import text_block
 from qwkit._evaluation._input import check_margin, prepare
-from qwkit._evaluation._sums import text_block
+from qwkit._evaluation._sums import combine
 
 __all__ = ["SampleSizeResult", "degradation_sample_size", "normal_variance"]
 
@@ -242,7 +243,8 @@ def degradation_sample_size(
                 parameter=missing,
             )
         scores = prepare(human, machine, weights=weights, labels=labels)
-        deg = degradation_sums(scores, 0, check_choice(pairs, "pairs", PAIRS)).stat
+        parts = degradation_sums(scores, 0, check_choice(pairs, "pairs", PAIRS))
+        deg = combine([parts.human_machine, parts.human_human], np.subtract)
         infl = deg.influence()
         sigma = math.sqrt(float(np.dot(infl, infl)) / deg.n_items)
         delta = deg.value() if expected_degradation is None else float(expected_degradation)
