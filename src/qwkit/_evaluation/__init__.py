@@ -6,6 +6,7 @@ The public functions are re-exported flat by ``qwkit``; ``docs/evaluation.md`` d
 the formulas whose equation numbers the code cites.
 """
 
+from qwkit._base._results import public_module
 from qwkit._evaluation._alt_test import AltTestResult, alt_test
 from qwkit._evaluation._degradation import DegradationTestResult, degradation_test
 from qwkit._evaluation._evaluate import evaluate_scorer
@@ -40,3 +41,19 @@ __all__ = [
     "prmse",
     "standardized_mean_difference",
 ]
+
+#: Public classes report ``qwkit`` as their module (``qwkit.EvaluationResult``), whichever
+#: way they were first imported.
+public_module(
+    AltTestResult,
+    Criterion,
+    DegradationTestResult,
+    Estimate,
+    EvaluationResult,
+    GroupEvaluation,
+    HumanAgreement,
+    ModelEvaluation,
+    PRMSEResult,
+    SMDResult,
+    SampleSizeResult,
+)
