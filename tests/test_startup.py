@@ -187,7 +187,7 @@ class TestPublicNames:
         """A name is registered in ``_HOMES``, the ``TYPE_CHECKING`` imports and
         ``__all__`` (CONTRIBUTING.md, "Start-up")."""
         typed, names, others = _registry(path)
-        homes = {home: list(listed) for home, listed in module._HOMES.items()}
+        homes = {home: listed.split() for home, listed in module._HOMES.items()}
         assert typed == homes, "_HOMES and the TYPE_CHECKING imports differ"
         registered = sorted(n for listed in homes.values() for n in listed)
         assert len(registered) == len(set(registered)), "a name has two homes"
@@ -221,7 +221,7 @@ class TestPublicNames:
         """Set where each class is defined (``public_module``), not by the lazy import:
         a result reached without ``qwkit.<name>`` still says ``qwkit``."""
         for home, names in qwkit._HOMES.items():
-            for name in names:
+            for name in names.split():
                 value = getattr(import_module(home), name)
                 if inspect.isclass(value):
                     assert value.__module__ == "qwkit", name

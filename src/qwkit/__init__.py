@@ -207,114 +207,47 @@ __all__ = [
     "weight_matrix",
 ]
 
-#: Where each public name lives: the module that ``qwkit.<name>`` imports on first use.
-_HOMES: dict[str, tuple[str, ...]] = {
+#: Where each public name lives (the module that ``qwkit.<name>`` imports on first use)
+#: -> the names, separated by spaces.
+_HOMES: dict[str, str] = {
     "qwkit._agreement": (
-        "AgreementTestResult",
-        "BenchmarkResult",
-        "CategoryAgreementResult",
-        "ConcordanceResult",
-        "ICCResult",
-        "KendallWResult",
-        "MarginalHomogeneityResult",
-        "PairwiseKappas",
-        "RaterAgreementResult",
-        "RatingsTable",
-        "agreement_from_counts",
-        "agreement_score",
-        "agreement_test",
-        "agreement_test_from_counts",
-        "category_agreement",
-        "category_kappas",
-        "concordance_correlation",
-        "icc",
-        "kendall_w",
-        "marginal_homogeneity_test",
-        "rater_agreement",
-        "ratings_from_long",
+        "AgreementTestResult BenchmarkResult CategoryAgreementResult ConcordanceResult ICCResult "
+        "KendallWResult MarginalHomogeneityResult PairwiseKappas RaterAgreementResult "
+        "RatingsTable agreement_from_counts agreement_score agreement_test "
+        "agreement_test_from_counts category_agreement category_kappas concordance_correlation "
+        "icc kendall_w marginal_homogeneity_test rater_agreement ratings_from_long"
     ),
-    "qwkit._base._errors": (
-        "QwkitError",
-        "QwkitTypeError",
-    ),
+    "qwkit._base._errors": "QwkitError QwkitTypeError",
     "qwkit._base._warnings": (
-        "ConvergenceWarning",
-        "DegenerateIntervalWarning",
-        "ScaleWarning",
-        "UndefinedKappaWarning",
+        "ConvergenceWarning DegenerateIntervalWarning ScaleWarning UndefinedKappaWarning"
     ),
-    "qwkit._base._weights": ("weight_matrix",),
+    "qwkit._base._weights": "weight_matrix",
     "qwkit._costs": (
-        "RiskClassModel",
-        "cost_matrix",
-        "expected_cost",
-        "insurance_loss_matrix",
-        "risk_class_model",
+        "RiskClassModel cost_matrix expected_cost insurance_loss_matrix risk_class_model"
     ),
-    "qwkit._datasets": (
-        "Hanna",
-        "WineQuality",
-        "load_hanna",
-        "load_wine_quality",
-    ),
-    "qwkit._decision": (
-        "bayes_decision",
-        "kappa_decision",
-    ),
+    "qwkit._datasets": "Hanna WineQuality load_hanna load_wine_quality",
+    "qwkit._decision": "bayes_decision kappa_decision",
     "qwkit._evaluation": (
-        "AltTestResult",
-        "Criterion",
-        "DegradationTestResult",
-        "Estimate",
-        "EvaluationResult",
-        "GroupEvaluation",
-        "HumanAgreement",
-        "ModelEvaluation",
-        "PRMSEResult",
-        "SampleSizeResult",
-        "SMDResult",
-        "alt_test",
-        "degradation_sample_size",
-        "degradation_test",
-        "evaluate_scorer",
-        "prmse",
-        "standardized_mean_difference",
+        "AltTestResult Criterion DegradationTestResult Estimate EvaluationResult GroupEvaluation "
+        "HumanAgreement ModelEvaluation PRMSEResult SampleSizeResult SMDResult alt_test "
+        "degradation_sample_size degradation_test evaluate_scorer prmse "
+        "standardized_mean_difference"
     ),
-    "qwkit._gradients": ("kappa_gradient_hessian",),
+    "qwkit._gradients": "kappa_gradient_hessian",
     "qwkit._kappa": (
-        "KappaAccumulator",
-        "KappaComparisonResult",
-        "KappaTestResult",
-        "PairwiseComparisonResult",
-        "SoftKappaAccumulator",
-        "compare_kappa_test",
-        "confusion_matrix",
-        "kappa_from_confusion",
-        "kappa_score",
-        "kappa_test",
-        "kappa_test_from_confusion",
-        "mean_kappa",
-        "pairwise_compare_kappa_test",
-        "soft_kappa_score",
+        "KappaAccumulator KappaComparisonResult KappaTestResult PairwiseComparisonResult "
+        "SoftKappaAccumulator compare_kappa_test confusion_matrix kappa_from_confusion "
+        "kappa_score kappa_test kappa_test_from_confusion mean_kappa pairwise_compare_kappa_test "
+        "soft_kappa_score"
     ),
-    "qwkit._regression": (
-        "KappaRegressionResult",
-        "KappaRescaleResult",
-        "kappa_regression",
-        "kappa_rescale",
-    ),
-    "qwkit._table._resampling": ("ConfidenceInterval",),
+    "qwkit._regression": "KappaRegressionResult KappaRescaleResult kappa_regression kappa_rescale",
+    "qwkit._table._resampling": "ConfidenceInterval",
     "qwkit._thresholds": (
-        "DinkelbachCertificate",
-        "OptimismResult",
-        "ThresholdAccumulator",
-        "ThresholdResult",
-        "apply_thresholds",
-        "optimism_corrected_kappa",
-        "optimize_thresholds",
+        "DinkelbachCertificate OptimismResult ThresholdAccumulator ThresholdResult "
+        "apply_thresholds optimism_corrected_kappa optimize_thresholds"
     ),
 }
-_HOME_OF = {name: home for home, names in _HOMES.items() for name in names}
+_HOME_OF = {name: home for home, names in _HOMES.items() for name in names.split()}
 
 
 def __getattr__(name: str):

@@ -42,18 +42,6 @@ __all__ = [
     "standardized_mean_difference",
 ]
 
-#: Public classes report ``qwkit`` as their module (``qwkit.EvaluationResult``), whichever
-#: way they were first imported.
-public_module(
-    AltTestResult,
-    Criterion,
-    DegradationTestResult,
-    Estimate,
-    EvaluationResult,
-    GroupEvaluation,
-    HumanAgreement,
-    ModelEvaluation,
-    PRMSEResult,
-    SMDResult,
-    SampleSizeResult,
-)
+# Public classes report ``qwkit`` as their module (``qwkit.EvaluationResult``), however
+# they were first imported.
+public_module(*[globals()[name] for name in __all__ if isinstance(globals()[name], type)])

@@ -185,98 +185,39 @@ __all__ = [
     "window_start",
 ]
 
-#: Where each name lives: the module that ``_kernels.<name>`` imports on first use.
-_HOMES: dict[str, tuple[str, ...]] = {
+#: Where each name lives (the module that ``_kernels.<name>`` imports on first use) ->
+#: the names, separated by spaces.
+_HOMES: dict[str, str] = {
     "qwkit._kernels._agreement": (
-        "applied_at_others",
-        "column_extremes",
-        "cross_at",
-        "cross_batch",
-        "dense_codes",
-        "distinct_in_groups",
-        "duplicate_raters",
-        "group_order",
-        "integer_offsets",
-        "integral_extremes",
-        "linear_within",
-        "pair_incidences",
-        "pair_keys",
-        "ratio_apply",
-        "removal_pairs",
+        "applied_at_others column_extremes cross_at cross_batch dense_codes distinct_in_groups "
+        "duplicate_raters group_order integer_offsets integral_extremes linear_within "
+        "pair_incidences pair_keys ratio_apply removal_pairs"
     ),
     "qwkit._kernels._counts": (
-        "LIMB_BITS",
-        "confusion_counts",
-        "confusion_counts_par",
-        "confusion_weighted",
-        "distinct_extremes",
-        "five_sums_checked",
-        "five_sums_limbs",
-        "five_sums_shifted",
-        "minmax2",
-        "pair_cells",
-        "scan_weights",
+        "LIMB_BITS confusion_counts confusion_counts_par confusion_weighted distinct_extremes "
+        "five_sums_checked five_sums_limbs five_sums_shifted minmax2 pair_cells scan_weights"
     ),
     "qwkit._kernels._exact": (
-        "bincount_exact",
-        "confusion_exact",
-        "finish_table",
-        "normalize_rows",
-        "reduce_rows",
-        "round_rows",
-        "soft_sums",
-        "soft_sums_weighted",
-        "weight_extremes",
-        "window",
+        "bincount_exact confusion_exact finish_table normalize_rows reduce_rows round_rows "
+        "soft_sums soft_sums_weighted weight_extremes window"
     ),
-    "qwkit._kernels._hashing": ("distinct_ids",),
-    "qwkit._kernels._icc": (
-        "complete_moments",
-        "sparse_moments",
-    ),
-    "qwkit._kernels._jit": (
-        "CHUNK",
-        "THREAD_MIN_ITEMS",
-        "n_threads",
-        "threaded",
-    ),
-    "qwkit._kernels._resample": (
-        "gather_tables",
-        "pcg64_integers",
-        "resample_tables",
-        "resample_tables_par",
-    ),
+    "qwkit._kernels._hashing": "distinct_ids",
+    "qwkit._kernels._icc": "complete_moments sparse_moments",
+    "qwkit._kernels._jit": "CHUNK THREAD_MIN_ITEMS n_threads threaded",
+    "qwkit._kernels._resample": "gather_tables pcg64_integers resample_tables resample_tables_par",
     "qwkit._kernels._sums": (
-        "MARGIN_CLASSES",
-        "NARROW_BLOCK",
-        "five_sums",
-        "five_sums_narrow",
-        "five_sums_narrow_par",
-        "five_sums_par",
-        "margins",
-        "margins_par",
+        "MARGIN_CLASSES NARROW_BLOCK five_sums five_sums_narrow five_sums_narrow_par "
+        "five_sums_par margins margins_par"
     ),
     "qwkit._kernels._survey": (
-        "MOMENT_WINDOW",
-        "SURVEY_RATINGS",
-        "TABLE_WINDOW",
-        "WINDOW_SAMPLE",
-        "survey_bincount",
-        "survey_moments",
-        "survey_moments_par",
-        "survey_table",
-        "window_start",
+        "MOMENT_WINDOW SURVEY_RATINGS TABLE_WINDOW WINDOW_SAMPLE survey_bincount survey_moments "
+        "survey_moments_par survey_table window_start"
     ),
     "qwkit._kernels._thresholds": (
-        "aggregate_pairs",
-        "assignment_table",
-        "counting_order",
-        "monotone_dp",
-        "pair_ids",
-        "pair_table",
+        "aggregate_pairs assignment_table counting_order monotone_dp pair_ids pair_table"
     ),
 }
-_HOME_OF = {name: home for home, names in _HOMES.items() for name in names}
+_HOME_OF = {name: home for home, names in _HOMES.items() for name in names.split()}
 
 
 def __getattr__(name: str):
