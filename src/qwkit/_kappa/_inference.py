@@ -128,7 +128,7 @@ class KappaTestResult(Resampled):
         limits = self._limits(confidence_level)
         se0 = self.standard_error_null
         z = self.statistic / se0 if se0 > 0 else math.nan
-        from scipy import special  # where it is used: a kappa never loads scipy
+        from scipy import special  # here, where it is used: kappa_score needs no scipy
 
         one = float(special.ndtr(-abs(z))) if math.isfinite(z) else math.nan
         if self.alternative == "two-sided":  # SAS: the side the estimate falls on

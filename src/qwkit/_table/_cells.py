@@ -425,7 +425,7 @@ class CellKappa:
 
     def batch(self, x: np.ndarray) -> np.ndarray:
         """Eq. 1 for each row of x (B, m): B resampled tables at once, O(B·m·K)."""
-        from scipy import sparse  # where it is used: a kappa never loads scipy
+        from scipy import sparse  # here, where it is used: kappa_score needs no scipy
 
         k = self.k
         m = self.rows.shape[0]

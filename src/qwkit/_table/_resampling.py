@@ -206,7 +206,7 @@ def interval(
             return ConfidenceInterval(math.nan, math.nan)
 
     if method == "bootstrap":  # BCa (eq. 7)
-        from scipy import special  # where it is used: a kappa never loads scipy
+        from scipy import special  # here, where it is used: kappa_score needs no scipy
 
         values, mult = estimator.jackknife()
         if not np.all(np.isfinite(values)):
