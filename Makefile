@@ -56,6 +56,7 @@ bench: $(PY)
 	nice $(PY) benchmarks/bench_polars.py > benchmarks/results/polars.md
 	nice $(PY) benchmarks/bench_torch.py > benchmarks/results/torch.md
 	nice $(PY) benchmarks/first_run.py > benchmarks/results/first_run.md
+	nice $(PY) benchmarks/bench_startup.py > benchmarks/results/startup.md
 
 lint: $(PY)
 	$(PIP) install --quiet --group lint

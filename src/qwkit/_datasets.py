@@ -9,6 +9,7 @@ from typing import Literal
 
 import numpy as np
 
+from qwkit._base._results import public_module
 from qwkit._base._validation import check_choice
 
 __all__ = ["Hanna", "WineQuality", "load_hanna", "load_wine_quality"]
@@ -29,6 +30,9 @@ class WineQuality:
     feature_names: tuple[str, ...]
     color: str
     citation: str = _CITATION
+
+
+public_module(WineQuality)
 
 
 def load_wine_quality(color: Literal["red", "white"] = "red") -> WineQuality:
@@ -123,6 +127,9 @@ class Hanna:
     bartscore: np.ndarray
     bertscore: np.ndarray
     citation: str = _HANNA_CITATION
+
+
+public_module(Hanna)
 
 
 def load_hanna() -> Hanna:

@@ -118,10 +118,14 @@ if __name__ == '__main__':
 
 
 class TestInterruptWhileLoading:
-    """Ctrl-C before the command line's code runs (while ``import qwkit`` loads numpy,
-    scipy and numba) reads as an interrupt too, for ``python -m qwkit`` and the script."""
+    """Ctrl-C while the command line loads (typer and the app; the command's module,
+    imported when it is called; the package's numpy, scipy and numba, imported when the
+    command first calls qwkit) reads as an interrupt too, for ``python -m qwkit`` and
+    the script."""
 
-    @pytest.mark.parametrize("module", ["qwkit._kappa._accumulator", "qwkit.cli._app"])
+    @pytest.mark.parametrize(
+        "module", ["qwkit.cli._app", "qwkit.cli._cmd_thresholds", "qwkit._thresholds._fit"]
+    )
     @pytest.mark.parametrize("entry", ["-m", "script"])
     def test_interrupted_and_130(self, tmp_path, module, entry):
         write_file(tmp_path / "sitecustomize.py", _SIGINT_AT_IMPORT)

@@ -6,6 +6,7 @@ The public functions are re-exported flat by ``qwkit``; ``docs/evaluation.md`` d
 the formulas whose equation numbers the code cites.
 """
 
+from qwkit._base._results import public_module
 from qwkit._evaluation._alt_test import AltTestResult, alt_test
 from qwkit._evaluation._degradation import DegradationTestResult, degradation_test
 from qwkit._evaluation._evaluate import evaluate_scorer
@@ -53,3 +54,7 @@ __all__ = [
     "prmse",
     "standardized_mean_difference",
 ]
+
+# Public classes report ``qwkit`` as their module (``qwkit.EvaluationResult``), however
+# they were first imported.
+public_module(*[globals()[name] for name in __all__ if isinstance(globals()[name], type)])
