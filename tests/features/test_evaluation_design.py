@@ -322,6 +322,17 @@ class TestDefinitions:
         assert "outside_scale" in {
             d.code for d in qwkit.evaluate_scorer(h, m, trim=False).diagnostics
         }
+        # a tolerance (RSMTool's trim_tolerance), and what is not one
+        zero = qwkit.evaluate_scorer(h, m, trim=0).models[0]
+        assert (zero.machine.min, zero.machine.max) == (1.0, 5.0) and zero.n_trimmed == 12
+        # untrimmed, a rounded score beyond the scale is a category of its own (RSMTool's
+        # unweighted kappa): 0.2 → 0 and 6.1 → 6 agree with no human
+        agree = np.array([1, 2, 3, 4, 5] * 6) == np.rint(m)
+        assert kept.exact_agreement.statistic == pytest.approx(agree.mean())
+        with pytest.raises(qwkit.QwkitError, match="`trim` as a tolerance must be"):
+            qwkit.evaluate_scorer(h, m, trim=-0.1)
+        with pytest.raises(qwkit.QwkitTypeError, match="`trim` must be True, False or a"):
+            qwkit.evaluate_scorer(h, m, trim="yes")
 
     def test_group_smd_and_dsm_are_the_field_s(self):
         rng = np.random.default_rng(SEED)

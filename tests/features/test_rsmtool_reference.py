@@ -7,9 +7,13 @@ qwkit evaluates the responses rsmeval kept, with rsmeval's own ``raw``, ``raw_tr
 ``raw_trim_round`` scores as three machines, so every statistic both compute is compared on
 the same numbers: kappa, r, SMD and N per score type (rsmeval's ``eval``), exact and adjacent
 agreement of the rounded scores, human–human agreement (``consistency``), PRMSE and its parts
-(``true_score_eval``), the degradation on the same items (RSMTool's
-``use_all_responses=False``), and per subgroup kappa (``eval_by_<group>``) and the SMD in the
-human SD of all responses (RSMTool's ``method="johnson"``).
+(``true_score_eval``), R², RMSE, unweighted kappa and the disattenuated correlation, the
+degradation of every statistic on the same items (RSMTool's ``use_all_responses=False``),
+per subgroup kappa (``eval_by_<group>``), the SMD in the human SD of all responses (RSMTool's
+``method="johnson"``) and the difference of standardized means (DSM), and Loukina et al.'s
+three fairness regressions (``estimates_os[ad]_by_group``, ``estimates_csd_by_group``,
+``fairness_metrics_by_group``). The machines are given as rsmeval scored them, so qwkit
+neither trims (``trim=False``) nor pools (``smd="unpooled"``: RSMTool's human SD).
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ def comparable() -> list[str]:
 
 
 @cache
-def evaluated(name: str):
+def inputs(name: str):
+    """The responses rsmeval kept: both humans, its three scores, the first subgroup."""
     d = reference()["datasets"][name]
     cfg = d["config"]
     p = d["predictions"]
@@ -71,9 +76,17 @@ def evaluated(name: str):
     human = np.column_stack([pred["sc1"].to_numpy(float), sc2.reindex(pred.index).to_numpy()])
     machine = {s: pred[s].to_numpy(float) for s in SCORES}
     labels = list(range(int(cfg["trim_min"]), int(cfg["trim_max"]) + 1))
+    return d, group, human, machine, groups, labels
+
+
+@cache
+def evaluated(name: str):
+    d, group, human, machine, groups, labels = inputs(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # degenerate intervals of tiny groups, undefined PRMSE
-        res = qwkit.evaluate_scorer(human, machine, groups=groups, labels=labels)
+        res = qwkit.evaluate_scorer(
+            human, machine, groups=groups, labels=labels, trim=False, smd="unpooled"
+        )
     return d, group, res
 
 
@@ -94,6 +107,26 @@ class TestEvaluateScorerAgainstRSMTool:
             assert close(row["wtkappa"], m.kappa.statistic)
             assert close(row["corr"], m.pearson_r.statistic)
             assert close(row["SMD"], m.smd.statistic)
+            assert close(row["SMD"], m.smd_unpooled.statistic)
+            assert close(row["R2"], m.r2.statistic)
+            assert close(row["RMSE"], m.rmse.statistic)
+            assert close(row["h_mean"], m.human.mean) and close(row["h_sd"], m.human.sd)
+            assert close(row["sys_mean"], m.machine.mean) and close(row["sys_sd"], m.machine.sd)
+            # skll's unweighted kappa of np.round(scores), halves to even
+            assert close(row["kappa"], m.unweighted_kappa.statistic)
+
+    def test_smd_pooled_is_williamson(self, name):
+        d, _, res = evaluated(name)
+        for m in res.models:
+            smd = d["direct"]["smd"]["human_machine"][m.name]
+            assert close(smd["williamson"], m.smd_pooled.statistic)
+            assert close(smd["johnson"], m.smd_unpooled.statistic)
+
+    def test_disattenuated_correlation(self, name):
+        d, _, res = evaluated(name)
+        dis = table(d["rsmeval"]["disattenuated_correlations"])
+        for m in res.models:
+            assert close(dis.loc[m.name, "corr_disattenuated"], m.disattenuated_r.statistic)
 
     def test_agreement_of_rounded_scores(self, name):
         # rsmeval's exact/adjacent agreement of raw and raw_trim is on unrounded values;
@@ -132,8 +165,16 @@ class TestEvaluateScorerAgainstRSMTool:
     def test_degradation_on_the_same_items(self, name):
         d, _, res = evaluated(name)
         deg = table(d["direct"]["degradation_same_items"])
+        columns = {"pearson_r": "corr", "unweighted_kappa": "kappa", "smd": "SMD",
+                   "exact_agreement": "exact_agr", "adjacent_agreement": "adj_agr"}  # fmt: skip
         for m in res.models:
             assert close(deg.loc[m.name, "wtkappa"], m.degradation.statistic)
+            for e in m.degradations:
+                if e.statistic.endswith("_agreement") and m.name != "raw_trim_round":
+                    continue  # RSMTool's agreement of unrounded scores (qwkit rounds them)
+                want = deg.loc[m.name, columns[e.statistic]]
+                scale = 100 if columns[e.statistic].endswith("_agr") else 1
+                assert close(want, scale * e.estimate.statistic), e.statistic
 
     def test_groups(self, name):
         d, group, res = evaluated(name)
@@ -143,9 +184,53 @@ class TestEvaluateScorerAgainstRSMTool:
             for g in m.groups:
                 level = str(g.group)
                 assert g.n_items == by.loc[level, "N"]
-                assert close(levels[level]["smd"][m.name]["johnson"], g.smd.statistic)
+                assert close(levels[level]["smd"][m.name]["johnson"], g.group_smd.statistic)
+                ev = table(levels[level]["eval"])
+                assert close(ev.loc[m.name, "DSM"], g.dsm.statistic)
                 if m.name == "raw_trim":
                     assert close(by.loc[level, "wtkappa.raw_trim"], g.kappa.statistic)
+                    assert close(by.loc[level, "DSM.raw_trim"], g.dsm.statistic)
+
+    def test_fairness(self, name):
+        d, group, res = evaluated(name)
+        # RSMTool's report fits the trimmed score; the other scores refitted by its function
+        fits = {
+            **d["direct"]["fairness_by_score"][group],
+            "raw_trim": d["direct"]["fairness"][group],
+        }
+        for m in res.models:
+            ref = fits[m.name]["tables"]
+            metrics = table(ref[f"fairness_metrics_by_{group}"])
+            for fit, key, column in (
+                (m.fairness.overall_score_accuracy, "osa", "Overall score accuracy"),
+                (m.fairness.overall_score_difference, "osd", "Overall score difference"),
+                (m.fairness.conditional_score_difference, "csd", "Conditional score difference"),
+            ):
+                assert str(fit.base_group) == metrics.loc["R2", "base_category"]
+                assert close(float(metrics.loc["R2", column]), fit.r2), (key, "R2")
+                assert close(float(metrics.loc["sig", column]), fit.pvalue), (key, "sig")
+                est = table(ref[f"estimates_{key}_by_{group}"])
+                for g, b, lo, hi, p in zip(fit.groups, fit.estimate, fit.low, fit.high,
+                                           fit.pvalues, strict=True):  # fmt: skip
+                    row = est.loc[str(g)]
+                    assert close(row["estimate"], b) and close(row["P>[t]"], p), (key, g)
+                    assert close(row["[0.025"], lo) and close(row["0.975]"], hi), (key, g)
+
+
+@pytest.mark.parametrize("name", comparable())
+def test_trimming_is_rsmtools(name):
+    # qwkit's default trims the raw score to [min - 0.4998, max + 0.4998] itself: rsmeval's
+    # raw_trim row from its raw score
+    d, _, human, machine, _, labels = inputs(name)
+    trim = d["config"].get("trim_tolerance", True)  # True: RSMTool's default, 0.4998
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = qwkit.evaluate_scorer(human, machine["raw"], labels=labels, smd="unpooled", trim=trim)
+    row = table(d["rsmeval"]["eval"]).loc["raw_trim"]
+    m = res.models[0]
+    assert close(row["wtkappa"], m.kappa.statistic) and close(row["corr"], m.pearson_r.statistic)
+    assert close(row["SMD"], m.smd.statistic) and close(row["RMSE"], m.rmse.statistic)
+    assert close(row["sys_min"], m.machine.min) and close(row["sys_max"], m.machine.max)
 
 
 class TestReferenceFile:

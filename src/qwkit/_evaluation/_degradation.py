@@ -303,7 +303,7 @@ def degradation_test(
     pairs: Literal["first", "all"] = "first",
     item: ArrayLike | str | None = None,
     cluster: ArrayLike | str | None = None,
-    trim: bool = True,
+    trim: bool | float = True,
     method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",
     n_resamples: int = 2000,
     rng: int | np.random.Generator | None = None,
@@ -351,9 +351,10 @@ None or array-like of shape (K, K), default="quadratic"
         The cluster of each item (a prompt, a task, a test taker; or the name of a
         column of ``human``): items in one cluster are not independent, and the
         clusters become the sampling units of the interval (cluster-robust).
-    trim : bool, default=True
+    trim : bool or float, default=True
         Clip real-valued machine scores to [lowest − 0.4998, highest + 0.4998] of the
-        scale, as RSMTool does; False keeps them as they are.
+        scale, as RSMTool does; a number ≥ 0 is the tolerance instead of 0.4998 (RSMTool's
+        ``trim_tolerance``); False keeps them as they are.
     method : {"jackknife", "asymptotic", "bootstrap"}, default="jackknife"
         The interval: the exact delete-one-item (or cluster) jackknife on Fisher's z of
         both kappas, inverted at each margin, with Student's t on its effective degrees

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._errors import QwkitError
 from qwkit._base._items import (
     has_column,
     item_labels,
@@ -30,7 +30,7 @@ from qwkit._base._items import (
 from qwkit._base._results import plain
 from qwkit._base._validation import as_1d, check_same_length
 from qwkit._evaluation._estimates import MIN_UNITS
-from qwkit._evaluation._input import Scores, prepare, trim_scores
+from qwkit._evaluation._input import TRIM_TOLERANCE, Scores, check_trim, prepare, trim_scores
 
 __all__ = [
     "Categories",
@@ -145,6 +145,7 @@ class Inputs:
     design: Design
     n_trimmed: tuple[int, ...]
     n_outside: tuple[int, ...]
+    tolerance: float  # of the trimming (RSMTool's 0.4998 unless asked otherwise)
 
 
 def prepare_inputs(
@@ -157,13 +158,12 @@ def prepare_inputs(
     weights="quadratic",
     labels=None,
     nan_policy: str = "raise",
-    trim: bool = True,
+    trim: bool | float = True,
     names: tuple[str, str] = ("human", "machine"),
 ) -> Inputs:
     """The validation step of every evaluation function: columns named by the options,
     pairing, the scale, trimming, and the design (ids, clusters, groups)."""
-    if not isinstance(trim, (bool, np.bool_)):
-        raise QwkitTypeError(f"`trim` must be True or False; got {trim!r}.", parameter="trim")
+    tolerance = check_trim(trim)
     human, machine, item, cluster, groups = design_columns(
         human, machine, item=item, cluster=cluster, groups=groups
     )
@@ -181,10 +181,13 @@ def prepare_inputs(
             parameter="cluster",
         )
     found = None if groups is None else categories(groups, "groups", n)
-    trimmed = trim_scores(scores, bool(trim))
+    trimmed = trim_scores(
+        scores, tolerance is not None, TRIM_TOLERANCE if tolerance is None else tolerance
+    )
     return Inputs(
         scores=trimmed.scores,
         design=Design(ids=ids, clusters=clusters, groups=found),
         n_trimmed=trimmed.n_trimmed,
         n_outside=trimmed.n_outside,
+        tolerance=TRIM_TOLERANCE if tolerance is None else tolerance,
     )

@@ -32,7 +32,7 @@ from qwkit._evaluation._degradation import PAIRS, degradation_result, degradatio
 from qwkit._evaluation._design import Inputs, prepare_inputs
 from qwkit._evaluation._estimates import METHODS, MIN_UNITS
 from qwkit._evaluation._fairness import fairness, group_statistics, holm
-from qwkit._evaluation._input import Scores, check_criterion, check_margin
+from qwkit._evaluation._input import Scores, check_criterion, check_margin, check_trim
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._prmse import prmse_result
 from qwkit._evaluation._records import (
@@ -48,6 +48,7 @@ from qwkit._evaluation._statistics import (
     SMD_DEFINITIONS,
     Context,
     agreement_sums,
+    categories_of,
     descriptives,
     kappa_of,
     pearson_sums,
@@ -78,9 +79,10 @@ class _Pair:
         k = len(scores.scale)
         self.rows = rows
         self.hp, self.mp, self.hv, self.mv = ref_pos, cand_pos, ref_val, cand_val
-        self.mr = rounded(cand_pos, k, scores.origin) if real else cand_pos
+        self.mr = rounded(cand_pos, scores.origin) if real else cand_pos
         self.k = k
-        self.unweighted = resolve("identity", k) if k <= _MAX_TABLE * 200 else None
+        self.codes, n_codes = categories_of(self.mr, k)
+        self.unweighted = resolve("identity", n_codes) if k <= _MAX_TABLE * 200 else None
 
 
 def _pair_estimates(pair: _Pair, scores: Scores, ctx: Context, *, human_pair: bool):
@@ -89,7 +91,9 @@ def _pair_estimates(pair: _Pair, scores: Scores, ctx: Context, *, human_pair: bo
     out = {}
     out["kappa"] = kappa_of(ctx, mp, hp, scores.wmat, rows)
     if pair.unweighted is not None:
-        out["unweighted_kappa"] = kappa_of(ctx, mr, hp, pair.unweighted, rows, "unweighted kappa")
+        out["unweighted_kappa"] = kappa_of(
+            ctx, pair.codes, hp, pair.unweighted, rows, "unweighted kappa"
+        )
     else:
         out["unweighted_kappa"] = (NAN, None)
     out["pearson_r"] = ctx.estimate(
@@ -117,7 +121,8 @@ def _confusion(pair: _Pair):
     if pair.k > _MAX_TABLE:
         return None
     k = pair.k
-    table = np.bincount(pair.hp.astype(np.intp) * k + pair.mr.astype(np.intp), minlength=k * k)
+    mr = np.clip(pair.mr, 0, k - 1).astype(np.intp)  # untrimmed: at the scale's ends
+    table = np.bincount(pair.hp.astype(np.intp) * k + mr, minlength=k * k)
     return table.reshape(k, k)
 
 
@@ -128,7 +133,7 @@ def _distribution(scores: Scores, pair: _Pair) -> ScoreDistribution | None:
     return ScoreDistribution(
         labels=np.asarray(scores.scale),
         human=np.bincount(pair.hp.astype(np.intp), minlength=k),
-        machine=np.bincount(pair.mr.astype(np.intp), minlength=k),
+        machine=np.bincount(np.clip(pair.mr, 0, k - 1).astype(np.intp), minlength=k),
     )
 
 
@@ -143,10 +148,11 @@ def _degradations(scores: Scores, j: int, pairs: str, smd: str, ctx: Context):
     real = scores.real[j]
 
     def rnd(x, human_pair):
-        return x if (human_pair or not real) else rounded(x, k, scores.origin)
+        return x if (human_pair or not real) else rounded(x, scores.origin)
 
     def unweighted(c, r, human_pair):
-        return kappa_sums(rnd(c, human_pair), r, resolve("identity", k))
+        codes, n_codes = categories_of(rnd(c, human_pair), k)
+        return kappa_sums(codes, r, resolve("identity", n_codes))
 
     def agree(tol):
         def make(c, r, human_pair):
@@ -496,16 +502,17 @@ def _diagnostics(res_models, human: HumanAgreement, inputs: Inputs, s: dict) -> 
                 Diagnostic(
                     code="trimmed",
                     message=f"{m.n_trimmed} scores of {m.name!r} lay outside the scale and were "
-                    "trimmed to within 0.4998 of its ends (RSMTool's trimming; trim=False keeps "
-                    "them).",
+                    f"trimmed to within {inputs.tolerance:g} of its ends (RSMTool's trimming; "
+                    "trim=False keeps them).",
                 )
             )
         if m.n_outside:
             notes.append(
                 Diagnostic(
                     code="outside_scale",
-                    message=f"{m.n_outside} scores of {m.name!r} lie more than 0.4998 outside the "
-                    "scale and were used as they are (trim=False).",
+                    message=f"{m.n_outside} scores of {m.name!r} lie more than "
+                    f"{inputs.tolerance:g} outside the scale and were used as they are "
+                    "(trim=False).",
                 )
             )
     return tuple(notes)
@@ -552,7 +559,7 @@ def evaluate_scorer(
     max_group_smd: float = 0.10,
     max_dsm: float = 0.10,
     smd: Literal["pooled", "unpooled"] = "pooled",
-    trim: bool = True,
+    trim: bool | float = True,
     confidence_level: float = 0.95,
     pairs: Literal["first", "all"] = "first",
     method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",
@@ -625,10 +632,11 @@ None or array-like of shape (K, K), default="quadratic"
         on which their bounds were set; within a group, the population's pooled SD) or
         the human's alone (RSMTool's default; within a group, RSMTool's "johnson").
         Both SMDs are reported.
-    trim : bool, default=True
+    trim : bool or float, default=True
         Clip real-valued machine scores to [lowest − 0.4998, highest + 0.4998] of the
-        scale, as RSMTool does (how many moved is reported); False keeps them (how
-        many lie outside is reported).
+        scale, as RSMTool does (how many moved is reported); a number ≥ 0 is the
+        tolerance instead of 0.4998 (RSMTool's ``trim_tolerance``); False keeps them
+        (how many lie outside is reported).
     confidence_level : float, default=0.95
         Level of every interval; a verdict's one-sided test has level
         (1 − confidence_level)/2.
@@ -748,7 +756,7 @@ None or array-like of shape (K, K), default="quadratic"
         confidence_level=level,
         method=method,
         weights=scores.weights,
-        trim=bool(trim),
+        trim=False if check_trim(trim) is None else inputs.tolerance,
         clusters=None if design.clusters is None else design.clusters.n,
         moments_on=scores.moments_on,
         groups_correction="bonferroni intervals, holm p-values",

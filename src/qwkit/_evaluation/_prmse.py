@@ -239,7 +239,7 @@ def prmse(
     labels: ArrayLike | None = None,
     item: ArrayLike | str | None = None,
     cluster: ArrayLike | str | None = None,
-    trim: bool = True,
+    trim: bool | float = True,
     confidence_level: float = 0.95,
     method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",
     n_resamples: int = 2000,

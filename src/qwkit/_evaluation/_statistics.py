@@ -135,11 +135,22 @@ def r2_sums(h: np.ndarray, m: np.ndarray) -> ItemSums:
     return ItemSums(z, _r2)
 
 
-def rounded(m: np.ndarray, n_classes: int, origin: float) -> np.ndarray:
-    """Real-valued positions to the nearest category, clipped to the scale: the value
-    ``origin + m`` rounded as RSMTool rounds it (``np.rint``: a half to the even value),
-    back to positions."""
-    return np.clip(np.rint(m + origin) - origin, 0.0, n_classes - 1.0)
+def rounded(m: np.ndarray, origin: float) -> np.ndarray:
+    """Real-valued positions to the nearest category: the value ``origin + m`` rounded as
+    RSMTool rounds it (``np.rint``: a half to the even value), back to positions. Not
+    clipped: an untrimmed score far outside the scale stays outside (as RSMTool's)."""
+    return np.rint(m + origin) - origin
+
+
+def categories_of(m: np.ndarray, n_classes: int) -> tuple[np.ndarray, int]:
+    """Rounded positions as categories of a table: those outside the scale pooled into
+    one more category ``n_classes`` (no human rating is in it, so it agrees with none:
+    the unweighted kappa of RSMTool, whose categories are the values that occur). Returns
+    the codes and the number of categories."""
+    outside = (m < 0) | (m > n_classes - 1)
+    if not outside.any():
+        return m, n_classes
+    return np.where(outside, float(n_classes), m), n_classes + 1
 
 
 def descriptives(values: np.ndarray, origin: float) -> Descriptives:

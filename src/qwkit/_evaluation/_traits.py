@@ -203,7 +203,7 @@ def evaluate_traits(
     max_group_smd: float = 0.10,
     max_dsm: float = 0.10,
     smd: Literal["pooled", "unpooled"] = "pooled",
-    trim: bool = True,
+    trim: bool | float = True,
     confidence_level: float = 0.95,
     pairs: Literal["first", "all"] = "first",
     method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",

@@ -136,7 +136,10 @@ def report(
         ["SMD", f"{s['smd']} SD"],
         ["degradation margin", s["margin"]],
         ["human pairs of the degradation", s["pairs"]],
-        ["trimming of real-valued scores", "on (RSMTool's)" if s["trim"] else "off"],
+        [
+            "trimming of real-valued scores",
+            f"within {s['trim']:g} of the scale" if s["trim"] is not False else "off",
+        ],
     ]
     if s.get("clusters"):
         rows.append(["clusters", s["clusters"]])
