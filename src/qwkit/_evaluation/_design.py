@@ -64,8 +64,12 @@ class Categories:
     def take(self, rows: np.ndarray) -> Categories:
         """The categories of ``rows`` (a mask or indices), renumbered to those that
         occur there."""
-        used, codes = np.unique(self.codes[rows], return_inverse=True)
-        return Categories(codes.astype(np.intp).ravel(), tuple(self.labels[i] for i in used))
+        codes = self.codes[rows]
+        present = np.bincount(codes, minlength=self.n) > 0
+        if present.all():
+            return Categories(codes, self.labels)
+        renumber = (np.cumsum(present) - 1).astype(np.intp)
+        return Categories(renumber[codes], tuple(np.asarray(self.labels, dtype=object)[present]))
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -286,43 +286,77 @@ def _by_size(codes: np.ndarray, labels: tuple) -> np.ndarray:
     return np.array(sorted(range(len(labels)), key=lambda c: (-counts[c], labels[c])))
 
 
-def _dummies(codes: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """One column per category but the first of ``order`` (treatment coding)."""
-    return (codes[:, None] == order[None, 1:]).astype(np.float64)
+def _columns(factors) -> tuple[list[np.ndarray], int]:
+    """Each item's design column under treatment coding of each factor — (codes, order):
+    the first category of ``order`` is the base, in no column (−1) — after the intercept
+    (column 0); and the number of columns."""
+    out, p = [], 1
+    for codes, order in factors:
+        col = np.full(int(max(codes.max(), order.max())) + 1, -1, dtype=np.intp)
+        col[order[1:]] = p + np.arange(order.size - 1)
+        out.append(col[codes])
+        p += order.size - 1
+    return out, p
 
 
-def _ols(y: np.ndarray, x: np.ndarray):
-    """(coefficients, their SEs, residual SS, residual df, R², adjusted R²) of OLS of y on
-    [1, x]."""
+def _ols(y: np.ndarray, factors):
+    """OLS of y on [1, treatment dummies of each factor] from its normal equations, counted
+    by cell (X'X and X'y by bincount: O(n), whatever the number of categories), the
+    minimum-norm solution pinv(X'X) X'y — statsmodels' pinv fit — and the residuals
+    themselves. Returns (coefficients, their SEs, residual SS, residual df, number of
+    regressors, adjusted R²)."""
     n = y.shape[0]
-    design = np.column_stack((np.ones(n), x))
-    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
-    resid = y - design @ coef
+    cols, p = _columns(factors)
+    # counted one slot up: slot 0 collects the base category's items, dropped after
+    slots = [c + 1 for c in cols]
+    xtx = np.zeros((p, p))
+    xty = np.zeros(p)
+    xtx[0, 0], xty[0] = n, y.sum()
+    for a, sa in enumerate(slots):
+        count = np.bincount(sa, minlength=p + 1)[1:].astype(np.float64)  # column 0: none
+        xtx[0] += count
+        xtx[1:, 0] += count[1:]
+        xtx[np.diag_indices(p)] += np.where(np.arange(p) > 0, count, 0.0)
+        xty += np.bincount(sa, weights=y, minlength=p + 1)[1:]
+        for sb in slots[a + 1 :]:
+            cross = np.bincount(sa * (p + 1) + sb, minlength=(p + 1) ** 2)
+            cross = cross.reshape(p + 1, p + 1)[1:, 1:]
+            xtx += cross + cross.T
+    inverse = np.linalg.pinv(xtx, hermitian=True)
+    coef = inverse @ xty
+    fitted = np.full(n, coef[0])
+    extended = np.append(coef, 0.0)  # column −1 (a base category) adds nothing
+    for c in cols:
+        fitted += extended[c]
+    resid = y - fitted
     rss = float(resid @ resid)
-    rank = np.linalg.matrix_rank(design)
+    rank = int(np.linalg.matrix_rank(xtx, hermitian=True))
     df = n - rank
     tss = float(((y - y.mean()) ** 2).sum())
     r2 = 1.0 - rss / tss if tss > 0 else math.nan
     adj = 1.0 - (1.0 - r2) * (n - 1) / df if df > 0 else math.nan
-    cov = rss / df * np.linalg.pinv(design.T @ design) if df > 0 else np.full((rank, rank), np.nan)
-    return coef, np.sqrt(np.diag(cov)), rss, df, rank - 1, r2, adj
+    cov = rss / df * inverse if df > 0 else np.full((p, p), np.nan)
+    return coef, np.sqrt(np.diag(cov)), rss, df, rank - 1, adj
 
 
-def _fit(name, y, x_group, x_null, order, labels, level) -> RegressionFit:
-    x = x_group if x_null is None else np.column_stack((x_group, x_null))
-    coef, se, rss, df, k, _, adj = _ols(y, x)
-    if x_null is None:
+def _fit(name, y, group, human, labels, level) -> RegressionFit:
+    """One analysis: y on the groups (``group``: (codes, order)), and with ``human`` (the
+    human score's (codes, order)) the conditional form against y on the human score."""
+    factors = [group] if human is None else [group, human]
+    coef, se, rss, df, k, adj = _ols(y, factors)
+    if human is None:
         tss = float(((y - y.mean()) ** 2).sum())
         f = ((tss - rss) / k) / (rss / df) if k > 0 and df > 0 and rss > 0 else math.nan
         pvalue = float(stats.f.sf(f, k, df)) if math.isfinite(f) else math.nan
         r2_reported = adj
     else:
-        _, _, rss0, df0, _, _, adj0 = _ols(y, x_null)
+        _, _, rss0, df0, _, adj0 = _ols(y, [human])
         extra = df0 - df
         f = ((rss0 - rss) / extra) / (rss / df) if extra > 0 and df > 0 and rss > 0 else math.nan
         pvalue = float(stats.f.sf(f, extra, df)) if math.isfinite(f) else math.nan
         r2_reported = adj - adj0
-    n_terms = x_group.shape[1]
+    order = group[1]
+    n_terms = order.size - 1
     est = coef[1 : 1 + n_terms]
     ses = se[1 : 1 + n_terms]
     crit = float(stats.t.ppf(1.0 - (1.0 - level) / 2.0, df)) if df > 0 else math.nan
@@ -356,19 +390,20 @@ def fairness(
     error = m - h
     order = _by_size(codes, groups.labels)
     order = order[np.isin(order, used)]
-    x_group = _dummies(codes, order)
-    hcodes = np.unique(scores.human[rows, 0], return_inverse=True)[1].ravel()
+    human = scores.human[rows, 0]
+    hcodes = (human - np.nanmin(human)).astype(np.intp)  # positions: small integers
+    present = np.flatnonzero(np.bincount(hcodes))
     hlabels = tuple(range(int(hcodes.max()) + 1))
-    x_human = _dummies(hcodes, _by_size(hcodes, hlabels))
+    horder = _by_size(hcodes, hlabels)
+    horder = horder[np.isin(horder, present)]
+    group, by_human = (codes, order), (hcodes, horder)
     labels = groups.labels
     return FairnessResult(
         overall_score_accuracy=_fit(
-            "overall score accuracy", error * error, x_group, None, order, labels, level
+            "overall score accuracy", error * error, group, None, labels, level
         ),
-        overall_score_difference=_fit(
-            "overall score difference", error, x_group, None, order, labels, level
-        ),
+        overall_score_difference=_fit("overall score difference", error, group, None, labels, level),
         conditional_score_difference=_fit(
-            "conditional score difference", error, x_group, x_human, order, labels, level
+            "conditional score difference", error, group, by_human, labels, level
         ),
     )

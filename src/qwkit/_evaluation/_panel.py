@@ -90,6 +90,15 @@ def _table_rows(candidate: np.ndarray, reference: np.ndarray, wmat: np.ndarray):
         np.add.at(z, (2 + y[present], items), 1.0)
         z[2 + k + x, np.arange(g)] = counts
         return z
+    if r == 1:  # one reference: four entries per row, in column order — CSR directly
+        indices = np.empty((g, 4), dtype=np.intp)
+        indices[:, 0], indices[:, 1] = 0, 1
+        indices[:, 2], indices[:, 3] = 2 + y[:, 0], 2 + k + x
+        data = np.empty((g, 4))
+        data[:, 0], data[:, 1], data[:, 2], data[:, 3] = counts, d, counts, counts
+        return sparse.csr_array(
+            (data.ravel(), indices.ravel(), np.arange(0, 4 * g + 1, 4)), shape=(g, 2 + 2 * k)
+        )
     items = np.repeat(np.arange(g), r).reshape(g, r)[present]
     hist = sparse.csr_array(
         (np.ones(items.size), (items, y[present])), shape=(g, k), dtype=np.float64

@@ -10,7 +10,7 @@ the items are nested (the sums of a cluster's items are one unit).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -183,12 +183,16 @@ class Context:
     n_resamples: int
     gen: np.random.Generator
     clusters: Categories | None = None
+    _taken: dict = field(default_factory=dict, repr=False, compare=False)
 
     def units(self, stat: ItemSums, rows: np.ndarray) -> tuple[ItemSums, int | None]:
         """``stat`` with one row per unit, and the number of clusters (None: items)."""
         if self.clusters is None:
             return stat, None
-        used = self.clusters.take(rows)
+        key = id(rows)
+        if key not in self._taken:  # the same rows serve many statistics
+            self._taken[key] = (rows, self.clusters.take(rows))  # rows kept: id stays unique
+        used = self._taken[key][1]
         return by_cluster(stat, used.codes, used.n), used.n
 
     def _wrap(self, inf: Inference, rows, n_clusters, level) -> Estimate:

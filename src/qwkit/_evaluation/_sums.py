@@ -29,6 +29,8 @@ __all__ = ["Blocks", "ItemSums", "by_cluster", "combine", "on_rows"]
 
 #: Numbers held at once by a jackknife or bootstrap chunk (8 MiB of float64).
 _CHUNK = 1 << 20
+#: Cluster sums of a sparse z kept dense up to this many cells (clusters × sums).
+_DENSE_CELLS = 1 << 24
 #: Relative step of the complex-step derivative: far below rounding, never cancelling.
 _STEP = 1e-20
 
@@ -73,8 +75,8 @@ class Blocks:
         """counts (B, G) @ rows: the sums of B resamples."""
         return np.hstack([_weighted(b, counts) for b in self.blocks])
 
-    def clustered(self, onehot) -> Blocks:
-        return Blocks([_clustered(b, onehot) for b in self.blocks])
+    def clustered(self, codes: np.ndarray, n_clusters: int) -> Blocks:
+        return Blocks([_clustered(b, codes, n_clusters) for b in self.blocks])
 
 
 def _items(z) -> int:
@@ -117,14 +119,23 @@ def _weighted(z, counts: np.ndarray) -> np.ndarray:
     return np.asarray((z.T @ counts.T).T) if _sparse(z) else counts @ z.T
 
 
-def _clustered(z, onehot):
+def _clustered(z, codes: np.ndarray, n_clusters: int):
+    """The sums of ``z`` over each cluster's items (``codes``: each item's cluster), by
+    counting (no sort, no one-hot product): dense (p, C), or CSR (C, p) for a wide
+    sparse ``z`` with many clusters."""
     from scipy import sparse
 
     if isinstance(z, Blocks):
-        return z.clustered(onehot)
+        return z.clustered(codes, n_clusters)
     if _sparse(z):
-        return sparse.csr_array(onehot @ z)
-    return np.ascontiguousarray((onehot @ z.T).T)
+        coo = z.tocoo()
+        p = coo.shape[1]
+        cells = codes[coo.row]
+        if n_clusters * p <= _DENSE_CELLS:
+            flat = np.bincount(cells * p + coo.col, weights=coo.data, minlength=n_clusters * p)
+            return np.ascontiguousarray(flat.reshape(n_clusters, p).T)
+        return sparse.csr_array((coo.data, (cells, coo.col)), shape=(n_clusters, p))
+    return np.stack([np.bincount(codes, weights=row, minlength=n_clusters) for row in z])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -262,10 +273,4 @@ def by_cluster(stat: ItemSums, codes: np.ndarray, n_clusters: int) -> ItemSums:
     item's cluster, 0 … n_clusters − 1): the same estimate (the same total), with the
     cluster as the sampling unit. A cluster without items here adds a zero row, which
     changes nothing but the count of units: callers pass the clusters that occur."""
-    from scipy import sparse
-
-    g = stat.n_items
-    onehot = sparse.csr_array(
-        (np.ones(g), (codes, np.arange(g))), shape=(n_clusters, g), dtype=np.float64
-    )
-    return ItemSums(_clustered(stat.z, onehot), stat.f, stat.grad)
+    return ItemSums(_clustered(stat.z, codes, n_clusters), stat.f, stat.grad)
