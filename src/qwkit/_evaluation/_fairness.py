@@ -402,7 +402,9 @@ def fairness(
         overall_score_accuracy=_fit(
             "overall score accuracy", error * error, group, None, labels, level
         ),
-        overall_score_difference=_fit("overall score difference", error, group, None, labels, level),
+        overall_score_difference=_fit(
+            "overall score difference", error, group, None, labels, level
+        ),
         conditional_score_difference=_fit(
             "conditional score difference", error, group, by_human, labels, level
         ),
