@@ -193,8 +193,8 @@ def sums_rows(engine: Engine, spec: _r.Spec, y1, y2, *, labels=None) -> tuple[li
 
     try:
         rows = engine.run(query(False))
-        for row in rows:  # may the BIGINT sums have wrapped? (Spark)
-            _r.sums_of(row[len(spec.by) :], spec, limbs=False, wide_sums=d.wide_sums)
+        for row in rows:  # did a tried sum overflow? (Spark)
+            _r.sums_of(row[len(spec.by) :], spec, limbs=False)
         return rows, False
     except (_r.Unsafe, *engine.overflow):
         return engine.run(query(True)), True
@@ -211,7 +211,7 @@ def _sums_kappa(engine: Engine, spec: _r.Spec, y1, y2, replace: float):
     groups = {}
     for key, (row,) in _r.by_group(rows, n_by).items():
         try:
-            groups[key] = _r.sums_of(row, spec, limbs=limbs, wide_sums=True)
+            groups[key] = _r.sums_of(row, spec, limbs=limbs)
         except QwkitError as exc:
             raise _r.in_group(exc, spec, key) from None
     sketch = {}

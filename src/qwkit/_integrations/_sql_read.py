@@ -298,7 +298,7 @@ class Sums:
     bounds: tuple[int, int]
 
 
-def sums_of(row: Sequence, spec: Spec, *, limbs: bool, wide_sums: bool) -> Sums:
+def sums_of(row: Sequence, spec: Spec, *, limbs: bool) -> Sums:
     """The validated sums of one group (``row``: the fields after the group's key)."""
     head = dict(zip(_t.SUMS_HEAD, (int(_value(x) or 0) for x in row[:5]), strict=True))
     body = _t.SUMS_LIMBS if limbs else _t.SUMS_PLAIN
@@ -321,16 +321,14 @@ def sums_of(row: Sequence, spec: Spec, *, limbs: bool, wide_sums: bool) -> Sums:
     if limbs:
         sums = _t.combine_limbs(dict(zip(body, values, strict=True)))
     else:
-        if any(v is None for v in values):  # Spark without ANSI: an overflow is NULL
-            raise Unsafe("The sums overflowed the engine's integers.", parameter=first)
-        sums = tuple(int(v) for v in values)
-        big = max(abs(lo1), abs(hi1), abs(lo2), abs(hi2))
-        if not wide_sums and not 2 * n * big * big < _INT64_LIMIT:
+        *sums, ok2, okab = values
+        if any(v is None for v in sums) or ok2 < n or okab < n:  # a tried sum overflowed
             raise Unsafe(
-                "The BIGINT sums of the engine may have overflowed (the ratings reach "
-                f"{big}); recompute them with `limbs=True`.",
+                "The sums overflow the engine's 64-bit integers; compute them with "
+                "`limbs=True` (exact for any 64-bit ratings).",
                 parameter=first,
             )
+        sums = tuple(int(v) for v in sums)
     labels = spec.labels
     if labels is not None and labels.offset is not None:  # ratings on an integer range
         for name, lo, hi in ((first, lo1, hi1), (second, lo2, hi2)):

@@ -204,11 +204,23 @@ def sums_sql(
         parts += [f"{rated[0]} - COUNT(a) AS off1", f"{rated[1]} - COUNT(b) AS off2"]
     else:
         parts += ["0 AS off1", "0 AS off2"]
-    if not limbs:
-        # 64-bit products (an overflow is an error). DuckDB's and PostgreSQL's SUM of a
-        # BIGINT is wider, so exact; Spark's is a BIGINT, exact when the extremes bound
-        # it (checked on reading)
+    if not limbs and d.wide_sums:
+        # 64-bit products (an overflow is an error); DuckDB's and PostgreSQL's SUM of a
+        # BIGINT is a wider type: exact
         parts += ["SUM(a) AS sa", "SUM(b) AS sb", "SUM(a * a + b * b) AS s2", "SUM(a * b) AS sab"]
+        parts += ["COUNT(qok) AS ok2", "COUNT(qok) AS okab"]  # no product was tried
+    elif not limbs:
+        # Spark sums BIGINTs as BIGINTs: each product and sum is tried (NULL on an
+        # overflow, which the counts of products and the NULL sums show)
+        sq = "try_add(try_multiply(a, a), try_multiply(b, b))"
+        parts += [
+            "try_sum(a) AS sa",
+            "try_sum(b) AS sb",
+            f"try_sum({sq}) AS s2",
+            "try_sum(try_multiply(a, b)) AS sab",
+            f"COUNT({sq}) AS ok2",
+            "COUNT(try_multiply(a, b)) AS okab",
+        ]
     else:
         w = d.wide
         ah, al, bh, bl = (f"CAST({f(x)} AS {w})" for x in ("a", "b") for f in (d.high, d.low))
@@ -232,7 +244,7 @@ def sums_sql(
 
 
 SUMS_HEAD = ("n", "n1", "n2", "off1", "off2")
-SUMS_PLAIN = ("sa", "sb", "s2", "sab")
+SUMS_PLAIN = ("sa", "sb", "s2", "sab", "ok2", "okab")
 SUMS_LIMBS = ("sah", "sal", "sbh", "sbl", "qhh", "qhl", "qll", "xhh", "xhl", "xll")
 SUMS_TAIL = ("lo1", "hi1", "lo2", "hi2")
 
