@@ -380,7 +380,7 @@ def table_query(
       "b" AS b,
       COUNT(*) AS n
     FROM r
-    GROUP BY a, b
+    GROUP BY "a", "b"
     >>> round(q.kappa_score(con.execute(q.sql).fetchall()), 6)  # the Kaggle example
     0.318182
     >>> round(q.kappa_test(con.execute(q.sql).fetchall()).standard_error, 6)

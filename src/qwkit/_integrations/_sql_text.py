@@ -149,7 +149,8 @@ def table_sql(
     if counts is not None:
         c = d.ident(counts)
         parts += [f"SUM(CAST({c} AS {d.wide})) AS c", f"COUNT({c}) AS c_rows", f"MIN({c}) AS c_min"]
-    keys = [*names, "a", "b"]
+    # grouped by the columns themselves: an alias (a, b) may also be a column's name
+    keys = [*(d.ident(c) for c in by), d.ident(y1), d.ident(y2)]
     text = f"SELECT\n  {_select(parts)}\nFROM {source}\nGROUP BY {', '.join(keys)}"
     if limit is not None:
         text += f"\nLIMIT {int(limit)}"
@@ -304,24 +305,24 @@ def profiles_sql(
     if nan_is_missing:  # NaN is no rating, as NULL
         v = f"CASE WHEN {d.is_nan(v)} THEN NULL ELSE {v} END"
     if d.name == "duckdb":
-        lists = [f"list({r} ORDER BY {r}) AS raters", f"list(qv ORDER BY {r}) AS vals"]
+        lists = ["list(qr ORDER BY qr) AS raters", "list(qv ORDER BY qr) AS vals"]
     elif d.name == "postgres":
-        lists = [f"array_agg({r} ORDER BY {r}) AS raters", f"array_agg(qv ORDER BY {r}) AS vals"]
+        lists = ["array_agg(qr ORDER BY qr) AS raters", "array_agg(qv ORDER BY qr) AS vals"]
     else:  # Spark: sort the (rater, value) structs, then take their fields
-        pairs = f"sort_array(collect_list(struct({r} AS r, qv AS v)))"
+        pairs = "sort_array(collect_list(struct(qr AS r, qv AS v)))"
         lists = [f"transform({pairs}, x -> x.r) AS raters", f"transform({pairs}, x -> x.v) AS vals"]
     inner = [
         *names,
         *lists,
-        f"CASE WHEN {i} IS NULL THEN 1 ELSE 0 END AS null_item",
-        f"MAX(CASE WHEN {r} IS NULL THEN 1 ELSE 0 END) AS null_rater",
-        f"CASE WHEN COUNT(qv) > COUNT(DISTINCT CASE WHEN qv IS NOT NULL THEN {r} END) "
+        "CASE WHEN qi IS NULL THEN 1 ELSE 0 END AS null_item",
+        "MAX(CASE WHEN qr IS NULL THEN 1 ELSE 0 END) AS null_rater",
+        "CASE WHEN COUNT(qv) > COUNT(DISTINCT CASE WHEN qv IS NOT NULL THEN qr END) "
         "THEN 1 ELSE 0 END AS dup",
     ]
-    rows = f"SELECT {', '.join([*groups, f'{i}', f'{r}', f'{v} AS qv'])} FROM {source}"
+    rows = f"SELECT {', '.join([*groups, f'{i} AS qi', f'{r} AS qr', f'{v} AS qv'])} FROM {source}"
     per_item = (
         f"SELECT {', '.join(inner)} FROM ({rows}) AS qwkit_rows "
-        f"GROUP BY {', '.join([*names, i])}"
+        f"GROUP BY {', '.join([*names, 'qi'])}"
     )
     keys = [*names, "raters", "vals", "null_item", "null_rater", "dup"]
     return (
