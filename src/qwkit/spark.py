@@ -616,7 +616,10 @@ class OptimalRounderModel(
     (not saved with the model)."""
 
     thresholds = Param(
-        Params._dummy(), "thresholds", "the K − 1 cut points", typeConverter=TypeConverters.toListFloat
+        Params._dummy(),
+        "thresholds",
+        "the K − 1 cut points",
+        typeConverter=TypeConverters.toListFloat,
     )
     classes = Param(Params._dummy(), "classes", "the K classes, in order")
 

@@ -30,13 +30,17 @@ CASES = cases()
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 class TestParity:
     def test_kappa_score(self, case):
-        got = qd.kappa_score(case.table(), "a", "b", weights=case.weights, labels=case.labels, by="g")
+        got = qd.kappa_score(
+            case.table(), "a", "b", weights=case.weights, labels=case.labels, by="g"
+        )
         assert same(got, expected_by_group(case, qwkit.kappa_score))
 
     def test_kappa_test(self, case):
         if case.name == "wide":  # present cells of n distinct pairs: covered ungrouped below
             return
-        got = qd.kappa_test(case.table(), "a", "b", weights=case.weights, labels=case.labels, by="g")
+        got = qd.kappa_test(
+            case.table(), "a", "b", weights=case.weights, labels=case.labels, by="g"
+        )
         want = expected_by_group(case, qwkit.kappa_test)
         assert got.keys() == want.keys()
         assert all(results_equal(got[k], want[k]) for k in want)
@@ -133,8 +137,10 @@ class TestInputs:
         table = pa.table({"a": case.a, "b": case.b, "g": case.group, "h": h})
         got = qd.kappa_score(table, "a", "b", by=["g", "h"])
         want = {
-            (g, k): qwkit.kappa_score(case.a[(case.group == g) & (h == k)], case.b[(case.group == g) & (h == k)])
-            for g, k in sorted({(int(x), int(y)) for x, y in zip(case.group, h)})
+            (g, k): qwkit.kappa_score(
+                case.a[(case.group == g) & (h == k)], case.b[(case.group == g) & (h == k)]
+            )
+            for g, k in sorted({(int(x), int(y)) for x, y in zip(case.group, h, strict=True)})
         }
         assert same(got, want)
 
@@ -157,20 +163,34 @@ class TestInputs:
 
 
 class TestAgreement:
-    COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent")
+    COEFFICIENTS = (
+        "fleiss",
+        "conger",
+        "krippendorff",
+        "gwet",
+        "brennan-prediger",
+        "light",
+        "percent",
+    )
 
     @pytest.mark.parametrize("coefficient", COEFFICIENTS)
     def test_parity(self, coefficient):
         items, raters, values, group = long_ratings()
         table = pa.table({"item": items, "rater": raters, "y": values, "g": group})
         got = qd.agreement_score(table, "item", "rater", "y", coefficient=coefficient)
-        want = in_memory_agreement(items, raters, values, qwkit.agreement_score, coefficient=coefficient)
+        want = in_memory_agreement(
+            items, raters, values, qwkit.agreement_score, coefficient=coefficient
+        )
         assert same(got, want)
         res = qd.agreement_test(table, "item", "rater", "y", coefficient=coefficient, by="g")
         for k, r in res.items():
             rows = group == k
             ref = in_memory_agreement(
-                items[rows], raters[rows], values[rows], qwkit.agreement_test, coefficient=coefficient
+                items[rows],
+                raters[rows],
+                values[rows],
+                qwkit.agreement_test,
+                coefficient=coefficient,
             )
             assert same(r, ref)
 
@@ -179,7 +199,9 @@ class TestAgreement:
         with pytest.raises(qwkit.QwkitError, match="rated an item twice") as info:
             qd.agreement_score(table, "item", "rater", "y", coefficient="fleiss")
         assert info.value.parameter == "items"
-        table = pa.table({"item": [1, None, 2, 2], "rater": ["a", "b", "a", "b"], "y": [1, 2, 3, 3]})
+        table = pa.table(
+            {"item": [1, None, 2, 2], "rater": ["a", "b", "a", "b"], "y": [1, 2, 3, 3]}
+        )
         with pytest.raises(qwkit.QwkitError, match="`items` contains a missing value"):
             qd.agreement_score(table, "item", "rater", "y", coefficient="fleiss")
 
@@ -190,7 +212,9 @@ class TestBadInput:
 
     def test_null_is_refused_naming_the_column_or_omitted(self):
         table = self._table(a=[1, 2, None, 3], b=[1, 2, 2, 3])
-        with pytest.raises(qwkit.QwkitError, match=r"`y1` has 1 missing value .*nan_policy='omit'") as info:
+        with pytest.raises(
+            qwkit.QwkitError, match=r"`y1` has 1 missing value .*nan_policy='omit'"
+        ) as info:
             qd.kappa_score(table, "a", "b")
         assert info.value.parameter == "y1"
         got = qd.kappa_score(table, "a", "b", nan_policy="omit")
@@ -201,7 +225,9 @@ class TestBadInput:
 
     def test_labels_off_the_scale(self):
         table = self._table(a=[1, 2, 7], b=[1, 2, 3])
-        with pytest.raises(qwkit.QwkitError, match=r"`y1` contains 7, which is not in `labels` \[1, 2, 3\]") as info:
+        with pytest.raises(
+            qwkit.QwkitError, match=r"`y1` contains 7, which is not in `labels` \[1, 2, 3\]"
+        ) as info:
             qd.kappa_score(table, "a", "b", labels=[1, 2, 3])
         assert info.value.parameter == "y1" and info.value.row is None
 
@@ -216,7 +242,7 @@ class TestBadInput:
 
     def test_fractions_on_an_integer_scale(self):
         table = self._table(a=[1.5, 2.0], b=[1.0, 2.0])
-        with pytest.raises(qwkit.QwkitError, match="`y1` must hold integer ratings; it holds 1.5"):
+        with pytest.raises(qwkit.QwkitError, match=r"`y1` must hold integer .*; it holds 1\.5"):
             qd.kappa_score(table, "a", "b")
 
     def test_empty_data_and_empty_group(self):
@@ -230,10 +256,15 @@ class TestBadInput:
 
     def test_columns_and_types(self):
         table = self._table(a=[1, 2], b=[1, 2], c=[1.5, 2.0], d=[[1], [2]])
-        with pytest.raises(qwkit.QwkitError, match="`y2` names no column of `data`: 'z'") as info:
+        with pytest.raises(
+            qwkit.QwkitError,
+            match=r"`data` has no column 'z'; its columns are \['a', 'b', 'c', 'd'\]",
+        ) as info:
             qd.kappa_score(table, "a", "z")
         assert info.value.parameter == "y2"
-        with pytest.raises(qwkit.QwkitTypeError, match="`counts` must be an integer column; 'c' is DOUBLE"):
+        with pytest.raises(
+            qwkit.QwkitTypeError, match="`counts` must be an integer column; 'c' is DOUBLE"
+        ):
             qd.kappa_score(table, "a", "b", counts="c")
         with pytest.raises(qwkit.QwkitTypeError, match="`y1` must be a number or text column"):
             qd.kappa_score(table, "d", "b")

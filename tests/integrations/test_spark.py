@@ -129,7 +129,7 @@ def test_bad_input(spark, qs):
     df = frame(spark, pa.table({"a": ["x", "y"], "b": ["x", "x"], "d": [1.5, 2.0]}))
     with pytest.raises(qwkit.QwkitError, match="pass `labels`"):
         qs.kappa_score(df, "a", "b")
-    with pytest.raises(qwkit.QwkitError, match="`y1` must hold integer ratings; it holds 1.5"):
+    with pytest.raises(qwkit.QwkitError, match=r"`y1` must hold integer ratings; it holds 1\.5"):
         qs.kappa_score(df, "d", "d")
     with pytest.raises(qwkit.QwkitTypeError, match="`data` must be a Spark DataFrame"):
         qs.kappa_score(pa.table({"a": [1]}), "a", "a")
@@ -154,13 +154,19 @@ class TestML:
         from pyspark.ml.regression import LinearRegression
         from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
 
-        df, _, y = self._data(spark)
+        df, _, _ = self._data(spark)
         regression = LinearRegression(featuresCol="features", labelCol="label")
         rounder = qs.OptimalRounder(labelCol="label", inputCol="prediction", outputCol="risk")
         pipeline = Pipeline(
-            stages=[VectorAssembler(inputCols=["x1", "x2"], outputCol="features"), regression, rounder]
+            stages=[
+                VectorAssembler(inputCols=["x1", "x2"], outputCol="features"),
+                regression,
+                rounder,
+            ]
         )
-        evaluator = qs.KappaEvaluator(labelCol="label", predictionCol="risk", labels=list(range(1, 9)))
+        evaluator = qs.KappaEvaluator(
+            labelCol="label", predictionCol="risk", labels=list(range(1, 9))
+        )
         grid = ParamGridBuilder().addGrid(regression.regParam, [0.0, 10.0]).build()
         cv = CrossValidator(
             estimator=pipeline, estimatorParamMaps=grid, evaluator=evaluator, numFolds=2, seed=7
@@ -168,16 +174,21 @@ class TestML:
         model = cv.fit(df)
         assert model.avgMetrics[0] > model.avgMetrics[1]  # heavy ridge shrinks the scores
         fitted = model.bestModel.stages[-1]
-        scored = fitted.transform(model.bestModel.stages[1].transform(
-            model.bestModel.stages[0].transform(df)))
+        scored = fitted.transform(
+            model.bestModel.stages[1].transform(model.bestModel.stages[0].transform(df))
+        )
         rows = scored.select("label", "prediction", "risk").collect()
         scores = np.array([r.prediction for r in rows])
         truth = np.array([r.label for r in rows])
         want = qwkit.optimize_thresholds(truth, scores)
         assert same(np.array(fitted.getThresholds()), want.thresholds)
         risk = np.array([r.risk for r in rows])
-        assert np.array_equal(risk, qwkit.apply_thresholds(scores, want.thresholds, labels=want.labels))
-        assert same(evaluator.evaluate(scored), qwkit.kappa_score(truth, risk, labels=list(range(1, 9))))
+        assert np.array_equal(
+            risk, qwkit.apply_thresholds(scores, want.thresholds, labels=want.labels)
+        )
+        assert same(
+            evaluator.evaluate(scored), qwkit.kappa_score(truth, risk, labels=list(range(1, 9)))
+        )
 
     def test_save_and_load(self, spark, qs, tmp_path):
         evaluator = qs.KappaEvaluator(predictionCol="risk", weights="linear", labels=[1, 2, 3])

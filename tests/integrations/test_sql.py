@@ -4,11 +4,17 @@ engine, PostgreSQL's parsed by sqlglot) and the reading of the rows it returns."
 from __future__ import annotations
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pytest
 import sqlglot
-from engine_cases import SEED, cases, expected_by_group, in_memory_agreement, long_ratings, results_equal, same
+from engine_cases import (
+    cases,
+    expected_by_group,
+    in_memory_agreement,
+    long_ratings,
+    results_equal,
+    same,
+)
 
 import qwkit
 import qwkit.sql as qsql
@@ -24,9 +30,13 @@ def _queries(dialect):
     yield qsql.table_query("ratings", "a", "b", dialect=dialect)
     yield qsql.table_query("ratings", "a", "b b", counts="c", by=["g", "h"], dialect=dialect)
     yield qsql.sums_query("ratings", "a", "b", dialect=dialect)
-    yield qsql.sums_query("ratings", "a", "b", labels=labels, by="g", nan_policy="omit", dialect=dialect)
+    yield qsql.sums_query(
+        "ratings", "a", "b", labels=labels, by="g", nan_policy="omit", dialect=dialect
+    )
     yield qsql.sums_query("ratings", "a", "b", limbs=True, by="g", dialect=dialect)
-    yield qsql.ratings_query("ratings", "item", "rater", "y", by="g", nan_values=True, dialect=dialect)
+    yield qsql.ratings_query(
+        "ratings", "item", "rater", "y", by="g", nan_values=True, dialect=dialect
+    )
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -54,7 +64,9 @@ def test_table_query(con, name):
     _load(con, case.table())
     q = qsql.table_query("ratings", "a", "b", labels=case.labels, by="g")
     rows = con.execute(q.sql).fetchall()
-    assert same(q.kappa_score(rows, weights=case.weights), expected_by_group(case, qwkit.kappa_score))
+    assert same(
+        q.kappa_score(rows, weights=case.weights), expected_by_group(case, qwkit.kappa_score)
+    )
     got = q.kappa_test(rows, weights=case.weights)
     want = expected_by_group(case, qwkit.kappa_test)
     assert all(results_equal(got[k], want[k]) for k in want)
@@ -99,7 +111,9 @@ def test_ratings_query(con):
     rows = con.execute(q.sql).fetchall()
     assert len(rows) < len(items) // 4  # the items collapse to their distinct profiles
     for coefficient in ("fleiss", "light"):
-        want = in_memory_agreement(items, raters, values, qwkit.agreement_test, coefficient=coefficient)
+        want = in_memory_agreement(
+            items, raters, values, qwkit.agreement_test, coefficient=coefficient
+        )
         assert same(q.agreement_test(rows, coefficient=coefficient), want)
 
 

@@ -99,9 +99,9 @@ class Engine:
         if column not in self.columns:
             shown = list(self.columns)[:20]
             raise QwkitError(
-                f"`{parameter}` names no column of `data`: {column!r}; the columns are "
-                f"{shown}.",
+                f"`data` has no column {column!r}; its columns are {shown}.",
                 parameter=parameter,
+                also=("data",),
             )
         kind, type_name = self.columns[column]
         if kind not in allowed:
@@ -218,7 +218,9 @@ def _sums_kappa(engine: Engine, spec: _r.Spec, y1, y2, replace: float):
     if any(_r.needs_sketch(s, spec) for s in groups.values()):
         text = _t.sketch_sql(engine.dialect, engine.source, y1, y2, by=spec.by, k=SKETCH)
         sketch = _r.sketches(engine.run(text), n_by)
-    keyed = {key: (s, sketch.get(key) if _r.needs_sketch(s, spec) else None) for key, s in groups.items()}
+    keyed = {
+        key: (s, sketch.get(key) if _r.needs_sketch(s, spec) else None) for key, s in groups.items()
+    }
     return _r.finish(keyed, spec, lambda state: _r.sums_kappa(state[0], replace, state[1]))
 
 
@@ -269,9 +271,7 @@ def optimize_thresholds(
         )
 
     def compute(p: _r.Pairs):
-        return qwkit.optimize_thresholds(
-            p.a, p.b, weights=weights, labels=labels, counts=p.counts
-        )
+        return qwkit.optimize_thresholds(p.a, p.b, weights=weights, labels=labels, counts=p.counts)
 
     return _pairs(engine, spec, rows, compute)
 
@@ -345,4 +345,3 @@ def agreement_test(
             n_population=n_population,
         ),
     )
-

@@ -213,12 +213,15 @@ def _check_scale(arr: np.ndarray, name: str, labels: Labels | None) -> None:
             )
 
 
-def missing_error(name: str, n_missing: int, omit_hint: bool = True) -> QwkitError:
-    hint = " drop those rows or pass nan_policy='omit'" if omit_hint else " drop those rows"
+def missing_error(name: str, n_missing: int) -> QwkitError:
+    """A NULL (or NaN) where ``nan_policy="raise"`` allows none (``parameters`` names
+    ``nan_policy``: the option that leaves such rows out)."""
     return QwkitError(
         f"`{name}` has {n_missing} missing value{'s' if n_missing != 1 else ''} (NULL or "
-        f"NaN); every item needs both ratings:{hint}.",
+        "NaN); every item needs both ratings: drop those rows, or pass nan_policy='omit' to "
+        "leave them out.",
         parameter=name,
+        also=("nan_policy",),
     )
 
 
@@ -313,8 +316,8 @@ def sums_of(row: Sequence, spec: Spec, *, limbs: bool) -> Sums:
             raise missing_error(name, n - known)
         if off:
             raise QwkitError(
-                f"`{name}` holds {off} rating{'s' if off > 1 else ''} that {'are' if off > 1 else 'is'}"
-                f" not in `labels` {show(spec.labels.values)}.",
+                f"`{name}` holds {off} rating{'s that are' if off > 1 else ' that is'} not in "
+                f"`labels` {show(spec.labels.values)}.",
                 parameter=name,
                 also=("labels",),
             )
@@ -335,8 +338,7 @@ def sums_of(row: Sequence, spec: Spec, *, limbs: bool) -> Sums:
             for v in (lo, hi):
                 if not labels.offset <= v < labels.offset + labels.n_classes:
                     raise QwkitError(
-                        f"`{name}` contains {v}, which is not in `labels` "
-                        f"{show(labels.values)}.",
+                        f"`{name}` contains {v}, which is not in `labels` {show(labels.values)}.",
                         parameter=name,
                         also=("labels",),
                     )
@@ -352,8 +354,7 @@ def needs_sketch(s: Sums, spec: Spec) -> bool:
 def sketches(rows: Iterable[Sequence], n_by: int) -> dict[Group, list[int]]:
     """The sketch query's values per group."""
     return {
-        key: sorted(int(_value(r[0])) for r in part)
-        for key, part in by_group(rows, n_by).items()
+        key: sorted(int(_value(r[0])) for r in part) for key, part in by_group(rows, n_by).items()
     }
 
 
@@ -417,4 +418,3 @@ def _ratings_values(values: list, name: str) -> np.ndarray:
             return np.array([np.nan if _missing(v) else v for v in values], dtype=np.float64)
         return np.array([None if _missing(v) else v for v in values], dtype=object)
     return _array(values, name)
-

@@ -144,7 +144,7 @@ def table_sql(
     ``c_min`` = its smallest value). NULL ratings form pairs of their own (the reader
     applies ``nan_policy``). ``limit``: at most that many rows (the caller asks for one
     more than it will take, to learn that there are more)."""
-    groups, names = _groups(d, by)
+    groups, _ = _groups(d, by)
     parts = [*groups, f"{d.ident(y1)} AS a", f"{d.ident(y2)} AS b", "COUNT(*) AS n"]
     if counts is not None:
         c = d.ident(counts)
