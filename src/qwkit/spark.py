@@ -504,6 +504,7 @@ class KappaEvaluator(
         )
 
     def isLargerBetter(self) -> bool:
+        """True: a model of larger kappa is the better one."""
         return True
 
 
