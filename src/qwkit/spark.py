@@ -207,6 +207,17 @@ def kappa_test(
     Returns
     -------
     KappaTestResult, or dict of them by group
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import qwkit.spark
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()
+    >>> df = spark.createDataFrame([(1, 1), (2, 2), (3, 3), (3, 2), (2, 2), (1, 1), (2, 3),
+    ...                             (3, 3)], "r1 long, r2 long")
+    >>> res = qwkit.spark.kappa_test(df, "r1", "r2")
+    >>> round(res.statistic, 6), res.n_items
+    (0.794872, 8)
     """
     with _Engine(data) as engine:
         return _e.kappa_test(
@@ -242,6 +253,18 @@ def confusion_matrix(
     Returns
     -------
     ndarray of shape (K, K) of int64, or dict of them by group
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import qwkit.spark
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()
+    >>> df = spark.createDataFrame([("low", "low"), ("high", "mid"), ("mid", "mid"),
+    ...                             ("high", "high")], "a string, b string")
+    >>> qwkit.spark.confusion_matrix(df, "a", "b", labels=["low", "mid", "high"])
+    array([[1, 0, 0],
+           [0, 1, 0],
+           [0, 1, 1]])
     """
     with _Engine(data) as engine:
         return _e.confusion_matrix(
@@ -284,6 +307,17 @@ def optimize_thresholds(
     Returns
     -------
     ThresholdResult, or dict of them by group
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import qwkit.spark
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()
+    >>> df = spark.createDataFrame([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8), (2, 0.9),
+    ...                             (2, 1.7)], "y long, score double")
+    >>> res = qwkit.spark.optimize_thresholds(df, "y", "score")
+    >>> [round(float(t), 6) for t in res.thresholds]
+    [0.6, 0.85]
     """
     with _Engine(data) as engine:
         return _e.optimize_thresholds(
@@ -342,6 +376,17 @@ def agreement_score(
     Returns
     -------
     float, or dict of float by group
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import qwkit.spark
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()
+    >>> df = spark.createDataFrame([(1, "a", 1), (1, "b", 1), (2, "a", 2), (2, "b", 3),
+    ...                             (3, "a", 3), (3, "b", 3)], "item long, rater string, y long")
+    >>> round(qwkit.spark.agreement_score(df, "item", "rater", "y", coefficient="gwet",
+    ...                                   weights="identity"), 6)
+    0.52
     """
     with _Engine(data) as engine:
         return _e.agreement_score(
@@ -382,6 +427,17 @@ def agreement_test(
     Returns
     -------
     AgreementTestResult, or dict of them by group
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import qwkit.spark
+    >>> spark = SparkSession.builder.master("local[1]").getOrCreate()
+    >>> df = spark.createDataFrame([(1, "a", 1), (1, "b", 1), (2, "a", 2), (2, "b", 3),
+    ...                             (3, "a", 3), (3, "b", 3)], "item long, rater string, y long")
+    >>> res = qwkit.spark.agreement_test(df, "item", "rater", "y", coefficient="krippendorff")
+    >>> round(res.statistic, 6), res.n_items
+    (0.827586, 3)
     """
     with _Engine(data) as engine:
         return _e.agreement_test(
