@@ -41,10 +41,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _machine  # noqa: E402
-import _timing  # noqa: E402
-
-import qwkit  # noqa: E402
+import _machine
+import _timing
 
 SEED = 20261121
 ROWS_PER_FILE = 10_000_000
@@ -170,9 +168,9 @@ def bench_spark(files: list[str], n: int, rounds: int, check: bool) -> str:
     fns = {}
     for label, frame in (("Parquet", df), ("cached", cached)):
         fns[f"{label}: groupBy().count()"] = lambda f=frame: f.groupBy().count().collect()
-        fns[f"{label}: groupBy().agg(sum(a), sum(b))"] = lambda f=frame: f.groupBy().agg(
-            F.sum("a"), F.sum("b")
-        ).collect()
+        fns[f"{label}: groupBy().agg(sum(a), sum(b))"] = lambda f=frame: (
+            f.groupBy().agg(F.sum("a"), F.sum("b")).collect()
+        )
         fns[f"{label}: qwkit.spark.kappa_score"] = lambda f=frame: qwkit.spark.kappa_score(
             f, "a", "b"
         )
