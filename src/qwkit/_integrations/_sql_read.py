@@ -371,14 +371,13 @@ def sums_kappa(s: Sums, replace: float, sketch: list[int] | None) -> float:
 def profiles_table(rows: list[tuple], names: tuple[str, str, str]):
     """The ratings of many raters that the distinct profiles of one group stand for, as
     a :class:`qwkit.RatingsTable` (each profile repeated for the items that hold it;
-    the order of the items does not change any statistic)."""
+    the order of the items does not change any statistic). The values' type is decided
+    once, from the distinct profiles; the repetition is numpy's."""
     items_name, raters_name, values_name = names
-    items: list[np.ndarray] = []
-    raters: list = []
-    values: list = []
-    start = 0
+    flat_raters: list = []
+    flat_values: list = []
+    spans = []
     for raters_of, values_of, null_item, null_rater, dup, n in rows:
-        n = int(n)
         if null_item:
             raise QwkitError(
                 f"`{items_name}` contains a missing value (NULL).", parameter=items_name
@@ -394,15 +393,23 @@ def profiles_table(rows: list[tuple], names: tuple[str, str, str]):
                 parameter=items_name,
                 also=(raters_name, values_name),
             )
-        m = len(raters_of)
-        items.append(np.repeat(np.arange(start, start + n), m))
-        raters.extend(list(raters_of) * n)
-        values.extend([_value(v) for v in values_of] * n)
-        start += n
-    item = np.concatenate(items) if items else np.empty(0, dtype=np.int64)
-    values_arr = _ratings_values(values, values_name)
-    raters_arr = np.array([_value(r) for r in raters])
-    return qwkit.ratings_from_long(item, raters_arr, values_arr)
+        spans.append((len(flat_values), len(values_of), int(n)))
+        flat_raters.extend(_value(r) for r in raters_of)
+        flat_values.extend(_value(v) for v in values_of)
+    values = _ratings_values(flat_values, values_name)
+    raters = np.array(flat_raters)
+    items, rater_parts, value_parts = [], [], []
+    first = 0
+    for start, m, n in spans:
+        items.append(np.repeat(np.arange(first, first + n), m))
+        rater_parts.append(np.tile(raters[start : start + m], n))
+        value_parts.append(np.tile(values[start : start + m], n))
+        first += n
+    if not spans:
+        return qwkit.ratings_from_long(np.empty(0), np.empty(0), np.empty(0))
+    return qwkit.ratings_from_long(
+        np.concatenate(items), np.concatenate(rater_parts), np.concatenate(value_parts)
+    )
 
 
 def _ratings_values(values: list, name: str) -> np.ndarray:
