@@ -202,7 +202,7 @@ def kappa_score(
     by: By = None,
     nan_policy: NanPolicy = "raise",
     replace_undefined_by: float = np.nan,
-    connection=None,
+    connection: duckdb.DuckDBPyConnection | None = None,
 ) -> float | dict:
     """Weighted kappa of two rating columns, computed in DuckDB: :func:`qwkit.kappa_score`.
 
@@ -263,7 +263,7 @@ def kappa_test(
     alternative: Alternative = "two-sided",
     by: By = None,
     nan_policy: NanPolicy = "raise",
-    connection=None,
+    connection: duckdb.DuckDBPyConnection | None = None,
 ) -> KappaTestResult | dict:
     """Kappa with its standard errors, test and intervals, computed in DuckDB:
     :func:`qwkit.kappa_test`.
@@ -314,7 +314,7 @@ def confusion_matrix(
     counts: str | None = None,
     by: By = None,
     nan_policy: NanPolicy = "raise",
-    connection=None,
+    connection: duckdb.DuckDBPyConnection | None = None,
 ) -> np.ndarray | dict:
     """The K×K table of two rating columns, counted in DuckDB:
     :func:`qwkit.confusion_matrix`.
@@ -354,7 +354,7 @@ def optimize_thresholds(
     max_pairs: int = _e.MAX_PAIRS,
     by: By = None,
     nan_policy: NanPolicy = "raise",
-    connection=None,
+    connection: duckdb.DuckDBPyConnection | None = None,
 ) -> ThresholdResult | dict:
     """The exact kappa-optimal cut points of real-valued scores, from the distinct
     (true rating, score) pairs DuckDB counts: :func:`qwkit.optimize_thresholds`.
@@ -429,7 +429,7 @@ def agreement_score(
     labels: ArrayLike | None = None,
     by: By = None,
     replace_undefined_by: float = np.nan,
-    connection=None,
+    connection: duckdb.DuckDBPyConnection | None = None,
 ) -> float | dict:
     """Agreement among any number of raters, from a long table of ratings reduced in
     DuckDB: :func:`qwkit.agreement_score` of :func:`qwkit.ratings_from_long`.
@@ -486,7 +486,7 @@ def agreement_test(
     alternative: Alternative = "two-sided",
     n_population: float | None = None,
     by: By = None,
-    connection=None,
+    connection: duckdb.DuckDBPyConnection | None = None,
 ) -> AgreementTestResult | dict:
     """Agreement among any number of raters with its standard error, test and intervals,
     from a long table of ratings reduced in DuckDB: :func:`qwkit.agreement_test`.
