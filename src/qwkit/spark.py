@@ -106,6 +106,8 @@ class _Engine:
             run=self._run,
             columns=columns,
             overflow=(ArithmeticException,),
+            sums_first=True,  # a global aggregate, without the GROUP BY's shuffle
+            wraps=self.session.conf.get("spark.sql.ansi.enabled", "false").lower() != "true",
         )
 
     def _run(self, text: str) -> list:

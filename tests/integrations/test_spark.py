@@ -21,7 +21,6 @@ from engine_cases import (
 )
 
 import qwkit
-from qwkit._integrations import _sql_engine
 
 CASES = {c.name: c for c in cases(n=200)}
 
@@ -82,14 +81,31 @@ def test_kappa_test_and_confusion_matrix(spark, qs, name):
     assert same(table, qwkit.confusion_matrix(case.a, case.b, labels=case.labels))
 
 
+@pytest.mark.parametrize("ansi", ["true", "false"])
 @pytest.mark.parametrize("name", ["wide", "beyond-2**53", "short"])
-def test_five_sums(spark, qs, monkeypatch, name):
-    """Beyond the cap, the five sums: tried 64-bit sums, or the DECIMAL(38) limbs when
-    one overflows (ratings up to 2**63)."""
-    monkeypatch.setattr(_sql_engine, "PAIR_CAP", 4)
+def test_five_sums(spark, qs, name, ansi):
+    """Quadratic kappa from the five sums: 64-bit sums (with ANSI mode an overflow stops
+    the query; without, each sum is tried), or the DECIMAL(38) limbs when one overflows
+    (ratings up to 2**63)."""
     case = CASES[name]
-    got = qs.kappa_score(frame(spark, case.table()), "a", "b", by="g")
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        got = qs.kappa_score(frame(spark, case.table()), "a", "b", by="g")
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
     assert same(got, expected_by_group(case, qwkit.kappa_score))
+
+
+def test_codes_warn_as_in_memory(spark, qs):
+    a = np.array([1, 2, 3, 4, 5, 99, 2, 3] * 5)
+    b = np.array([1, 2, 3, 4, 5, 2, 99, 3] * 5)
+    with pytest.warns(qwkit.ScaleWarning) as memory:
+        want = qwkit.kappa_score(a, b)
+    with pytest.warns(qwkit.ScaleWarning) as engine:  # the sums, then their sketch
+        got = qs.kappa_score(frame(spark, pa.table({"a": a, "b": b})), "a", "b")
+    assert same(got, want)
+    assert [str(w.message) for w in engine] == [str(w.message) for w in memory]
 
 
 def test_counts_and_missing(spark, qs):

@@ -184,12 +184,18 @@ def sums_sql(
     by: Sequence[str],
     omit: bool,
     limbs: bool,
+    tried: bool | None = None,
 ) -> str:
     """The five sums of eq. Q per group, after ``n`` (the items: rows, or with ``omit``
     rows with both ratings), ``n1`` and ``n2`` (rows where each rating is not NULL),
     ``off1``/``off2`` (ratings off ``labels``), and before each rater's extremes.
     ``omit``: a row with a NULL rating counts nowhere (its group stays, perhaps empty).
-    ``limbs``: the 32-bit split (exact for any 64-bit ratings, in the wide type)."""
+    ``limbs``: the 32-bit split (exact for any 64-bit ratings, in the wide type).
+    ``tried`` (Spark; by default there): each product and sum tried, NULL on an overflow —
+    for a Spark whose ANSI mode is off, where an overflow wraps silently; with ANSI on, an
+    overflow stops the query, and the plain form is exact as it stands."""
+    if tried is None:
+        tried = not d.wide_sums
     groups, names = _groups(d, by)
     x1, x2 = d.ident(y1), d.ident(y2)
     both = f"{x1} IS NOT NULL AND {x2} IS NOT NULL"
@@ -205,14 +211,14 @@ def sums_sql(
         parts += [f"{rated[0]} - COUNT(a) AS off1", f"{rated[1]} - COUNT(b) AS off2"]
     else:
         parts += ["0 AS off1", "0 AS off2"]
-    if not limbs and d.wide_sums:
-        # 64-bit products (an overflow is an error); DuckDB's and PostgreSQL's SUM of a
-        # BIGINT is a wider type: exact
+    if not limbs and not tried:
+        # 64-bit products and (Spark) sums, an overflow an error; DuckDB's and
+        # PostgreSQL's SUM of a BIGINT is a wider type: exact
         parts += ["SUM(a) AS sa", "SUM(b) AS sb", "SUM(a * a + b * b) AS s2", "SUM(a * b) AS sab"]
         parts += ["COUNT(qok) AS ok2", "COUNT(qok) AS okab"]  # no product was tried
     elif not limbs:
-        # Spark sums BIGINTs as BIGINTs: each product and sum is tried (NULL on an
-        # overflow, which the counts of products and the NULL sums show)
+        # Spark without ANSI sums BIGINTs as BIGINTs, wrapping: each product and sum is
+        # tried (NULL on an overflow, which the counts of products and the NULL sums show)
         sq = "try_add(try_multiply(a, a), try_multiply(b, b))"
         parts += [
             "try_sum(a) AS sa",
