@@ -3,8 +3,8 @@
 Every function here mirrors the in-memory function of the same name and returns the same
 result **to the last bit**: Spark aggregates the rows into qwkit's sufficient state — the
 distinct pairs of ratings with their counts (the K×K table, sparse), or for unweighted
-quadratic kappa of a wide integer scale the five exact integer sums, or the distinct
-rating profiles of many raters — the state is collected to the driver, and qwkit
+quadratic kappa of a wide integer scale the five exact integer sums, or the distinct rating
+profiles of many raters — the state is collected to the driver, and qwkit
 finalizes it with the code the in-memory functions run (``qwkit.sql`` writes the
 queries; ``docs/engines.md`` says when to use which engine). ``by`` names columns whose
 groups each get their own result (a dict keyed by the group's value).
@@ -106,7 +106,6 @@ class _Engine:
             run=self._run,
             columns=columns,
             overflow=(ArithmeticException,),
-            sums_first=True,  # a global aggregate, without the GROUP BY's shuffle
             wraps=self.session.conf.get("spark.sql.ansi.enabled", "false").lower() != "true",
         )
 

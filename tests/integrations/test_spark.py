@@ -21,6 +21,7 @@ from engine_cases import (
 )
 
 import qwkit
+from qwkit._integrations import _sql_engine
 
 CASES = {c.name: c for c in cases(n=200)}
 
@@ -83,10 +84,11 @@ def test_kappa_test_and_confusion_matrix(spark, qs, name):
 
 @pytest.mark.parametrize("ansi", ["true", "false"])
 @pytest.mark.parametrize("name", ["wide", "beyond-2**53", "short"])
-def test_five_sums(spark, qs, name, ansi):
-    """Quadratic kappa from the five sums: 64-bit sums (with ANSI mode an overflow stops
-    the query; without, each sum is tried), or the DECIMAL(38) limbs when one overflows
+def test_five_sums(spark, qs, monkeypatch, name, ansi):
+    """Beyond the cap, the five sums: 64-bit sums (with ANSI mode an overflow stops the
+    query; without, each sum is tried), or the DECIMAL(38) limbs when one overflows
     (ratings up to 2**63)."""
+    monkeypatch.setattr(_sql_engine, "PAIR_CAP", 4)
     case = CASES[name]
     before = spark.conf.get("spark.sql.ansi.enabled")
     spark.conf.set("spark.sql.ansi.enabled", ansi)
@@ -97,7 +99,8 @@ def test_five_sums(spark, qs, name, ansi):
     assert same(got, expected_by_group(case, qwkit.kappa_score))
 
 
-def test_codes_warn_as_in_memory(spark, qs):
+def test_codes_warn_as_in_memory(spark, qs, monkeypatch):
+    monkeypatch.setattr(_sql_engine, "PAIR_CAP", 4)
     a = np.array([1, 2, 3, 4, 5, 99, 2, 3] * 5)
     b = np.array([1, 2, 3, 4, 5, 2, 99, 3] * 5)
     with pytest.warns(qwkit.ScaleWarning) as memory:

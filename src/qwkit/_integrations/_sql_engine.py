@@ -9,8 +9,7 @@ cases said below) and finalizes the returned state with ``_sql_read``:
 * ``kappa_score``: the pair table (one GROUP BY); for unweighted quadratic kappa of
   integer columns, whose in-memory form is the five sums, the table is asked for at most
   ``PAIR_CAP`` pairs and, if the ratings hold more distinct pairs (a wide integer
-  scale), the five sums are computed instead (or first, where the engine sums much
-  faster than it groups: Spark) — exactly, in 64-bit products and the
+  scale), the five sums are computed instead — exactly, in 64-bit products and the
   engine's wide sums, or in 32-bit limbs when those would overflow — with the sketch of
   the extreme ratings when the missing-value-code rule may fire;
 * ``kappa_test``, ``confusion_matrix``: the pair table;
@@ -88,9 +87,6 @@ class Engine:
     columns: dict[str, tuple[str, str]]
     #: The engine's exceptions that mean an integer overflow.
     overflow: tuple[type[BaseException], ...]
-    #: Unweighted quadratic kappa from the five sums first (where a global aggregate is
-    #: much cheaper than a GROUP BY: Spark), rather than from the pair table.
-    sums_first: bool = False
     #: Whether 64-bit arithmetic wraps silently (Spark without ANSI mode): the sums are
     #: then tried (``_sql_text.sums_sql``).
     wraps: bool = False
@@ -176,8 +172,6 @@ def kappa_score(engine: Engine, y1, y2, *, weights, labels, counts, by, nan_poli
         and all(k == INTEGER for k in kinds)
         and (lab is None or lab.offset is not None)
     )
-    if sums_apply and engine.sums_first:
-        return _sums_kappa(engine, spec, y1, y2, replace)
     rows = _table(engine, spec, y1, y2, counts, limit=PAIR_CAP + 1 if sums_apply else None)
     if sums_apply and len(rows) > PAIR_CAP:
         return _sums_kappa(engine, spec, y1, y2, replace)
