@@ -186,6 +186,9 @@ INTEGRATIONS: list[tuple[str, str, str]] = [
     ("qwkit.torch", "PyTorch losses and metrics", "torch"),
     ("qwkit.dask", "Dask: data larger than memory", "dask"),
     ("qwkit.polars", "Polars expressions", "polars"),
+    ("qwkit.duckdb", "DuckDB: kappa where the data live", "engines"),
+    ("qwkit.spark", "Spark: DataFrames and pyspark.ml", "engines"),
+    ("qwkit.sql", "SQL of the sufficient state", "engines"),
     ("qwkit.economics", "the economics simulation", "economics"),
 ]
 
