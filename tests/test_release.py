@@ -186,11 +186,12 @@ class TestInstalledWheel:
             f"for name in {modules!r}:\n"
             "    print(importlib.import_module(name).__file__)\n"
             "print(qwkit.load_hanna().__class__.__name__)\n"
+            "print(qwkit.load_hanna_judges().score.size)\n"
         )
-        *files, hanna = installed.run("-c", code).splitlines()
+        *files, hanna, judgements = installed.run("-c", code).splitlines()
         assert len(files) == len(modules)
         assert all(Path(f).is_relative_to(installed.site) for f in files), files
-        assert hanna == "Hanna"
+        assert hanna == "Hanna" and judgements == "126720"
 
 
 class TestCompiledKernelsCache:

@@ -163,7 +163,18 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "RiskClassModel",
         ],
     ),
-    ("Data", None, ["load_wine_quality", "WineQuality", "load_hanna", "Hanna"]),
+    (
+        "Data",
+        None,
+        [
+            "load_wine_quality",
+            "WineQuality",
+            "load_hanna",
+            "Hanna",
+            "load_hanna_judges",
+            "HannaJudges",
+        ],
+    ),
     (
         "Errors and warnings",
         None,
