@@ -221,7 +221,7 @@ def category_agreement(
         else:
             se0[c], p[c] = math.nan, res.pvalue
     return CategoryAgreementResult(
-        labels=np.asarray(prep.scale.labels)[prep.index],
+        labels=prep.scale.labels_at(prep.index),
         statistic=kappa,
         standard_error=se,
         standard_error_null=se0,

@@ -83,6 +83,20 @@ class Scale:
         dtype = np.int64 if lo + self.q - 1 <= _INT64.max else np.uint64
         return np.arange(self.q, dtype=dtype) + dtype(lo)
 
+    def labels_at(self, index: np.ndarray) -> np.ndarray:
+        """The categories at the scale positions ``index`` (the ones that occur): as
+        :attr:`labels` would give them, without building the whole scale — memory in
+        proportion to ``index``, never to the span of the ratings (0 and 10**12 are two
+        categories here, not 10**12 + 1)."""
+        index = np.asarray(index)
+        if self.values is not None:
+            return np.asarray(self.values)[index]
+        if self.points is not None:
+            return self.lo + self.points[index]
+        lo = int(self.lo)
+        dtype = np.int64 if lo + self.q - 1 <= _INT64.max else np.uint64
+        return index.astype(dtype) + dtype(lo)
+
 
 def _label_points(lab) -> tuple[int | float, np.ndarray]:
     """(lo, coordinates relative to lo) of numeric labels, exact for integers."""

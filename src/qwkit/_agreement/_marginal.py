@@ -180,7 +180,7 @@ def marginal_homogeneity_test(
         rest = 1.0 - stat / n
         # X² = n (every pair disagrees one way) makes W infinite; rounding leaves ~1e-16
         stat = stat / rest if rest > 1e-12 else math.inf  # (eq. H3)
-    labels_out = np.asarray(prep.scale.labels)[prep.index]
+    labels_out = prep.scale.labels_at(prep.index)
     return MarginalHomogeneityResult(
         statistic=stat,
         df=rank,
