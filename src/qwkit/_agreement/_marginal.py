@@ -149,7 +149,7 @@ def marginal_homogeneity_test(
             also=("b",),
         )
     try:
-        prep = _in.prepare_ratings({"a": a, "b": b}, "fleiss", "identity", labels)
+        prep = _in.prepare_for_coefficient({"a": a, "b": b}, "fleiss", "identity", labels)
     except QwkitError as exc:  # said of the two raters' columns: name them, not `ratings`
         if exc.parameter != "ratings":
             raise
