@@ -209,9 +209,66 @@ def _cases():
     }
 
 
-def _outcome(call, f) -> dict:
+def _sparse_panel(n_items: int, n_raters: int):
+    """A table of ``max(n_items, n_raters)`` ratings whose items × raters matrix is huge."""
+    import qwkit
+
+    n = max(n_items, n_raters)
+    return qwkit.ratings_from_long(np.arange(n) % n_items, np.arange(n) % n_raters, np.ones(n))
+
+
+def _crowded_panel() -> np.ndarray:
+    """1,000 items, each rated by all of 150 raters: 150,000 ratings, 11,175 pairs of
+    raters, 11 million pairs of ratings of one item (held, they took 1.9 GB)."""
+    rng = np.random.default_rng(20261218)
+    latent = rng.integers(1, 6, size=(1000, 1))
+    return np.clip(latent + rng.integers(-1, 2, size=(1000, 150)), 1, 5).astype(float)
+
+
+def _light_of_a_crowded_panel():
+    import qwkit
+
+    panel = _crowded_panel()
+    res = qwkit.agreement_test(panel, coefficient="light")
+    assert res.statistic == qwkit.agreement_score(panel, coefficient="light")
+    res.confidence_interval(method="jackknife")
+    qwkit.rater_agreement(panel).pairwise()
+
+
+def _command_line_on_a_crowded_panel():
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    from qwkit.cli._app import app
+
+    panel = _crowded_panel().astype(int)
+    with tempfile.TemporaryDirectory() as folder:
+        path = f"{folder}/panel.csv"
+        header = ",".join(f"r{j}" for j in range(panel.shape[1]))
+        np.savetxt(path, panel, fmt="%d", delimiter=",", header=header, comments="")
+        raters = header  # --coefficient all, the default, includes Light's kappa
+        done = CliRunner().invoke(app, ["agreement", path, "--raters", raters, "--json"])
+    if done.exit_code != 0:
+        raise RuntimeError(done.stderr)
+
+
+#: Cases called only under the limit (their warm-up would fill the memory): the dense
+#: matrix of a sparse panel just under ``to_wide``'s cell limit (2**31 cells, 18 GiB),
+#: and just over it; Light's kappa of a panel whose pairs of ratings of one item are
+#: many (11 million), and the command line's default coefficients on it. Their outcome
+#: is reported for the family ``"any"``.
+LIMITED = {
+    "RatingsTable.to_wide under the cell limit": lambda: _sparse_panel(2**16, 2**15 - 1).to_wide(),
+    "RatingsTable.to_wide over the cell limit": lambda: _sparse_panel(2**16, 2**15 + 1).to_wide(),
+    "Light's kappa of 1,000 items x 150 raters": _light_of_a_crowded_panel,
+    "qwkit agreement of 1,000 items x 150 raters": _command_line_on_a_crowded_panel,
+}
+
+
+def _outcome(call, f=None) -> dict:
     try:
-        call(f)
+        call() if f is None else call(f)
     except MemoryError:
         return {"outcome": "memory", "type": "MemoryError", "parameter": None, "message": ""}
     except Exception as exc:  # every refusal is reported, and judged by the test
@@ -231,6 +288,8 @@ def _address_space() -> int:
 
 def main() -> None:
     warnings.simplefilter("ignore")
+    import qwkit.cli._app  # noqa: F401 - loaded before the limit, as the library is
+
     cases = _cases()
     for name, call in cases.items():
         for family in WARM_UP:
@@ -243,6 +302,8 @@ def main() -> None:
         for family in EXTREME:
             line = {"case": name, "family": family, **_outcome(call, FAMILIES[family])}
             print(json.dumps(line), flush=True)
+    for name, call in LIMITED.items():
+        print(json.dumps({"case": name, "family": "any", **_outcome(call)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import pytest
 import qwkit
 import qwkit.dask
 import qwkit.polars
-from memory_cases import EXTREME, _cases
+from memory_cases import EXTREME, LIMITED, _cases
 
 HERE = Path(__file__).parent
 
@@ -108,6 +108,20 @@ class TestFlatMemory:
             # the error names the parameter (Polars keeps the message, not the attribute)
             named = got["parameter"] or re.search(r"`(\w+)`", got["message"]).group(1)
             assert f"`{named}`" in got["message"] or named == "labels", got
+
+    @pytest.mark.parametrize("case", [c for c in LIMITED if "Light" in c or "agreement" in c])
+    def test_light_s_kappa_of_many_pairs_of_ratings(self, outcomes, case):
+        # 11 million pairs of ratings of one item took 1.9 GB (3,000 items × 300 raters,
+        # 134 million, more than 3 GiB: the issue's panel): now per-pair sums
+        assert outcomes[case, "any"]["outcome"] == "ok", outcomes[case, "any"]
+
+    @pytest.mark.parametrize("case", [c for c in LIMITED if "to_wide" in c])
+    def test_a_matrix_that_does_not_fit_is_refused_with_its_size(self, outcomes, case):
+        # just under 2**31 cells (18 GiB) to_wide asked numpy for the memory (MemoryError
+        # where it is not there); now both sizes are refused with what they need
+        got = outcomes[case, "any"]
+        assert (got["outcome"], got["parameter"]) == ("refused", "ratings"), got
+        assert "GiB" in got["message"] and "table itself" in got["message"]
 
     def test_the_issue_s_calls(self):
         # six ratings in {0, 10**12}: MemoryError before

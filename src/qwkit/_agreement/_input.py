@@ -418,9 +418,7 @@ def prepare_panel(
     return _compact(sp, codes, scale, index, coords), weights, matrix
 
 
-def prepare_for_coefficient(
-    ratings, coefficient, weights, labels, *, value_only=False
-) -> Prepared:
+def prepare_for_coefficient(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
     """Validate ratings of many raters for the agreement coefficient ``coefficient``: its
     panel (:func:`prepare_panel`), checked for a pair of ratings of one item, cut to the
     items both raters rated for Scott's π. (``_base._scale.prepare_ratings`` is another

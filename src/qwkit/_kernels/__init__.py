@@ -26,7 +26,6 @@ from qwkit._kernels._agreement import (
     integral_extremes,
     linear_within,
     pair_incidences,
-    pair_keys,
     ratio_apply,
     removal_pairs,
 )
@@ -58,6 +57,12 @@ from qwkit._kernels._exact import (
 from qwkit._kernels._hashing import distinct_ids
 from qwkit._kernels._icc import complete_moments, sparse_moments
 from qwkit._kernels._jit import CHUNK, THREAD_MIN_ITEMS, interruptible, threaded
+from qwkit._kernels._pairs import (
+    pair_batch,
+    pair_leave_one_out,
+    pair_linearized,
+    pair_sums,
+)
 from qwkit._kernels._resample import (
     gather_tables,
     pcg64_integers,
@@ -140,10 +145,13 @@ __all__ = [
     "minmax2",
     "monotone_dp",
     "normalize_rows",
+    "pair_batch",
     "pair_cells",
     "pair_ids",
     "pair_incidences",
-    "pair_keys",
+    "pair_leave_one_out",
+    "pair_linearized",
+    "pair_sums",
     "pair_table",
     "pcg64_integers",
     "ratio_apply",
