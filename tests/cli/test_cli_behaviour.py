@@ -27,7 +27,7 @@ from cli_helpers import (
 )
 from qwkit._base._extras import install_command
 from qwkit.cli import _output
-from qwkit.cli._errors import BROKEN_PIPE, EXIT_BROKEN_PIPE
+from qwkit.cli._app import app
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,6 @@ class TestSigterm:
         code = f"""
 import os, signal, sys, time
 from qwkit.cli import _output
-from qwkit.cli._errors import BROKEN_PIPE, EXIT_BROKEN_PIPE
 
 def slow(target, text):
     with _output.open_target(target) as out:
@@ -314,24 +313,18 @@ class TestWarningWording:
 
 
 class TestBrokenPipe:
-    """`qwkit ... | head -1` when the reader stops before the result is written: the
-    result is lost, so one line and 141 (tests/cli/test_cli_stdout.py has every command)."""
-
-    @staticmethod
-    def _closed_stdout(*args):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "qwkit", *map(str, args)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        proc.stdout.close()  # before the command prints anything
-        _, err = proc.communicate(timeout=120)
-        return proc.returncode, err.decode()
+    """`qwkit demo | head -1` when the reader stops before the summary is written: the
+    result is lost, so one line and 141 — and the report, written before anything is
+    printed, stays (tests/cli/test_cli_stdout.py has every command, in-process and as a
+    process with a real pipe)."""
 
     def test_demo_still_writes_its_report(self, tmp_path):
+        from test_cli_stdout import FAILURES, _FailingStdoutRunner
+
+        error, line, code = FAILURES["broken"]
         out = tmp_path / "dp"
-        code, err = self._closed_stdout("demo", "--out", out)
-        assert (code, err.splitlines()) == (EXIT_BROKEN_PIPE, [f"qwkit: error: {BROKEN_PIPE}"])
+        result = _FailingStdoutRunner(error).invoke(app, ["demo", "--out", str(out)])
+        assert (result.exit_code, result.stderr.splitlines()) == (code, [line])
         assert (out / "report.html").read_text().count("<img") == 6
 
 
