@@ -21,6 +21,7 @@ from hypothesis.extra import numpy as hnp
 import qwkit
 from oracles.naive_agreement import naive_coefficient
 from qwkit import _kernels
+from qwkit._agreement import _light
 from qwkit._agreement import _metrics as _m
 from qwkit._agreement._light import _shared_pairs
 
@@ -194,6 +195,18 @@ def test_shared_pairs_and_incidences_are_every_two_raters_of_every_item(present,
     count = np.where(np.random.default_rng(seed).random(present.shape[0]) < 0.3, 3.0, 1.0)
     entries = _m.Entries(ptr, rater.astype(np.intp), np.zeros(rater.size, np.intp), r)
     n_all, g, h = _shared_pairs(entries, count)
+    with_product = _light._DENSE_RATERS  # many raters: the sparse product instead
+    try:
+        _light._DENSE_RATERS = 0
+        assert [
+            a.tolist() if hasattr(a, "tolist") else a for a in _shared_pairs(entries, count)
+        ] == [
+            n_all,
+            g.tolist(),
+            h.tolist(),
+        ]
+    finally:
+        _light._DENSE_RATERS = with_product
     shares = {}
     for i, a, b in want:
         shares[a, b] = shares.get((a, b), 0) + (2 if count[i] > 1 else 1)

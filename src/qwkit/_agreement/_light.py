@@ -45,18 +45,30 @@ _BYTES_PER_PAIR, _BYTES_PER_PAIR_CATEGORY = 96, 32
 _SQUARED = 4  # the kernels' kind of squared differences (``Moments``)
 
 
+#: Up to this many raters, which pairs share items is counted in a dense raters × raters
+#: table (16 MiB at most); beyond, by a sparse product.
+_DENSE_RATERS = 1448
+
+
 def _shared_pairs(entries: _m.Entries, count: np.ndarray):
     """The pairs of raters (g < h) that share an item: (pairs sharing any, g and h of the
     pairs that share two or more — an item that stands for several counts as two, as
-    the incidences' keys are written twice for it), sorted by (g, h). One sparse product
-    of raters × items by items × raters (scipy's, compiled), never the incidences."""
+    the incidences' keys are written twice for it), sorted by (g, h). Never the
+    incidences: a dense count for a few raters, else one sparse product of raters ×
+    items by items × raters (scipy's, compiled; memory in proportion to the pairs)."""
+    k = entries.n_raters
+    if k <= _DENSE_RATERS:
+        shared = _kernels.shared_counts(entries.ptr, entries.rater, np.ascontiguousarray(count), k)
+        g, h = np.nonzero(shared)
+        kept = shared[g, h] >= 2.0
+        return int(g.size), g[kept].astype(np.intp), h[kept].astype(np.intp)
     n_ratings = entries.rater.shape[0]
-    shape = (entries.m, entries.n_raters)
+    shape = (entries.m, k)
     rated = sparse.csr_array((np.ones(n_ratings), (entries.item, entries.rater)), shape=shape)
     weighed = sparse.csr_array((count[entries.item], (entries.item, entries.rater)), shape=shape)
     shared = sparse.triu(rated.T @ weighed, k=1, format="csr")
     shared.sort_indices()
-    g = np.repeat(np.arange(entries.n_raters), np.diff(shared.indptr))
+    g = np.repeat(np.arange(k), np.diff(shared.indptr))
     kept = shared.data >= 2.0
     return int(shared.nnz), g[kept], shared.indices[kept].astype(np.intp)
 

@@ -62,6 +62,7 @@ from qwkit._kernels._pairs import (
     pair_leave_one_out,
     pair_linearized,
     pair_sums,
+    shared_counts,
 )
 from qwkit._kernels._resample import (
     gather_tables,
@@ -161,6 +162,7 @@ __all__ = [
     "resample_tables_par",
     "round_rows",
     "scan_weights",
+    "shared_counts",
     "soft_sums",
     "soft_sums_weighted",
     "sparse_moments",

@@ -47,6 +47,25 @@ def _pair_of(pair_ptr, pair_h, index, g, h):
 
 
 @njit(**_JIT)
+def shared_counts(item_ptr, rater, count, n_raters):
+    """(n_raters, n_raters): at [g, h], g < h, the Σ of ``count`` over the items both
+    raters rated (each item standing for ``count`` items); zero elsewhere. For a few
+    raters: a dense table, O(Σᵢ rᵢ²) time."""
+    out = np.zeros((n_raters, n_raters))
+    for i in range(item_ptr.shape[0] - 1):
+        w = count[i]
+        for e in range(item_ptr[i], item_ptr[i + 1]):
+            for f in range(e + 1, item_ptr[i + 1]):
+                g = rater[e]
+                h = rater[f]
+                if g < h:
+                    out[g, h] += w
+                else:
+                    out[h, g] += w
+    return out
+
+
+@njit(**_JIT)
 def pair_sums(item_ptr, rater, code, count, pair_ptr, pair_h, index, kind, dmat, y, base, n_cat):
     """Per pair, over the items both raters rated, each item weighing ``count``: B, O
     (eq. 19), and the sums of the chance cross-sum — with ``kind`` 4 the pair's first
