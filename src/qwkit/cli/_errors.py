@@ -168,7 +168,7 @@ def stdout_failure(exc: OSError) -> CliError:
 @contextmanager
 def writing_stdout() -> Iterator[None]:
     """Writes to standard output: a failure names it (a broken pipe is left to
-    :func:`guard`: the reader stopped, which is not an error)."""
+    :func:`guard`, which says it and exits with 141)."""
     try:
         yield
     except BrokenPipeError:
