@@ -49,6 +49,7 @@ def _no_temporaries(folder) -> bool:
     return not [p for p in folder.rglob("*") if p.name.endswith(TEMPORARY_SUFFIX)]
 
 
+@pytest.mark.usefixtures("default_sigint")
 class TestInterrupts:
     @pytest.mark.parametrize(
         ("signum", "code", "said"),
