@@ -9,6 +9,9 @@ disagreement. Equation numbers are those of ``docs/agreement.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
 from qwkit._agreement import _input as _in
@@ -17,9 +20,10 @@ from qwkit._agreement import _stats as _s
 from qwkit._agreement._conger import Conger
 from qwkit._agreement._light import Light
 from qwkit._base._errors import QwkitError
-from qwkit._base._weights import GWET_WEIGHTS, gwet_disagreement
+from qwkit._base._registry import COEFFICIENTS, WEIGHTS
+from qwkit._base._weights import gwet_disagreement
 
-__all__ = ["metric_of", "model_of"]
+__all__ = ["MODELS", "metric_of", "model_of"]
 
 #: The ratio metric's Σ over a scale of q categories costs O(q²): refused beyond this.
 _RATIO_SCALE_MAX = 20_000
@@ -43,7 +47,7 @@ def _layout(prep: _in.Prepared, collapse):
             rows, count = _m.collapse_rows(rows, cheap_only=cheap)
         return rows, None, count
     panel = prep.panel
-    if prep.coefficient in _in.POOLED or prep.coefficient == "scott":
+    if not COEFFICIENTS[prep.coefficient].by_rater:  # pooled rows (Scott's: of two raters)
         rows, _ = _m.item_rows(panel.item_ptr, panel.code)
         count = np.ones(rows.m)
         if collapse:
@@ -75,7 +79,7 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
         return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
     if weights == "ordinal":
         return _ordinal_metric(prep, freq)
-    if weights in GWET_WEIGHTS:
+    if WEIGHTS[weights].gwet:
         return _gwet_metric(prep)
     # coordinates relative to the scale's start scale.lo (exact positions, never float64
     # copies of ratings such as 2**53 + 1): quadratic and linear metrics are
@@ -177,30 +181,55 @@ def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
     return _m.Moments(z), (span / unit) ** 2, total
 
 
+@dataclass(frozen=True)
+class Parts:
+    """What a coefficient's model is built from: the rows (and who rated what, for the
+    coefficients that read it), their multiplicities, the metric and its largest
+    disagreement, the scale's q categories (v of them occur) and Σ d/dmax over the
+    q × q scale (``total()``, eq. 8)."""
+
+    rows: _m.Rows
+    entries: _m.Entries | None
+    count: np.ndarray
+    metric: object
+    dmax: float
+    q: int
+    v: int
+    total: Callable[[], float]
+
+
+#: Each coefficient of the registry (``_base._registry.COEFFICIENTS``), bound to its
+#: computation: its model of ``_stats``, ``_conger`` or ``_light``.
+MODELS: dict[str, Callable[[Parts], object]] = COEFFICIENTS.bind(
+    {
+        "fleiss": lambda p: _s.Fleiss(p.rows, p.count, p.metric, p.dmax),  # (eq. 6)
+        "conger": lambda p: Conger(p.entries, p.rows, p.count, p.metric, p.dmax),  # (eq. 17)
+        "krippendorff": lambda p: _s.Krippendorff(p.rows, p.count, p.metric, p.dmax),  # (eq. 14)
+        "gwet": lambda p: _s.Gwet(
+            p.rows, p.count, p.metric, p.dmax, p.q * p.q - p.total(), p.q, p.v
+        ),  # (eq. 7)
+        "brennan-prediger": lambda p: _s.BrennanPrediger(
+            p.rows, p.count, p.metric, p.dmax, p.q * p.q - p.total(), p.q
+        ),  # (eq. 9)
+        "light": lambda p: Light(p.entries, p.count, p.metric, p.dmax),  # (eq. 19)
+        # p_a itself: Brennan-Prediger's form with p_e = 0   (eq. 5)
+        "percent": lambda p: _s.BrennanPrediger(p.rows, p.count, p.metric, p.dmax, 0.0, p.q),
+        "scott": lambda p: _s.Scott(p.rows, p.count, p.metric, p.dmax),  # (eq. 12')
+    }
+)
+
+
 def model_of(prep: _in.Prepared, collapse):
+    """The model of the coefficient of ``prep`` (``MODELS``) on its rows, identical rows
+    merged as ``collapse`` says."""
     rows, entries, count = _layout(prep, collapse)
     v = prep.coords.shape[0]
     freq = _pairable_frequencies(rows, count, v) if prep.weights == "ordinal" else None
     metric, dmax, total = _metric(prep, freq)
     if collapse == "cheap" and metric.vector:  # a value alone: small designs dense
         metric.dense_cells = _m.DENSE_MAX
-    name = prep.coefficient
-    q = prep.scale.q
-    if name == "fleiss":
-        return _s.Fleiss(rows, count, metric, dmax)
-    if name == "scott":
-        return _s.Scott(rows, count, metric, dmax)
-    if name == "percent":  # p_a itself: Brennan-Prediger's form with p_e = 0   (eq. 5)
-        return _s.BrennanPrediger(rows, count, metric, dmax, 0.0, q)
-    if name == "krippendorff":
-        return _s.Krippendorff(rows, count, metric, dmax)
-    if name == "gwet":
-        return _s.Gwet(rows, count, metric, dmax, q * q - total(), q, v)
-    if name == "brennan-prediger":
-        return _s.BrennanPrediger(rows, count, metric, dmax, q * q - total(), q)
-    if name == "conger":
-        return Conger(entries, rows, count, metric, dmax)
-    return Light(entries, count, metric, dmax)
+    parts = Parts(rows, entries, count, metric, dmax, prep.scale.q, v, total)
+    return MODELS[prep.coefficient](parts)
 
 
 def metric_of(prep: _in.Prepared):

@@ -13,12 +13,12 @@ any positive scaling of W leaves kappa unchanged (eq. 1 of ``docs/kappa.md``).
 from __future__ import annotations
 
 import numbers
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._registry import WEIGHTS, WeightsName
 from qwkit._base._scale import MAX_DENSE_CLASSES
 from qwkit._base._validation import as_real_array, check_integer
 
@@ -41,24 +41,24 @@ __all__ = [
     "zero_disagreement_reason",
 ]
 
+# The names are the records of the registry (``_base._registry.WEIGHTS``).
 #: The names with integer-valued matrices — (i − j)², |i − j|, 1 − δᵢⱼ — whose kappa the
 #: two-rater functions compute from moments, margins or table-free sums, exactly.
-EXACT_WEIGHTS = ("quadratic", "linear", "identity")
+EXACT_WEIGHTS = WEIGHTS.where(lambda r: r.exact)
 #: Gwet's (2014) further weights, R irrCAC's ``radical.weights``, ``circular.weights`` and
 #: ``bipolar.weights`` as disagreements (eq. 2d of ``docs/agreement.md``): functions of
 #: the values on the scale and of its ends, computed on a table.
-GWET_WEIGHTS = ("radical", "circular", "bipolar")
-NAMED_WEIGHTS = (*EXACT_WEIGHTS, *GWET_WEIGHTS)
-#: The names agreement among any number of raters accepts besides: Krippendorff's
-#: ordinal and ratio metrics, which depend on the values and frequencies of the
+GWET_WEIGHTS = WEIGHTS.where(lambda r: r.gwet)
+#: The names every function that takes ``weights`` accepts.
+NAMED_WEIGHTS = WEIGHTS.where(lambda r: not r.many_raters)
+#: The names agreement among any number of raters accepts: every record, Krippendorff's
+#: ordinal and ratio metrics too, which depend on the values and frequencies of the
 #: categories, not only on their positions.
-RATER_WEIGHTS = (*NAMED_WEIGHTS, "ordinal", "ratio")
+RATER_WEIGHTS = WEIGHTS.names
 #: Why kappa is 0/0 whatever the weights.
 BOTH_CONSTANT = "both raters use a single, identical rating"
 #: What ``weights`` accepts, for signatures.
-WeightsLike = (
-    Literal["quadratic", "linear", "identity", "radical", "circular", "bipolar"] | ArrayLike | None
-)
+WeightsLike = WeightsName | ArrayLike | None
 
 
 def check_weights(weights, *, many_raters: bool = False) -> str | np.ndarray:
