@@ -239,7 +239,7 @@ WEIGHTS: Family[WeightsRecord] = Family(
             name="ordinal",
             display="ordinal",
             help="Krippendorff's ordinal metric: squared differences of mid-ranks",
-            needs="many raters' agreement",
+            needs="agreement among raters",
             formula="(Mₖ − Mₗ)², Mₖ the mid-rank of category k",
             source="Krippendorff (2011)",
             equation="2c",
@@ -249,7 +249,7 @@ WEIGHTS: Family[WeightsRecord] = Family(
             name="ratio",
             display="ratio",
             help="Krippendorff's ratio metric on the values, y ≥ 0",
-            needs="many raters' agreement",
+            needs="agreement among raters",
             formula="((yₖ − yₗ)/(yₖ + yₗ))²",
             source="Krippendorff (2011)",
             equation="2b",
@@ -276,11 +276,13 @@ class ICCFormRecord(Member):
     (``"A,1"``), ``display`` how results print it, ``aliases`` the command line's name
     (``icc-A1``); ``shrout_fleiss`` Shrout & Fleiss's (1979) name; ``model`` the model and
     what differences count; ``unit`` one rater's rating or the mean of k;
-    ``equation`` the equation in ``docs/agreement.md``."""
+    ``population`` the population value it estimates; ``equation`` the equation in
+    ``docs/agreement.md``."""
 
     shrout_fleiss: str
     model: str
     unit: str
+    population: str
     equation: str
 
 
@@ -289,7 +291,7 @@ _AGREEMENT = "two-way, absolute agreement"
 _CONSISTENCY = "two-way, consistency"
 
 
-def _form(name: str, sf: str, model: str, equation: str, help: str) -> ICCFormRecord:
+def _form(name: str, sf: str, model: str, equation: str, help: str, population: str):
     return ICCFormRecord(
         name=name,
         display=f"ICC({name})",
@@ -298,6 +300,7 @@ def _form(name: str, sf: str, model: str, equation: str, help: str) -> ICCFormRe
         shrout_fleiss=sf,
         model=model,
         unit="single rater" if name.endswith("1") else "mean of k raters",
+        population=population,
         equation=equation,
     )
 
@@ -306,14 +309,20 @@ ICC_FORMS: Family[ICCFormRecord] = Family(
     "ICC form",
     "form",
     [
-        _form("1,1", "ICC(1,1)", _ONE_WAY, "I4a", "one-way: each item rated by its own raters"),
-        _form("A,1", "ICC(2,1)", _AGREEMENT, "I4b", "agreement of one rater drawn at random"),
-        _form("C,1", "ICC(3,1)", _CONSISTENCY, "I4c", "consistency of one rater (offsets removed)"),
-        _form("1,k", "ICC(1,k)", _ONE_WAY, "I4d", "the one-way form for the mean of k raters"),
-        _form("A,k", "ICC(2,k)", _AGREEMENT, "I4e", "agreement of the mean of k raters"),
-        _form("C,k", "ICC(3,k)", _CONSISTENCY, "I4f", "consistency of the mean of k raters"),
+        _form("1,1", "ICC(1,1)", _ONE_WAY, "I4a", "one-way: each item rated by its own raters",
+              "σ²ₛ/(σ²ₛ + σ²_w)"),
+        _form("A,1", "ICC(2,1)", _AGREEMENT, "I4b", "agreement of one rater drawn at random",
+              "σ²ₛ/(σ²ₛ + σ²ᵣ + σ²ₑ)"),
+        _form("C,1", "ICC(3,1)", _CONSISTENCY, "I4c", "consistency of one rater (offsets removed)",
+              "σ²ₛ/(σ²ₛ + σ²ₑ)"),
+        _form("1,k", "ICC(1,k)", _ONE_WAY, "I4d", "the one-way form for the mean of k raters",
+              "σ²ₛ/(σ²ₛ + σ²_w/k)"),
+        _form("A,k", "ICC(2,k)", _AGREEMENT, "I4e", "agreement of the mean of k raters",
+              "σ²ₛ/(σ²ₛ + (σ²ᵣ + σ²ₑ)/k)"),
+        _form("C,k", "ICC(3,k)", _CONSISTENCY, "I4f", "consistency of the mean of k raters",
+              "σ²ₛ/(σ²ₛ + σ²ₑ/k)"),
     ],
-)
+)  # fmt: skip
 #: The forms' names, for type checkers.
 ICCForm = Literal["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"]
 

@@ -71,14 +71,17 @@ class Duplicates(str, Enum):
 
 
 class AgreementWeights(str, Enum):
+    """The names of ``WEIGHTS`` (``_base._registry``), spelled for typer and type checkers
+    (``tests/test_registry.py`` holds them to the records)."""
+
     quadratic = "quadratic"
     linear = "linear"
     identity = "identity"
-    ordinal = "ordinal"
-    ratio = "ratio"
     radical = "radical"
     circular = "circular"
     bipolar = "bipolar"
+    ordinal = "ordinal"
+    ratio = "ratio"
 
 
 #: ``--coefficient all``: the chance-corrected coefficients of any number of raters (the
