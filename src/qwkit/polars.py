@@ -382,7 +382,7 @@ default="asymptotic"
         *others : polars.Expr or str
             The other raters' columns.
         coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light", "percent", "scott"}
+"light", "percent", "scott", "cohen"}
             As in :func:`qwkit.agreement_score`.
         weights, labels, replace_undefined_by
             As in :func:`qwkit.agreement_score`.

@@ -215,6 +215,8 @@ MODELS: dict[str, Callable[[Parts], object]] = COEFFICIENTS.bind(
         # p_a itself: Brennan-Prediger's form with p_e = 0   (eq. 5)
         "percent": lambda p: _s.BrennanPrediger(p.rows, p.count, p.metric, p.dmax, 0.0, p.q),
         "scott": lambda p: _s.Scott(p.rows, p.count, p.metric, p.dmax),  # (eq. 12')
+        # Conger's kappa of two raters on the items both rated   (eq. 17c)
+        "cohen": lambda p: Conger(p.entries, p.rows, p.count, p.metric, p.dmax),
     }
 )
 

@@ -342,7 +342,7 @@ def agreement_score(
         One row per item, one column per rater (numpy array, pandas or polars
         DataFrame, nested lists). Missing ratings are NaN or None. Numbers or text.
     coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light", "percent", "scott"}
+"light", "percent", "scott", "cohen"}
         ``"fleiss"``: Fleiss' (1971) kappa, chance from the pooled ratings (eq. 6);
         ``"conger"``: Conger's (1980) kappa, chance from each rater's own
         distribution (eq. 17; = Cohen's kappa for two raters); ``"krippendorff"``:
@@ -352,7 +352,9 @@ def agreement_score(
         (eq. 19); ``"percent"``: the (weighted) percent agreement p_a itself (eq. 5),
         not corrected for chance; ``"scott"``: Scott's (1955) π of two raters, over
         the items both rated (Fleiss' kappa of two raters; eq. 12' for its standard
-        error).
+        error); ``"cohen"``: Cohen's (1960, 1968) weighted kappa of two raters, over
+        the items both rated (Conger's kappa of two raters, eq. 17c; R irr's ``kappa2``,
+        which drops the items with a missing rating).
     weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar", \
 "ordinal", "ratio"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`kappa_score`: positions on the ``labels``

@@ -142,12 +142,31 @@ COEFFICIENTS: Family[CoefficientRecord] = Family(
             two_raters=True,
             generalized="fleiss",
         ),
+        CoefficientRecord(
+            name="cohen",
+            display="Cohen's kappa",
+            help="Cohen's (weighted) kappa of two raters, on the items both rated",
+            needs="two raters",
+            source="Cohen (1960, 1968)",
+            equation="17c",
+            by_rater=True,
+            two_raters=True,
+            generalized="conger",
+        ),
     ],
 )
 #: The coefficients' names, for type checkers (``tests/test_registry.py`` holds them to
 #: :data:`COEFFICIENTS`).
 Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
+    "fleiss",
+    "conger",
+    "krippendorff",
+    "gwet",
+    "brennan-prediger",
+    "light",
+    "percent",
+    "scott",
+    "cohen",
 ]
 #: The coefficients a count table determines (the ``pooled`` records).
 CountsCoefficient = Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"]
