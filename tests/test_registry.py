@@ -202,10 +202,15 @@ def test_every_member_has_its_computation():
         COEFFICIENTS.bind({**dict.fromkeys(COEFFICIENTS), "kappa": None})
 
 
-def test_the_oracles_name_registered_coefficients():
+def test_lists_of_a_few_members_name_registered_ones():
+    """What names a few members for a property of their computation (which take a fast
+    path, which count the scale's categories) or of an oracle names registered ones."""
     from oracles.naive_agreement import NAIVE_COEFFICIENTS
+    from qwkit._agreement import _input
 
     assert set(NAIVE_COEFFICIENTS) <= set(COEFFICIENTS.where(lambda r: not r.two_raters))
+    assert set(_input.MOMENT_ONLY) <= set(COEFFICIENTS.where(lambda r: r.pooled))
+    assert set(_input._COUNT_CATEGORIES) <= set(COEFFICIENTS)
 
 
 def test_records_are_complete_and_distinct():
