@@ -193,8 +193,11 @@ def test_the_command_line_reads_the_registry():
 
 def test_every_member_has_its_computation():
     from qwkit._agreement import _icc, _model
+    from qwkit._base import _weights
 
     assert tuple(_model.MODELS) == COEFFICIENTS.names
+    assert tuple(_model.METRICS) == WEIGHTS.names
+    assert tuple(_weights._AT) == WEIGHTS.where(lambda r: not r.many_raters)
     assert tuple(_icc._ICC) == ICC_FORMS.names
     with pytest.raises(ValueError, match=r"no computation for \['light'"):
         COEFFICIENTS.bind({n: None for n in COEFFICIENTS if n != "light"})

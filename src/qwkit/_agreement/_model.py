@@ -23,7 +23,7 @@ from qwkit._base._errors import QwkitError
 from qwkit._base._registry import COEFFICIENTS, WEIGHTS
 from qwkit._base._weights import gwet_disagreement
 
-__all__ = ["MODELS", "metric_of", "model_of"]
+__all__ = ["METRICS", "MODELS", "metric_of", "model_of"]
 
 #: The ratio metric's Σ over a scale of q categories costs O(q²): refused beyond this.
 _RATIO_SCALE_MAX = 20_000
@@ -68,57 +68,76 @@ def _pairable_frequencies(rows: _m.Rows, count, v):
 
 
 def _metric(prep: _in.Prepared, freq: np.ndarray):
-    """(metric, dmax, Σ over the q×q scale of d/dmax as a function) for ``prep.weights``."""
-    weights, coords, scale, q = prep.weights, prep.coords, prep.scale, prep.scale.q
-    v = coords.shape[0]
-    if weights == "identity":
-        return _m.Identity(v), 1.0, lambda: float(q * q - q)
-    if weights == "custom":
+    """(metric, dmax, Σ over the q×q scale of d/dmax as a function) for ``prep.weights``:
+    a custom matrix, or the metric ``METRICS`` binds to the name."""
+    if prep.weights == "custom":
         mat = prep.matrix
         top = float(mat.max())
         return _m.Matrix(mat[np.ix_(prep.index, prep.index)]), top, lambda: float(mat.sum()) / top
-    if weights == "ordinal":
-        return _ordinal_metric(prep, freq)
-    if WEIGHTS[weights].gwet:
-        return _gwet_metric(prep)
-    # coordinates relative to the scale's start scale.lo (exact positions, never float64
-    # copies of ratings such as 2**53 + 1): quadratic and linear metrics are
-    # translation-invariant, and the ratio metric adds 2·lo to its sums only
+    return METRICS[prep.weights](prep, freq)
+
+
+def _identity_metric(prep: _in.Prepared, freq):
+    q = prep.scale.q
+    return _m.Identity(prep.coords.shape[0]), 1.0, lambda: float(q * q - q)
+
+
+def _extent(prep: _in.Prepared):
+    """(the whole scale's coordinates or None for 0 … q − 1, its lowest and highest, the
+    centre of the coordinates that occur). Coordinates are relative to the scale's start
+    scale.lo (exact positions, never float64 copies of ratings such as 2**53 + 1):
+    quadratic and linear metrics are translation-invariant, and the ratio metric adds 2·lo
+    to its sums only."""
+    scale, coords = prep.scale, prep.coords
     full = scale.coordinates() if scale.points is not None else None
     lo_full = float(full.min()) if full is not None else 0.0
-    hi_full = float(full.max()) if full is not None else float(q - 1)
+    hi_full = float(full.max()) if full is not None else float(scale.q - 1)
+    return full, lo_full, hi_full, (coords.min() + coords.max()) / 2.0
+
+
+def _quadratic_metric(prep: _in.Prepared, freq):
+    coords, q = prep.coords, prep.scale.q
+    full, lo_full, hi_full, center = _extent(prep)
     span = hi_full - lo_full
-    center = (coords.min() + coords.max()) / 2.0
-    if weights == "quadratic":
-        unit = float(coords.max() - coords.min()) or 1.0
-        z = (coords - center) / unit
+    unit = float(coords.max() - coords.min()) or 1.0
+    z = (coords - center) / unit
 
-        def total():  # Σₖₗ (yₖ − yₗ)² / (max − min)² over the scale   (eq. 8)
-            if full is None:
-                return q * q * (q + 1.0) / (6.0 * (q - 1.0))
-            c = full - full.mean()
-            return 2.0 * (q * float(c @ c) - float(c.sum()) ** 2) / (span * span)
+    def total():  # Σₖₗ (yₖ − yₗ)² / (max − min)² over the scale   (eq. 8)
+        if full is None:
+            return q * q * (q + 1.0) / (6.0 * (q - 1.0))
+        c = full - full.mean()
+        return 2.0 * (q * float(c @ c) - float(c.sum()) ** 2) / (span * span)
 
-        return _m.Moments(z), (span / unit) ** 2, total
-    if weights == "linear":
-        metric = (
-            _m.Matrix(np.abs(coords[:, None] - coords[None, :]))
-            if v <= _m.TABLE_MAX
-            else _m.Linear(coords - center)
-        )
+    return _m.Moments(z), (span / unit) ** 2, total
 
-        def total():
-            if full is None:
-                return q * (q + 1.0) / 3.0
-            k = np.arange(q, dtype=np.float64)
-            return 2.0 * float(np.sort(full - lo_full) @ (2.0 * k - q + 1.0)) / span
 
-        return metric, span, total
-    # ratio: Krippendorff's ((yₖ − yₗ)/(yₖ + yₗ))², largest at the ends of the scale
+def _linear_metric(prep: _in.Prepared, freq):
+    coords, q = prep.coords, prep.scale.q
+    full, lo_full, hi_full, center = _extent(prep)
+    span = hi_full - lo_full
+    metric = (
+        _m.Matrix(np.abs(coords[:, None] - coords[None, :]))
+        if coords.shape[0] <= _m.TABLE_MAX
+        else _m.Linear(coords - center)
+    )
+
+    def total():
+        if full is None:
+            return q * (q + 1.0) / 3.0
+        k = np.arange(q, dtype=np.float64)
+        return 2.0 * float(np.sort(full - lo_full) @ (2.0 * k - q + 1.0)) / span
+
+    return metric, span, total
+
+
+def _ratio_metric(prep: _in.Prepared, freq):
+    """Krippendorff's ((yₖ − yₗ)/(yₖ + yₗ))², largest at the ends of the scale (eq. 2b)."""
+    coords, scale, q = prep.coords, prep.scale, prep.scale.q
+    _, lo_full, hi_full, _ = _extent(prep)
     base = 2.0 * float(scale.lo)  # yₖ + yₗ = 2·lo + (relative coordinates)
     metric = (
         _m.Matrix(_m.Ratio._d(coords[:, None], coords[None, :], base))
-        if v <= _m.TABLE_MAX
+        if coords.shape[0] <= _m.TABLE_MAX
         else _m.Ratio(coords, base)
     )
     top = ((hi_full - lo_full) / (base + hi_full + lo_full)) ** 2
@@ -137,7 +156,7 @@ def _metric(prep: _in.Prepared, freq: np.ndarray):
     return metric, top, total
 
 
-def _gwet_metric(prep: _in.Prepared):
+def _gwet_metric(prep: _in.Prepared, freq=None):
     """Gwet's radical, circular or bipolar weights on the values of the scale (eq. 2d):
     a matrix over the categories that occur, the largest disagreement and the sum over
     the whole scale (O(q²): at most ``_GWET_SCALE_MAX`` categories)."""
@@ -179,6 +198,23 @@ def _ordinal_metric(prep: _in.Prepared, freq: np.ndarray):
         return 2.0 * q * float(counts @ (c * c)) / (span * span)
 
     return _m.Moments(z), (span / unit) ** 2, total
+
+
+#: Each name of the registry's weights (``_base._registry.WEIGHTS``) bound to its metric
+#: over the categories that occur: (metric, largest disagreement, Σ over the q × q scale
+#: of d/dmax as a function).
+METRICS = WEIGHTS.bind(
+    {
+        "quadratic": _quadratic_metric,  # (eq. 1; M)
+        "linear": _linear_metric,  # (eq. 1)
+        "identity": _identity_metric,  # (eq. 1)
+        "radical": _gwet_metric,  # (eq. 2d)
+        "circular": _gwet_metric,
+        "bipolar": _gwet_metric,
+        "ordinal": _ordinal_metric,  # (eq. 2c)
+        "ratio": _ratio_metric,  # (eq. 2b)
+    }
+)
 
 
 @dataclass(frozen=True)

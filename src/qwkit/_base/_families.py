@@ -82,18 +82,22 @@ class Family(Mapping[str, M], Generic[M]):
         """The names of the members for which ``test(record)`` holds, in order."""
         return tuple(n for n, m in self._members.items() if test(m))
 
-    def bind(self, table: Mapping[str, T]) -> dict[str, T]:
+    def bind(
+        self, table: Mapping[str, T], *, where: Callable[[M], bool] | None = None
+    ) -> dict[str, T]:
         """``table`` — one thing per member (its computation) — checked to hold every
-        member and nothing else, in the family's order: a feature binds its members so,
-        at import, and a record without its computation fails at once."""
-        missing = [n for n in self._members if n not in table]
-        extra = [n for n in table if n not in self._members]
+        member (``where`` the record says so) and nothing else, in the family's order: a
+        feature binds its members so, at import, and a record without its computation
+        fails at once."""
+        names = self.names if where is None else self.where(where)
+        missing = [n for n in names if n not in table]
+        extra = [n for n in table if n not in names]
         if missing or extra:
             raise ValueError(
                 f"the {self.what} family and its computations disagree: no computation for "
                 f"{missing}, no record for {extra}"
             )
-        return {n: table[n] for n in self._members}
+        return {n: table[n] for n in names}
 
     def choices_text(self) -> str:
         """The names as a message lists them: 'a', 'b' or 'c'."""

@@ -174,15 +174,32 @@ def gwet_disagreement(weights: str, y: np.ndarray, lo: float, hi: float) -> np.n
 def weights_at(weights: str, positions: np.ndarray, k: int) -> np.ndarray:
     """Unnormalized named weights between categories at the given positions of a scale
     of ``k`` positions (0 … k − 1)."""
-    pos = positions.astype(np.float64)
-    if weights in GWET_WEIGHTS:
-        return gwet_disagreement(weights, pos, 0.0, float(k - 1))
-    diff = pos[:, None] - pos[None, :]
-    if weights == "quadratic":
-        return diff * diff
-    if weights == "linear":
-        return np.abs(diff)
-    return (diff != 0).astype(np.float64)
+    return _AT[weights](positions.astype(np.float64), k)
+
+
+def _difference(pos: np.ndarray) -> np.ndarray:
+    return pos[:, None] - pos[None, :]
+
+
+def _squared(pos: np.ndarray, k: int) -> np.ndarray:
+    diff = _difference(pos)
+    return diff * diff
+
+
+#: The names every function takes (the registry's records without ``many_raters``),
+#: each bound to its unnormalized weights at positions of a scale of k (eqs. 1, 2d of
+#: ``docs/agreement.md``).
+_AT = WEIGHTS.bind(
+    {
+        "quadratic": _squared,
+        "linear": lambda pos, k: np.abs(_difference(pos)),
+        "identity": lambda pos, k: (_difference(pos) != 0).astype(np.float64),
+        "radical": lambda pos, k: gwet_disagreement("radical", pos, 0.0, float(k - 1)),
+        "circular": lambda pos, k: gwet_disagreement("circular", pos, 0.0, float(k - 1)),
+        "bipolar": lambda pos, k: gwet_disagreement("bipolar", pos, 0.0, float(k - 1)),
+    },
+    where=lambda r: not r.many_raters,
+)
 
 
 def named_weights(k: int, weights: str) -> np.ndarray:

@@ -6,12 +6,12 @@ read into ``qwkit.ratings_from_long``'s sparse table, ``--duplicates`` for a rat
 rated an item twice). Each coefficient (``--coefficient``: one, several separated by
 commas, or all) is ``qwkit.agreement_test`` (docs/agreement.md): its value, Gwet's
 standard error, an interval and the p-value of the t-test of no agreement beyond chance.
-Percent agreement and Scott's π are coefficients too (``percent``, ``scott``), and the
-intraclass correlations of numeric ratings are named ``icc-11``, ``icc-A1``, ``icc-C1``,
-``icc-1k``, ``icc-Ak``, ``icc-Ck`` (``qwkit.icc``: the value, its F-based interval and
-the F test; ``cli/_reliability.py``). ``--by-rater`` adds each rater's agreement with the
-others (``qwkit.rater_agreement``), ``--by-category`` the agreement on each category
-(``qwkit.category_agreement``).
+The coefficients are the registry's (``_base._registry.COEFFICIENTS``: names, display
+names, ``all``, the help), and the intraclass correlations of numeric ratings are named
+by the ICC forms' aliases there (``icc-A1``, ...; ``qwkit.icc``: the value, its F-based
+interval and the F test; ``cli/_reliability.py``). ``--by-rater`` adds each rater's
+agreement with the others (``qwkit.rater_agreement``), ``--by-category`` the agreement on
+each category (``qwkit.category_agreement``).
 ``--report FILE.html`` writes an HTML report that stays small for any number of raters:
 the coefficients, each rater's agreement (ranked, and its distribution), and the
 agreement of the pairs of raters (a heatmap up to 40 raters, their distribution beyond).
