@@ -492,11 +492,6 @@ def _two_raters(panel: Panel, coefficient: str) -> Panel:
     )
 
 
-def _or(names) -> str:
-    quoted = [repr(n) for n in names]
-    return ", ".join(quoted[:-1]) + " or " + quoted[-1]
-
-
 def check_pairs(panel: Panel, name: str = "ratings") -> None:
     """At least one item with two or more ratings."""
     if panel.n_items == 0 or int(np.diff(panel.item_ptr).max()) < 2:
@@ -516,8 +511,9 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "
-            f"count table does not say. From counts use {_or(POOLED)}, or pass the items × "
-            "raters ratings to `agreement_score`.",
+            "count table does not say. From counts use "
+            f"{COEFFICIENTS.choices_text(POOLED)}, or pass the items × raters ratings to "
+            "`agreement_score`.",
             parameter="coefficient",
         )
     weights = check_weights(weights, many_raters=True)

@@ -99,9 +99,10 @@ class Family(Mapping[str, M], Generic[M]):
             )
         return {n: table[n] for n in names}
 
-    def choices_text(self) -> str:
-        """The names as a message lists them: 'a', 'b' or 'c'."""
-        quoted = [repr(n) for n in self._members]
+    def choices_text(self, names: Sequence[str] | None = None) -> str:
+        """The names (or ``names``, some of them) as a message lists them: 'a', 'b' or
+        'c'."""
+        quoted = [repr(n) for n in (self._members if names is None else names)]
         return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
     def check(self, value, *, parameter: str | None = None, aliases: bool = False) -> str:
