@@ -23,6 +23,7 @@ from engine_cases import (
 
 import qwkit
 import qwkit.duckdb as qd
+from qwkit._base._registry import COEFFICIENTS as REGISTRY
 from qwkit._integrations import _sql_engine
 
 CASES = cases()
@@ -164,15 +165,8 @@ class TestInputs:
 
 
 class TestAgreement:
-    COEFFICIENTS = (
-        "fleiss",
-        "conger",
-        "krippendorff",
-        "gwet",
-        "brennan-prediger",
-        "light",
-        "percent",
-    )
+    #: The registry's coefficients of any number of raters.
+    COEFFICIENTS = REGISTRY.where(lambda r: not r.two_raters)
 
     @pytest.mark.parametrize("coefficient", COEFFICIENTS)
     def test_parity(self, coefficient):

@@ -15,6 +15,9 @@ from qwkit.cli import _columns, _io, _output, _text
 
 
 class Weights(str, Enum):
+    """The names of ``WEIGHTS`` that every function takes (``_base._registry``), spelled
+    for typer and type checkers (``tests/test_registry.py`` holds them to the records)."""
+
     quadratic = "quadratic"
     linear = "linear"
     identity = "identity"
