@@ -50,6 +50,7 @@ from qwkit.cli._options import (
     labels_option,
     missing_option,
     option_blocks,
+    report_option,
 )
 
 __all__ = ["agreement", "coefficient_option"]
@@ -442,14 +443,7 @@ def agreement(
     interval: Interval = Interval(),
     report: Annotated[
         str | None,
-        typer.Option(
-            "--report",
-            help="Also write an HTML report: the coefficients, each rater's agreement and "
-            "the pairs of raters ('-': standard output). An existing file is replaced "
-            "only if it is a qwkit report, or with --force.",
-            show_default=False,
-            metavar="FILE",
-        ),
+        report_option(": the coefficients, each rater's agreement and the pairs of raters"),
     ] = None,
     title: TitleOpt = None,
     reading: Reading = Reading(),
@@ -469,11 +463,7 @@ def agreement(
     check_one_stdout(report, as_json, "--report")
     ci, method = interval.ci, interval.method
     with guard():
-        target = None
-        if report is not None:
-            target = _output.plan(
-                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
-            )
+        target = _output.plan_given(report, kind=_output.REPORT, file=file, force=force)
         text_allowed = weights is AgreementWeights.identity
         with reading.open(file) as source:
             if columns is not None:

@@ -46,6 +46,7 @@ from qwkit.cli._options import (
     labels_option,
     missing_option,
     option_blocks,
+    report_option,
 )
 from qwkit.cli._progress import progress_bar
 
@@ -312,16 +313,7 @@ def evaluate(
             metavar="POLICY",
         ),
     ] = NanPolicy.raise_,
-    report: Annotated[
-        str | None,
-        typer.Option(
-            "--report",
-            help="Also write an HTML report with the figures ('-': standard output). An "
-            "existing file is replaced only if it is a qwkit report, or with --force.",
-            show_default=False,
-            metavar="FILE",
-        ),
-    ] = None,
+    report: Annotated[str | None, report_option(" with the figures")] = None,
     title: TitleOpt = None,
     reading: Reading = Reading(),
     force: ForceOpt = False,
@@ -351,11 +343,7 @@ def evaluate(
     reading = reading.checked()
     check_one_stdout(report, as_json, "--report")
     with guard():
-        target = None
-        if report is not None:
-            target = _output.plan(
-                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
-            )
+        target = _output.plan_given(report, kind=_output.REPORT, file=file, force=force)
         with reading.open(file) as source:
             data = _columns.load_scored(
                 source,

@@ -129,32 +129,13 @@ def score(
                 counts=counts,
                 scheduler=scheduler,
             )
-            with in_file_terms({"sample_weight": sample_weight, "counts": counts}):
-                low, high = interval.of(test)
-            if as_json:
-                _display.print_json(
-                    {
-                        "file": file,
-                        "truth": truth,
-                        "pred": pred,
-                        **test.to_dict(),
-                        **interval.json(low, high),
-                        "sample_weight": sample_weight,
-                        "counts": counts,
-                        **context,
-                    }
-                )
-                return
-            print_score(
-                test,
-                (low, high),
-                interval,
-                title=f"{file}: '{truth}' vs '{pred}' (dask, {context['partitions']} partitions)",
-                dropped=0,
-                confusion=None,
-                names=(truth, pred),
+            _engine_result(
+                file, truth, pred, test, interval, as_json,
+                engine=f"dask, {context['partitions']} partitions",
+                terms={"sample_weight": sample_weight, "counts": counts},
+                json={"sample_weight": sample_weight, "counts": counts, **context},
                 note="(confusion matrix not computed with --engine dask)",
-            )
+            )  # fmt: skip
         return
     if scheduler is not None:
         raise typer.BadParameter("applies only with --engine dask.", param_hint="--scheduler")
@@ -184,17 +165,10 @@ def score(
             if k <= (MAX_JSON_LABELS if as_json else MAX_PRINTED_LABELS):
                 confusion = qwkit.confusion_matrix(y1, y2, labels=test.labels, **data.item_weights)
         if as_json:
-            _display.print_json(
-                {
-                    "file": file,
-                    "truth": truth,
-                    "pred": pred,
-                    **test.to_dict(),
-                    **interval.json(low, high),
-                    **rows_json(data, len(y1)),
-                    "confusion": confusion,  # None (null) beyond MAX_JSON_LABELS labels
-                }
-            )
+            _print_score_json(
+                file, truth, pred, test, interval, (low, high), **rows_json(data, len(y1)),
+                confusion=confusion,  # None (null) beyond MAX_JSON_LABELS labels
+            )  # fmt: skip
             return
         print_score(
             test,
@@ -225,31 +199,40 @@ def _duckdb_score(
             file, truth=truth, pred=pred, weights=weights.value, labels=labels, counts=counts,
             drop_missing=drop_missing, max_labels=limit,
         )  # fmt: skip
-        with in_file_terms({"counts": counts}):
-            low, high = interval.of(test)
+        _engine_result(
+            file, truth, pred, test, interval, as_json, engine="duckdb", terms={"counts": counts},
+            json={"counts": counts, "confusion": confusion, **context}, confusion=confusion,
+        )  # fmt: skip
+
+
+def _engine_result(
+    file, truth, pred, test, interval, as_json, *, engine, terms, json, confusion=None,
+    note=None,
+) -> None:  # fmt: skip
+    """The end of ``qwkit score --engine dask`` or ``duckdb``: the interval of the test
+    the engine counted, then its JSON (``json``: what follows the interval) or its table."""
+    with in_file_terms(terms):
+        bounds = interval.of(test)
     if as_json:
-        _display.print_json(
-            {
-                "file": file,
-                "truth": truth,
-                "pred": pred,
-                **test.to_dict(),
-                **interval.json(low, high),
-                "counts": counts,
-                "confusion": confusion,
-                **context,
-            }
-        )
+        _print_score_json(file, truth, pred, test, interval, bounds, **json)
         return
     print_score(
         test,
-        (low, high),
+        bounds,
         interval,
-        title=f"{file}: '{truth}' vs '{pred}' (duckdb)",
+        title=f"{file}: '{truth}' vs '{pred}' ({engine})",
         dropped=0,
         confusion=confusion,
         names=(truth, pred),
+        note=note,
     )
+
+
+def _print_score_json(file, truth, pred, test, interval, bounds, **more) -> None:
+    """``qwkit score --json``: the columns, the test, its interval, then ``more`` (the
+    rows read, the confusion matrix, the engine's context)."""
+    head = {"file": file, "truth": truth, "pred": pred, **test.to_dict()}
+    _display.print_json({**head, **interval.json(*bounds), **more})
 
 
 def _dask_options(path: str, reading: Reading, drop_missing: bool, *, engine: str = "dask") -> None:

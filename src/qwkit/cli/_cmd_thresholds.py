@@ -91,11 +91,7 @@ def thresholds_fit(
     reading = reading.checked()
     check_one_stdout(output, as_json, "-o")
     with guard():
-        target = None
-        if output is not None:
-            target = _output.plan(
-                output, kind=_output.THRESHOLDS, inputs=[_output.Input.of(file)], force=force
-            )
+        target = _output.plan_given(output, kind=_output.THRESHOLDS, file=file, force=force)
         with reading.open(file) as source:
             data = _columns.load(
                 source,

@@ -296,6 +296,20 @@ ForceOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+def report_option(contents: str):
+    """``--report FILE`` of a command that prints its result: an HTML report too, whose
+    ``contents`` its help says."""
+    return typer.Option(
+        "--report",
+        help=f"Also write an HTML report{contents} ('-': standard output). An existing "
+        "file is replaced only if it is a qwkit report, or with --force.",
+        show_default=False,
+        metavar="FILE",
+    )
+
+
 TitleOpt = Annotated[
     str | None,
     typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
