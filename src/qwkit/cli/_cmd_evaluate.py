@@ -180,8 +180,8 @@ def evaluate(
     machine: Annotated[
         list[str] | None,
         _columns_option(
-            "The machine columns to evaluate, separated by commas (e.g. model,llm): "
-            "ratings on the human scale or real-valued scores."
+            "The machine columns to evaluate, comma-separated (e.g. model,llm): ratings "
+            "on the human scale or real-valued scores."
         ),
     ] = None,
     group: Annotated[
@@ -207,7 +207,7 @@ def evaluate(
         str | None,
         typer.Option(
             help="Column of clusters (the prompt, task or test taker a response is nested "
-            "in): every standard error is cluster-robust.",
+            "in): the standard errors are all cluster-robust.",
             show_default=False,
             metavar="COLUMN",
         ),

@@ -487,9 +487,9 @@ class QwkitCommand(_FlagsTakeNoValue, TyperCommand):
                 given.setdefault(names[name].name, {})[said] = name != said
             value_next = not eq and name in takes_value
             out.append(arg)
-        for said in given.values():
-            old_names = [n for n, is_old in said.items() if is_old]
-            new_names = [n for n, is_old in said.items() if not is_old]
+        for names_given in given.values():
+            old_names = [n for n, is_old in names_given.items() if is_old]
+            new_names = [n for n, is_old in names_given.items() if not is_old]
             if old_names and new_names:
                 raise typer.BadParameter(
                     f"give {new_names[0]} only; {old_names[0]} is its deprecated name.",
