@@ -314,7 +314,7 @@ class TestOutputs:
 
     def test_staged_outputs_all_or_nothing(self, tmp_path):
         (tmp_path / "keep.txt").write_text("old")
-        folder = _output.plan_folder(str(tmp_path), option="--out")
+        folder = _output.plan_folder(str(tmp_path), option="--output")
 
         def targets():
             return {

@@ -89,10 +89,10 @@ def _glossary() -> tuple[dict[str, int], dict[str, int]]:
 WORDS, NEVER = _glossary()
 
 
-def _used() -> dict[str, list[str]]:
+def _used(commands) -> dict[str, list[str]]:
     """Every option name → the commands that show it (the root's --version too)."""
     used = defaultdict(list)
-    for path, command in [("", ROOT_GROUP), *COMMANDS]:
+    for path, command in commands:
         for option in _options(command):
             if not option.hidden:
                 for name in _names(option):
@@ -102,7 +102,17 @@ def _used() -> dict[str, list[str]]:
     return dict(used)
 
 
-USED = _used()
+USED = _used([("", ROOT_GROUP), *COMMANDS])
+
+
+def _not_words(used) -> dict[str, list[str]]:
+    """The options that are no word of the glossary, and their commands."""
+    return {word: where for word, where in used.items() if word not in WORDS}
+
+
+def _synonyms(used) -> dict[str, list[str]]:
+    """The options that are synonyms of a glossary word, and their commands."""
+    return {word: where for word, where in used.items() if word in NEVER}
 
 
 def _stem(word: str) -> str:
@@ -125,12 +135,26 @@ class TestGlossary:
         assert len(paths) == len(_app.COMMANDS) + len(_app.THRESHOLDS)
 
     def test_every_option_is_in_the_glossary(self):
-        missing = {word: where for word, where in USED.items() if word not in WORDS}
-        assert missing == {}, "add these options to CONTRIBUTING.md's glossary"
+        assert _not_words(USED) == {}, "add these options to CONTRIBUTING.md's glossary"
 
     def test_no_synonym_is_an_option(self):
-        synonyms = {word: USED[word] for word in NEVER if word in USED}
-        assert synonyms == {}, "use the glossary's word (its row's first column)"
+        assert _synonyms(USED) == {}, "use the glossary's word (its row's first column)"
+
+    def test_the_checks_can_fail(self):
+        """A command with a new synonym and a new word is caught by both checks."""
+        new = typer.Typer(add_completion=False)
+
+        @new.command()
+        def cmd(
+            out: str = typer.Option("x", "--out"),
+            boots: int = typer.Option(9, "--n-boot"),
+            colour: str = typer.Option("red", "--colour"),
+        ) -> None:
+            """A new command."""
+
+        used = _used([("new", typer.main.get_command(new))])
+        assert _synonyms(used) == {"--out": ["new"], "--n-boot": ["new"]}
+        assert _not_words(used) == {"--out": ["new"], "--n-boot": ["new"], "--colour": ["new"]}
 
     def test_every_glossary_word_is_used(self):
         assert [word for word in WORDS if word not in USED] == []
