@@ -30,36 +30,29 @@ from rich.table import Table
 
 import qwkit
 from qwkit._base._registry import COEFFICIENTS, ICC_FORMS, WEIGHTS
-from qwkit.cli import _columns, _display, _io, _output, _plots, _reliability, _report
+from qwkit.cli import _columns, _display, _output, _plots, _reliability, _report
 from qwkit.cli._errors import (
     guard,
     in_file_terms,
     stderr_console,
 )
 from qwkit.cli._options import (
-    CiOpt,
-    DecimalOpt,
-    EncodingOpt,
     FileArg,
     ForceOpt,
+    Interval,
     JsonOpt,
     LabelsOpt,
     Method,
-    MethodOpt,
     MissingOpt,
-    ResamplesOpt,
-    SeedOpt,
-    SepOpt,
-    SheetOpt,
+    Reading,
+    TitleOpt,
     check_one_stdout,
     column_list,
-    decimal_option,
-    encoding_option,
     labels_option,
     missing_option,
-    sep_option,
+    option_blocks,
+    report_option,
 )
-from qwkit.cli._progress import confidence_interval
 
 __all__ = ["agreement", "coefficient_option"]
 
@@ -394,6 +387,7 @@ def _write_report(
     _output.write_text(target, report.render())
 
 
+@option_blocks
 def agreement(
     file: FileArg,
     raters: Annotated[
@@ -461,29 +455,13 @@ def agreement(
     ] = AgreementWeights.quadratic,
     labels: LabelsOpt = None,
     missing: MissingOpt = None,
-    ci: CiOpt = 0.95,
-    method: MethodOpt = Method.asymptotic,
-    n_resamples: ResamplesOpt = 9999,
-    seed: SeedOpt = 20261121,
+    interval: Interval = Interval(),
     report: Annotated[
         str | None,
-        typer.Option(
-            "--report",
-            help="Also write an HTML report: the coefficients, each rater's agreement and "
-            "the pairs of raters ('-': standard output). An existing file is replaced "
-            "only if it is a qwkit report, or with --force.",
-            show_default=False,
-            metavar="FILE",
-        ),
+        report_option(": the coefficients, each rater's agreement and the pairs of raters"),
     ] = None,
-    title: Annotated[
-        str | None,
-        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
-    ] = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    title: TitleOpt = None,
+    reading: Reading = Reading(),
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -496,20 +474,13 @@ def agreement(
     chosen = coefficient_option(coefficient)
     scale_given = labels_option(labels)
     codes = missing_option(missing)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     check_one_stdout(report, as_json, "--report")
+    ci, method = interval.ci, interval.method
     with guard():
-        target = None
-        if report is not None:
-            target = _output.plan(
-                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
-            )
+        target = _output.plan_given(report, kind=_output.REPORT, file=file, force=force)
         text_allowed = weights is AgreementWeights.identity
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        with reading.open(file) as source:
             if columns is not None:
                 data = _columns.load_ratings(
                     source,
@@ -550,7 +521,7 @@ def agreement(
                 res = qwkit.agreement_test(
                     data.ratings, coefficient=name, weights=weights.value, labels=data.labels
                 )
-                low, high = confidence_interval(res, ci, method, n_resamples, seed)
+                low, high = interval.of(res)
                 results.append((res, low, high))
             categories = None
             if by_category:
