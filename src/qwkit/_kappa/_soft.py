@@ -19,7 +19,7 @@ from qwkit._base._items import paired
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
 
-__all__ = ["SoftKappaAccumulator", "SoftSums", "soft_kappa_score", "soft_sums"]
+__all__ = ["SoftKappaAccumulator", "SoftSums", "soft_floats", "soft_kappa_score", "soft_sums"]
 
 
 def soft_kappa_score(
@@ -196,14 +196,21 @@ def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
             parameter="y_true",
             also=("y_score",),
         )
-    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
-        lo = np.int64(min(int(y.min()), int(f.min())))
-        y, f = ((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
-    else:
-        y, f = y.astype(np.float64), f.astype(np.float64)
+    if not (y.dtype.kind in "biu" and f.dtype.kind in "biu"):
         check_finite(y, "y_true")
         check_finite(f, "y_score")
-    return y, f
+    return soft_floats(y, f)
+
+
+def soft_floats(y: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 vectors soft kappa sums, of validated numeric vectors: two integer
+    vectors are shifted by their common minimum before conversion (so 2**55 + small
+    integers stay exact; soft kappa does not change when both vectors move together),
+    anything else is converted as it is."""
+    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
+        lo = np.int64(min(int(y.min()), int(f.min())))
+        return tuple((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
+    return y.astype(np.float64), f.astype(np.float64)
 
 
 class SoftSums:
