@@ -158,6 +158,7 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "UndefinedKappaWarning",
             "DegenerateIntervalWarning",
             "ScaleWarning",
+            "DesignWarning",
             "ConvergenceWarning",
         ],
     ),

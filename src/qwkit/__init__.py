@@ -39,6 +39,7 @@ from qwkit._base._results import public_module
 from qwkit._base._warnings import (
     ConvergenceWarning,
     DegenerateIntervalWarning,
+    DesignWarning,
     ScaleWarning,
     UndefinedKappaWarning,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "Criterion",
     "DegenerateIntervalWarning",
     "DegradationTestResult",
+    "DesignWarning",
     "DinkelbachCertificate",
     "Estimate",
     "EvaluationResult",
@@ -211,6 +213,7 @@ public_module(
     SMDResult,
     ConvergenceWarning,
     DegenerateIntervalWarning,
+    DesignWarning,
     DinkelbachCertificate,
     KappaAccumulator,
     KappaComparisonResult,

@@ -536,7 +536,8 @@ class TestAltTest:
             qwkit.alt_test(h, [1, 2, 3], alignment="f1")
         with pytest.raises(qwkit.QwkitError, match="`q`"):
             qwkit.alt_test(h, [1, 2, 3], q=1.5)
-        res = qwkit.alt_test(h, [1, 2, 3], min_items_per_rater=2)
+        with pytest.warns(qwkit.DesignWarning, match="two annotators"):
+            res = qwkit.alt_test(h, [1, 2, 3], min_items_per_rater=2)
         assert json.loads(json.dumps(res.to_dict()))["raters"] == ["human[0]", "human[1]"]
         assert "Winning rate" in res.summary()
 

@@ -14,9 +14,11 @@ from scipy import special
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice, check_integer, check_real
+from qwkit._base._warnings import DesignWarning, warn
 from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._input import prepare
 from qwkit._evaluation._panel import kappa_sums
+from qwkit._evaluation._sums import ItemSums
 
 __all__ = ["ALIGNMENTS", "AltTestResult", "alt_test"]
 
@@ -161,6 +163,59 @@ def _pseudo_values(candidate, others, wmat) -> np.ndarray:
     g = stat.n_items
     with np.errstate(all="ignore"):
         return g * stat.value() - (g - 1.0) * stat.leave_one_out()
+
+
+def _differences(judge_score, human_score, tie) -> np.ndarray:
+    """d = W_annotator − W_judge of per-item scores (eq. 16), 0 where ``tie``."""
+    judge_score = np.where(tie, 0.0, judge_score)
+    human_score = np.where(tie, 0.0, human_score)
+    return (human_score >= judge_score).astype(np.float64) - (judge_score >= human_score)
+
+
+#: Numbers held at once by a chunk of the kappa alignment's jackknife (16 MiB).
+_CHUNK = 1 << 21
+
+
+def _without(stat: ItemSums, rows: np.ndarray, total: np.ndarray, gone: np.ndarray):
+    """(b, G) pseudo-values of every item in the samples without item ``gone[t]`` (one
+    row per t): (G − 1)·κ(S − Z_g) − (G − 2)·κ(S − Z_g − Z_i) (eq. 17a)."""
+    n = stat.n_items - 1.0
+    rest = total - rows[gone]  # (b, p)
+    whole = stat.at(rest).real
+    loo = stat.at(rest[:, None, :] - rows[None, :, :]).real
+    return n * whole[:, None] - (n - 1.0) * loo
+
+
+def _kappa_pvalue(judge, human, others, wmat, epsilon: float):
+    """(p-value, d) of one annotator under the kappa alignment: d of the pseudo-values
+    (eq. 16), and the one-sided t-test of H0: mean(d) ≥ ε on the delete-one-item
+    jackknife standard error of mean(d) (eq. 17b), every item's pseudo-values recomputed
+    without the deleted item, because they all share the sample's κ̂ and moments."""
+    stats = [kappa_sums(x, others, wmat) for x in (judge, human)]
+    tie = judge == human
+    g = stats[0].n_items
+    with np.errstate(all="ignore"):
+        pseudo = [s.n_items * s.value() - (s.n_items - 1.0) * s.leave_one_out() for s in stats]
+        d = _differences(*pseudo, tie)
+        rows = [s.rows(0, g) for s in stats]
+        totals = [s.total() for s in stats]
+        step = max(1, _CHUNK // max(1, g * rows[0].shape[1]))
+        means = np.empty(g)
+        for lo in range(0, g, step):
+            gone = np.arange(lo, min(g, lo + step))
+            dg = _differences(
+                *(_without(s, r, t, gone) for s, r, t in zip(stats, rows, totals, strict=True)),
+                tie[None, :],
+            )
+            dg[np.arange(gone.size), gone] = 0.0
+            means[gone] = dg.sum(axis=1) / (g - 1.0)
+    mean = float(np.mean(d))
+    if not np.all(np.isfinite(means)) or g < 3:
+        return math.nan, d  # a kappa undefined without some item: no test
+    se = math.sqrt((g - 1.0) / g * float(np.sum((means - means.mean()) ** 2)))  # (eq. 17b)
+    if se == 0.0:
+        return (math.nan if mean == epsilon else float(mean > epsilon)), d
+    return float(special.stdtr(g - 1, (mean - epsilon) / se)), d
 
 
 def alt_test(
@@ -311,22 +366,17 @@ None or array-like of shape (K, K), default="quadratic"
         others = np.delete(h[items], j, axis=1)
         mine, theirs = f[items], h[items, j]
         if alignment == "kappa":
-            judge_score = _pseudo_values(mine, others, scores.wmat)
-            human_score = _pseudo_values(theirs, others, scores.wmat)
-            tie = mine == theirs
-            judge_score = np.where(tie, 0.0, judge_score)
-            human_score = np.where(tie, 0.0, human_score)
+            p, diff = _kappa_pvalue(mine, theirs, others, scores.wmat, epsilon)
         else:
             if alignment == "rmse":
                 others, mine, theirs = np.delete(hv[items], j, axis=1), fv[items], hv[items, j]
             judge_score = _scores(alignment, mine, others)
             human_score = _scores(alignment, theirs, others)
-        judge_wins = judge_score >= human_score
-        human_wins = human_score >= judge_score
-        diff = human_wins.astype(np.float64) - judge_wins  # (eq. 16)
+            diff = _differences(judge_score, human_score, np.zeros(n, dtype=bool))  # (eq. 16)
+            p = _t_pvalue(diff, epsilon)
         names.append(name)
-        pvals.append(_t_pvalue(diff, epsilon))
-        advantage.append(float(np.mean(judge_wins)))
+        pvals.append(p)
+        advantage.append(float(np.mean(diff <= 0.0)))  # the judge at least as good
         counts.append(n)
     if not names:
         raise QwkitError(
@@ -334,6 +384,16 @@ None or array-like of shape (K, K), default="quadratic"
             f"annotation and at least {min_raters} human annotations ({int(kept.sum())} such "
             "items in all); lower `min_items_per_rater` or annotate more items.",
             parameter="human",
+        )
+    panel = int(np.count_nonzero(rated[kept].any(axis=0)))
+    if panel == 2:
+        warn(
+            "`human` holds two annotators: each is judged against the other alone, so the "
+            "test compares the judge with one human (the same pair twice), not with a "
+            "panel's consensus; the winning rate is 0, 0.5 or 1 and says whether the judge "
+            "agrees with one annotator about as well as the other does. With three or more "
+            "annotators each is judged against the others.",
+            DesignWarning,
         )
     rejected = _benjamini_yekutieli(np.asarray(pvals), q)
     rate = float(np.count_nonzero(rejected)) / len(names)

@@ -261,5 +261,8 @@ def soft_sums(y: np.ndarray, f: np.ndarray, w: np.ndarray | None) -> list[int]:
 
 
 def _signed(limbs: np.ndarray) -> int:
-    """The integer Σⱼ limbs[j]·2^(32j) of a normalized row (the top limb signed)."""
-    return sum(int(x) << (32 * j) for j, x in enumerate(limbs.tolist()))
+    """The integer Σⱼ limbs[j]·2^(32j) of a normalized row (every limb in [0, 2**32)
+    but the top one, which is signed): the lower limbs read as one little-endian
+    unsigned integer, the top one added at its place."""
+    low = int.from_bytes(limbs[:-1].astype("<u4").tobytes(), "little")
+    return low + (int(limbs[-1]) << (32 * (limbs.shape[0] - 1)))
