@@ -135,6 +135,8 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "AltTestResult",
             "degradation_sample_size",
             "SampleSizeResult",
+            "alt_test_sample_size",
+            "AltTestSampleSizeResult",
         ],
     ),
     (

@@ -55,6 +55,7 @@ from qwkit._datasets import Hanna, WineQuality, load_hanna, load_wine_quality
 from qwkit._decision import bayes_decision, kappa_decision
 from qwkit._evaluation import (
     AltTestResult,
+    AltTestSampleSizeResult,
     Criterion,
     DegradationTestResult,
     Estimate,
@@ -66,6 +67,7 @@ from qwkit._evaluation import (
     SampleSizeResult,
     SMDResult,
     alt_test,
+    alt_test_sample_size,
     degradation_sample_size,
     degradation_test,
     evaluate_scorer,
@@ -111,6 +113,7 @@ __version__ = "0.2.0"
 __all__ = [
     "AgreementTestResult",
     "AltTestResult",
+    "AltTestSampleSizeResult",
     "BenchmarkResult",
     "CategoryAgreementResult",
     "ConcordanceResult",
@@ -158,6 +161,7 @@ __all__ = [
     "agreement_test",
     "agreement_test_from_counts",
     "alt_test",
+    "alt_test_sample_size",
     "apply_thresholds",
     "bayes_decision",
     "category_agreement",
@@ -199,6 +203,7 @@ __all__ = [
 
 public_module(
     AltTestResult,
+    AltTestSampleSizeResult,
     ConfidenceInterval,
     Criterion,
     DegradationTestResult,

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from scipy import special
 
 import qwkit
 from oracles.naive_evaluation import (
@@ -786,12 +787,39 @@ class TestSampleSize:
         assert plan.standard_deviation == pytest.approx(deg.standard_error * math.sqrt(300))
         assert plan.expected_degradation == pytest.approx(deg.statistic)
         assert plan.power_at(plan.n_items) >= 0.9 > plan.power_at(plan.n_items - 1)
+        assert plan.reason is None
+
+    def test_a_failing_pilot_gives_a_reason_or_the_n_of_a_stated_target(self):
+        rng = np.random.default_rng(33)
+        t = rng.normal(size=200)
+        h = np.clip(np.rint(3 + 1.2 * t[:, None] + rng.normal(0, 0.6, (200, 2))), 1, 5)
+        m = 3 + 0.5 * t + rng.normal(0, 1.2, 200)  # far worse than the humans
+        deg = qwkit.degradation_test(h, m)
+        assert deg.statistic < -0.1
+        plan = qwkit.degradation_sample_size(human=h, machine=m)
+        assert plan.n_items is None and plan.expected_degradation == deg.statistic
+        assert "pilot's degradation" in plan.reason and "`expected_degradation`" in plan.reason
+        target = qwkit.degradation_sample_size(human=h, machine=m, expected_degradation=-0.05)
+        assert target.standard_deviation == plan.standard_deviation
+        z = special.ndtri(0.975) + special.ndtri(0.8)
+        assert target.n_items == math.ceil((z * plan.standard_deviation / 0.05) ** 2)
+        at_margin = qwkit.degradation_sample_size(human=h, machine=m, expected_degradation=-0.1)
+        assert at_margin.n_items is None and "expected degradation" in at_margin.reason
+        with pytest.raises(qwkit.QwkitError, match="`expected_degradation` must be"):
+            qwkit.degradation_sample_size(human=h, machine=m, expected_degradation=-1.5)
+        with pytest.raises(qwkit.QwkitTypeError, match="`expected_degradation` must be"):
+            qwkit.degradation_sample_size(human=h, machine=m, expected_degradation="-0.05")
 
     def test_errors(self):
         with pytest.raises(qwkit.QwkitError, match="either the pilot kappas"):
             qwkit.degradation_sample_size()
-        with pytest.raises(qwkit.QwkitError, match="no number of items"):
-            qwkit.degradation_sample_size(0.8, 0.6)
+        failing = qwkit.degradation_sample_size(0.8, 0.6)
+        assert failing.n_items is None and "at or below −margin" in failing.reason
+        assert failing.power_at(10_000) < failing.alpha
+        assert "Double-scored items needed          none" in failing.summary()
+        assert json.loads(json.dumps(failing.to_dict()))["n_items"] is None
+        with pytest.raises(qwkit.QwkitError, match="`expected_degradation` goes with pilot"):
+            qwkit.degradation_sample_size(0.8, 0.75, expected_degradation=-0.02)
         with pytest.raises(qwkit.QwkitError, match="`human_machine` is missing"):
             qwkit.degradation_sample_size(0.8)
         with pytest.raises(qwkit.QwkitError, match="`power`"):

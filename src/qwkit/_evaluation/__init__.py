@@ -6,6 +6,7 @@ The public functions are re-exported flat by ``qwkit``; ``docs/evaluation.md`` d
 the formulas whose equation numbers the code cites.
 """
 
+from qwkit._evaluation._alt_planning import AltTestSampleSizeResult, alt_test_sample_size
 from qwkit._evaluation._alt_test import AltTestResult, alt_test
 from qwkit._evaluation._degradation import DegradationTestResult, degradation_test
 from qwkit._evaluation._evaluate import evaluate_scorer
@@ -23,6 +24,7 @@ from qwkit._evaluation._result import (
 
 __all__ = [
     "AltTestResult",
+    "AltTestSampleSizeResult",
     "Criterion",
     "DegradationTestResult",
     "Estimate",
@@ -34,6 +36,7 @@ __all__ = [
     "SMDResult",
     "SampleSizeResult",
     "alt_test",
+    "alt_test_sample_size",
     "degradation_sample_size",
     "degradation_test",
     "evaluate_scorer",

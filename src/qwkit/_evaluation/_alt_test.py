@@ -20,7 +20,15 @@ from qwkit._evaluation._input import prepare
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._sums import ItemSums
 
-__all__ = ["ALIGNMENTS", "AltTestResult", "alt_test"]
+__all__ = [
+    "ALIGNMENTS",
+    "AltTestResult",
+    "Annotator",
+    "Tested",
+    "alt_test",
+    "annotator_tests",
+    "check_options",
+]
 
 ALIGNMENTS = ("accuracy", "rmse", "kappa")
 
@@ -58,6 +66,10 @@ class AltTestResult:
         Annotators with too few items, left out.
     n_items_used : int
         Items with the judge's score and at least ``min_raters_per_item`` human ratings.
+    ties : tuple of float
+        Each annotator's share of items where the judge and the annotator align equally
+        well (a part of ``advantage``; with ``advantage``, the rates
+        :func:`alt_test_sample_size` plans from).
     """
 
     winning_rate: float
@@ -73,6 +85,7 @@ class AltTestResult:
     n_items: tuple
     skipped: tuple
     n_items_used: int
+    ties: tuple = ()
 
     def summary(self) -> str:
         """A text table: each annotator's p-value and verdict, then ω and ρ."""
@@ -117,6 +130,7 @@ class AltTestResult:
                 "n_items",
                 "skipped",
                 "n_items_used",
+                "ties",
             ),
         )
 
@@ -187,7 +201,8 @@ def _without(stat: ItemSums, rows: np.ndarray, total: np.ndarray, gone: np.ndarr
 
 
 def _kappa_pvalue(judge, human, others, wmat, epsilon: float):
-    """(p-value, d) of one annotator under the kappa alignment: d of the pseudo-values
+    """(p-value, d, design effect) of one annotator under the kappa alignment: d of the
+    pseudo-values
     (eq. 16), and the one-sided t-test of H0: mean(d) ≥ ε on the delete-one-item
     jackknife standard error of mean(d) (eq. 17b), every item's pseudo-values recomputed
     without the deleted item, because they all share the sample's κ̂ and moments."""
@@ -211,11 +226,13 @@ def _kappa_pvalue(judge, human, others, wmat, epsilon: float):
             means[gone] = dg.sum(axis=1) / (g - 1.0)
     mean = float(np.mean(d))
     if not np.all(np.isfinite(means)) or g < 3:
-        return math.nan, d  # a kappa undefined without some item: no test
+        return math.nan, d, math.nan  # a kappa undefined without some item: no test
     se = math.sqrt((g - 1.0) / g * float(np.sum((means - means.mean()) ** 2)))  # (eq. 17b)
+    naive = float(np.var(d, ddof=1)) / g
+    effect = se * se / naive if naive > 0 else math.nan
     if se == 0.0:
-        return (math.nan if mean == epsilon else float(mean > epsilon)), d
-    return float(special.stdtr(g - 1, (mean - epsilon) / se)), d
+        return (math.nan if mean == epsilon else float(mean > epsilon)), d, effect
+    return float(special.stdtr(g - 1, (mean - epsilon) / se)), d, effect
 
 
 def alt_test(
@@ -326,6 +343,43 @@ None or array-like of shape (K, K), default="quadratic"
     >>> [round(p, 4) for p in res.pvalues], res.rejected
     ([0.0172, 0.0116, 0.1516], (True, True, False))
     """
+    epsilon, q, alignment = check_options(epsilon, q, alignment)
+    tested = annotator_tests(
+        human,
+        judge,
+        epsilon=epsilon,
+        alignment=alignment,
+        weights=weights,
+        labels=labels,
+        min_raters_per_item=min_raters_per_item,
+        min_items_per_rater=min_items_per_rater,
+        nan_policy=nan_policy,
+    )
+    pvals = [a.pvalue for a in tested.annotators]
+    rejected = _benjamini_yekutieli(np.asarray(pvals), q)
+    rate = float(np.count_nonzero(rejected)) / len(pvals)
+    advantage = [float(np.mean(a.d <= 0.0)) for a in tested.annotators]  # judge ≥ annotator
+    return AltTestResult(
+        winning_rate=rate,
+        advantage_probability=float(np.mean(advantage)),
+        passed=rate >= 0.5,
+        epsilon=epsilon,
+        q=q,
+        alignment=alignment,
+        raters=tuple(a.name for a in tested.annotators),
+        pvalues=tuple(pvals),
+        rejected=tuple(bool(r) for r in rejected),
+        advantage=tuple(advantage),
+        n_items=tuple(a.d.size for a in tested.annotators),
+        skipped=tested.skipped,
+        n_items_used=tested.n_items_used,
+        ties=tuple(float(np.mean(a.d == 0.0)) for a in tested.annotators),
+    )
+
+
+def check_options(epsilon, q, alignment) -> tuple[float, float, str]:
+    """The alt-test's margin ε in [0, 1), false discovery rate q in (0, 1), and
+    alignment, validated."""
     epsilon = check_real(epsilon, "epsilon")
     if not epsilon < 1.0:  # the advantage is a difference of two win rates
         raise QwkitError(
@@ -336,7 +390,45 @@ None or array-like of shape (K, K), default="quadratic"
     q = check_real(q, "q")
     if not 0.0 < q < 1.0:
         raise QwkitError(f"`q` must be strictly between 0 and 1; got {q!r}.", parameter="q")
-    alignment = check_choice(alignment, "alignment", ALIGNMENTS)
+    return epsilon, q, check_choice(alignment, "alignment", ALIGNMENTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotator:
+    """One annotator's test: its name, the differences d of its items (eq. 16), the
+    one-sided p-value, and the design effect — the variance of mean(d) the test uses
+    over var(d)/n (1 for the t-test; the jackknife's ratio under the kappa alignment)."""
+
+    name: str
+    d: np.ndarray
+    pvalue: float
+    design_effect: float
+
+
+@dataclass(frozen=True, slots=True)
+class Tested:
+    """Every annotator's test, the annotators skipped, and the items used."""
+
+    annotators: tuple[Annotator, ...]
+    skipped: tuple
+    n_items_used: int
+    ties: tuple = ()
+
+
+def annotator_tests(
+    human,
+    judge,
+    *,
+    epsilon: float,
+    alignment: str,
+    weights,
+    labels,
+    min_raters_per_item,
+    min_items_per_rater,
+    nan_policy,
+) -> Tested:
+    """The per-annotator tests of :func:`alt_test` (validated ``epsilon`` and
+    ``alignment``), with the warning about a panel of two annotators."""
     min_raters = check_integer(min_raters_per_item, "min_raters_per_item", 2)
     min_items = check_integer(min_items_per_rater, "min_items_per_rater", 2)
     scores = prepare(
@@ -356,7 +448,7 @@ None or array-like of shape (K, K), default="quadratic"
     hv, fv = scores.human_values, scores.machine_values[:, 0]  # RMSE reads values
     rated = ~np.isnan(h)
     kept = (rated.sum(axis=1) >= min_raters) & ~np.isnan(f)
-    names, pvals, advantage, counts, skipped = [], [], [], [], []
+    tested, skipped = [], []
     for j, name in enumerate(scores.human_names):
         items = kept & rated[:, j]
         n = int(np.count_nonzero(items))
@@ -366,19 +458,16 @@ None or array-like of shape (K, K), default="quadratic"
         others = np.delete(h[items], j, axis=1)
         mine, theirs = f[items], h[items, j]
         if alignment == "kappa":
-            p, diff = _kappa_pvalue(mine, theirs, others, scores.wmat, epsilon)
+            p, diff, effect = _kappa_pvalue(mine, theirs, others, scores.wmat, epsilon)
         else:
             if alignment == "rmse":
                 others, mine, theirs = np.delete(hv[items], j, axis=1), fv[items], hv[items, j]
             judge_score = _scores(alignment, mine, others)
             human_score = _scores(alignment, theirs, others)
             diff = _differences(judge_score, human_score, np.zeros(n, dtype=bool))  # (eq. 16)
-            p = _t_pvalue(diff, epsilon)
-        names.append(name)
-        pvals.append(p)
-        advantage.append(float(np.mean(diff <= 0.0)))  # the judge at least as good
-        counts.append(n)
-    if not names:
+            p, effect = _t_pvalue(diff, epsilon), 1.0
+        tested.append(Annotator(name=name, d=diff, pvalue=p, design_effect=effect))
+    if not tested:
         raise QwkitError(
             f"No annotator of `human` has {min_items} or more items with the judge's "
             f"annotation and at least {min_raters} human annotations ({int(kept.sum())} such "
@@ -395,20 +484,6 @@ None or array-like of shape (K, K), default="quadratic"
             "annotators each is judged against the others.",
             DesignWarning,
         )
-    rejected = _benjamini_yekutieli(np.asarray(pvals), q)
-    rate = float(np.count_nonzero(rejected)) / len(names)
-    return AltTestResult(
-        winning_rate=rate,
-        advantage_probability=float(np.mean(advantage)),
-        passed=rate >= 0.5,
-        epsilon=epsilon,
-        q=q,
-        alignment=alignment,
-        raters=tuple(names),
-        pvalues=tuple(pvals),
-        rejected=tuple(bool(r) for r in rejected),
-        advantage=tuple(advantage),
-        n_items=tuple(counts),
-        skipped=tuple(skipped),
-        n_items_used=int(np.count_nonzero(kept)),
+    return Tested(
+        annotators=tuple(tested), skipped=tuple(skipped), n_items_used=int(np.count_nonzero(kept))
     )

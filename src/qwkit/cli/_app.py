@@ -1,7 +1,8 @@
 """The typer application: the command groups, ``--version``, and the commands, each in
 the module of its own (``_cmd_score``: score, compare, and their ``--engine dask``;
 ``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_thresholds``:
-thresholds fit, apply; ``_cmd_report``: report; ``_cmd_demo``: demo, economics).
+thresholds fit, apply; ``_cmd_plan``: plan degradation, alt-test; ``_cmd_report``: report;
+``_cmd_demo``: demo, economics).
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, prints
 (``_display``) and writes its files (``_output``, which never destroys data: see its
@@ -22,6 +23,7 @@ from qwkit.cli import (
     _cmd_agreement,
     _cmd_demo,
     _cmd_evaluate,
+    _cmd_plan,
     _cmd_report,
     _cmd_score,
     _cmd_thresholds,
@@ -50,6 +52,15 @@ thresholds_app = typer.Typer(
     context_settings=_CONTEXT,
 )
 app.add_typer(thresholds_app, name="thresholds")
+plan_app = typer.Typer(
+    cls=QwkitGroup,
+    help="Plan a study: double-scored items for the degradation test, annotators and "
+    "items for the alternative annotator test.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings=_CONTEXT,
+)
+app.add_typer(plan_app, name="plan")
 
 
 def _unwrapped(command):
@@ -93,3 +104,5 @@ for _name, _function in (
     app.command(_name, cls=QwkitCommand)(_unwrapped(_function))
 thresholds_app.command("fit", cls=QwkitCommand)(_unwrapped(_cmd_thresholds.thresholds_fit))
 thresholds_app.command("apply", cls=QwkitCommand)(_unwrapped(_cmd_thresholds.thresholds_apply))
+plan_app.command("degradation", cls=QwkitCommand)(_unwrapped(_cmd_plan.plan_degradation))
+plan_app.command("alt-test", cls=QwkitCommand)(_unwrapped(_cmd_plan.plan_alt_test))
