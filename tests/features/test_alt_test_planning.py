@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import qwkit
-from qwkit._evaluation._alt_planning import pass_probability, passes
+from qwkit._evaluation._alt_planning import count_moments, pass_probability, passes
 from qwkit._evaluation._alt_test import _benjamini_yekutieli, _t_pvalue
 
 
@@ -39,13 +39,14 @@ class TestDecision:
                 pvalues.append(_t_pvalue(d, epsilon))
             rejected = _benjamini_yekutieli(np.array(pvalues), q)
             expected = 2 * int(rejected.sum()) >= m
-            got = passes(plus[None], minus[None], n, np.ones(m), epsilon, q)[0]
+            mean, var = count_moments(plus[None], minus[None], n)
+            got = passes(mean, var, n, np.ones(m), epsilon, q)[0]
             assert bool(got) == expected, (plus, minus, n, epsilon, q, pvalues)
 
     def test_design_effect_scales_the_standard_error(self):
-        plus, minus = np.array([[10, 12]]), np.array([[20, 19]])
-        assert passes(plus, minus, 50, np.ones(2), 0.2, 0.05)[0]
-        assert not passes(plus, minus, 50, np.full(2, 9.0), 0.2, 0.05)[0]
+        mean, var = count_moments(np.array([[10, 12]]), np.array([[20, 19]]), 50)
+        assert passes(mean, var, 50, np.ones(2), 0.2, 0.05)[0]
+        assert not passes(mean, var, 50, np.full(2, 9.0), 0.2, 0.05)[0]
 
     def test_power_by_monte_carlo(self):
         rates = np.array([[0.35, 0.3, 0.35], [0.3, 0.4, 0.3], [0.4, 0.2, 0.4]])
@@ -59,6 +60,70 @@ class TestDecision:
                 pvalues.append(_t_pvalue(d, 0.2))
             wins += 2 * int(_benjamini_yekutieli(np.array(pvalues), 0.05).sum()) >= 3
         assert wins / 2000 == pytest.approx(power, abs=0.035)
+
+
+class TestCorrelation:
+    def test_shared_shock_keeps_the_marginals_and_correlates_the_means(self):
+        # the means of two annotators correlate by c, each keeping its mean and variance
+        from qwkit._evaluation import _alt_planning
+
+        rates = np.array([[0.3, 0.3, 0.4], [0.3, 0.3, 0.4]])
+        captured = {}
+
+        def spy(mean, var, n, effects, epsilon, q):
+            captured["mean"] = mean
+            return np.zeros(mean.shape[0], dtype=bool)
+
+        original = _alt_planning.passes
+        _alt_planning.passes = spy
+        try:
+            pass_probability(
+                rates, np.ones(2), 200, 0.2, 0.05, 50_000, np.random.default_rng(1), 0.4
+            )
+        finally:
+            _alt_planning.passes = original
+        mean = captured["mean"]
+        assert np.corrcoef(mean.T)[0, 1] == pytest.approx(0.4, abs=0.02)
+        assert mean.mean(axis=0) == pytest.approx([-0.1, -0.1], abs=0.002)
+        assert mean.std(axis=0) == pytest.approx(
+            [math.sqrt(0.7 - 0.01) / math.sqrt(200)] * 2, rel=0.02
+        )
+
+    def test_correlated_annotators_pass_less_often(self):
+        kw = {"epsilon": 0.2, "n_annotators": [3], "ties": 0.6, "advantage": 0.8, "rng": 2}
+        independent = qwkit.alt_test_sample_size(correlation=0.0, **kw)
+        correlated = qwkit.alt_test_sample_size(correlation=0.6, **kw)
+        assert correlated.n_items_per_annotator > independent.n_items_per_annotator
+        assert correlated.correlation == 0.6 and independent.correlation == 0.0
+        assert qwkit.alt_test_sample_size(**kw).correlation == 0.5  # the default assumption
+
+    def test_shared_items(self):
+        from qwkit._evaluation._alt_planning import shared_correlation
+
+        assert shared_correlation(0.5, None, 8) == 0.5
+        assert shared_correlation(0.5, 3, 8) == pytest.approx(0.5 * 2 / 7)
+        assert shared_correlation(0.5, 3, 3) == 0.5 and shared_correlation(0.5, 9, 3) == 0.5
+        plan = qwkit.alt_test_sample_size(
+            advantage=0.8, ties=0.6, n_annotators=[8], raters_per_item=3, rng=3
+        )
+        everyone = qwkit.alt_test_sample_size(advantage=0.8, ties=0.6, n_annotators=[8], rng=3)
+        assert plan.n_items_per_annotator < everyone.n_items_per_annotator
+        assert plan.raters_per_item == 3.0 and everyone.raters_per_item is None
+
+    def test_pilot_estimates(self):
+        # three annotators on every item: d of two annotators correlate through the judge
+        rng = np.random.default_rng(4)
+        human, judge = _panel(3000, 3, rng)
+        plan = qwkit.alt_test_sample_size(human, judge, n_annotators=[3], n_simulations=500, rng=5)
+        d = []
+        for j in range(3):
+            others = np.delete(human, j, axis=1)
+            sj = (others == judge[:, None]).mean(axis=1)
+            sh = (others == human[:, [j]]).mean(axis=1)
+            d.append((sh >= sj).astype(float) - (sj >= sh))
+        expected = np.mean([np.corrcoef(d[a], d[b])[0, 1] for a, b in ((0, 1), (0, 2), (1, 2))])
+        assert plan.correlation == pytest.approx(expected, abs=0.01)
+        assert plan.raters_per_item == 3.0
 
 
 class TestAltTestSampleSize:
@@ -178,6 +243,10 @@ class TestAltTestSampleSize:
             qwkit.alt_test_sample_size(advantage=0.6, epsilon=1.0)
         with pytest.raises(qwkit.QwkitError, match="`n_simulations` must be at least 100"):
             qwkit.alt_test_sample_size(advantage=0.6, n_simulations=10)
+        with pytest.raises(qwkit.QwkitError, match="`correlation` must be in"):
+            qwkit.alt_test_sample_size(advantage=0.6, correlation=1.0)
+        with pytest.raises(qwkit.QwkitError, match="`raters_per_item` must be at least 2"):
+            qwkit.alt_test_sample_size(advantage=0.6, raters_per_item=1)
         with pytest.raises(qwkit.QwkitError, match="`max_items_per_rater` must be at least 30"):
             qwkit.alt_test_sample_size(advantage=0.6, max_items_per_rater=20)
         plan = qwkit.alt_test_sample_size(advantage=0.9, n_annotators=3, rng=0)

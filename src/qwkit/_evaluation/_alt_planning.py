@@ -14,6 +14,7 @@ on common random numbers (from the least number of items, doubling, then halving
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Sequence
@@ -31,7 +32,13 @@ from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._alt_test import annotator_tests, check_options
 from qwkit._evaluation._planning import probability
 
-__all__ = ["AltTestSampleSizeResult", "alt_test_sample_size", "pass_probability", "passes"]
+__all__ = [
+    "AltTestSampleSizeResult",
+    "alt_test_sample_size",
+    "count_moments",
+    "pass_probability",
+    "passes",
+]
 
 #: The numbers of annotators planned for by default.
 ANNOTATORS = (3, 4, 5, 6, 8, 10)
@@ -45,28 +52,44 @@ def pass_probability(
     q: float,
     n_simulations: int,
     rng: np.random.Generator,
+    correlation: float = 0.0,
 ) -> float:
     """P(the judge passes) for m annotators (``rates`` (m, 3): p₊, p₀, p₋ of each) with
     ``n_items`` items each, by ``n_simulations`` simulated studies (eq. 20): every
-    annotator's counts of d = +1, 0, −1 drawn at once, its one-sided t-test on the
-    standard error √(effect · s²/n), and the Benjamini–Yekutieli step-up over the row."""
+    annotator's counts of d = +1, 0, −1 drawn at once, its mean given the correlation
+    ``correlation`` with the others' through a shared normal shock (eq. 21), its
+    one-sided t-test on the standard error √(effect · s²/n), and the
+    Benjamini–Yekutieli step-up over the row."""
     m = rates.shape[0]
     # the multinomial counts as two binomials: n₊ ~ B(n, p₊), n₋ | n₊ ~ B(n − n₊, p₋/(1 − p₊))
     plus = rng.binomial(n_items, rates[:, 0], size=(n_simulations, m))
     rest = np.where(rates[:, 0] < 1.0, 1.0 - rates[:, 0], 1.0)
     minus = rng.binomial(n_items - plus, np.minimum(rates[:, 2] / rest, 1.0))
-    return float(np.mean(passes(plus, minus, n_items, effects, epsilon, q)))
+    mean, var = count_moments(plus, minus, n_items)
+    if correlation > 0.0:  # (eq. 21): the same marginal mean and variance, correlated
+        mu = rates[:, 0] - rates[:, 2]
+        sd = np.sqrt(np.maximum(rates[:, 0] + rates[:, 2] - mu * mu, 0.0) / n_items)
+        shared = rng.standard_normal((n_simulations, 1))
+        mean = (
+            mu + math.sqrt(1.0 - correlation) * (mean - mu) + math.sqrt(correlation) * sd * shared
+        )
+    return float(np.mean(passes(mean, var, n_items, effects, epsilon, q)))
 
 
-def passes(plus, minus, n_items: int, effects, epsilon: float, q: float) -> np.ndarray:
-    """Whether the judge passes each simulated study (one row of annotators' counts of
-    d = +1 and d = −1 among ``n_items`` items): each annotator's one-sided t-test of
-    H0: mean(d) ≥ ε on the standard error √(effect · s²/n), then Benjamini–Yekutieli
-    at ``q``, and a winning rate of at least one half — :func:`alt_test`'s decision."""
-    m = plus.shape[1]
+def count_moments(plus, minus, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and the sample variance (ddof 1) of d of ``plus`` items at +1 and
+    ``minus`` at −1 among ``n_items``."""
     plus, minus = np.asarray(plus, dtype=np.float64), np.asarray(minus, dtype=np.float64)
     mean = (plus - minus) / n_items
-    var = np.maximum(plus + minus - n_items * mean * mean, 0.0) / (n_items - 1)  # s², ddof 1
+    return mean, np.maximum(plus + minus - n_items * mean * mean, 0.0) / (n_items - 1)
+
+
+def passes(mean, var, n_items: int, effects, epsilon: float, q: float) -> np.ndarray:
+    """Whether the judge passes each simulated study (one row of annotators' means and
+    sample variances of d over ``n_items`` items): each annotator's one-sided t-test of
+    H0: mean(d) ≥ ε on the standard error √(effect · s²/n), then Benjamini–Yekutieli
+    at ``q``, and a winning rate of at least one half — :func:`alt_test`'s decision."""
+    m = mean.shape[1]
     se = np.sqrt(effects * var / n_items)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (mean - epsilon) / se
@@ -116,6 +139,10 @@ class AltTestSampleSizeResult:
         ``"assumed rates"`` or ``"pilot data"``.
     n_simulations : int
         Simulated studies per power.
+    correlation : float
+        The correlation of two annotators' d on a shared item the plan assumes.
+    raters_per_item : float or None
+        The annotators per item of the planned study (None: all of them).
     reason : str or None
         Why no design reaches the power, when none does.
     """
@@ -134,6 +161,8 @@ class AltTestSampleSizeResult:
     alignment: str | None
     source: str
     n_simulations: int
+    correlation: float = 0.0
+    raters_per_item: float | None = None
     reason: str | None = None
     _seed: int = field(default=0, repr=False)
 
@@ -169,7 +198,8 @@ class AltTestSampleSizeResult:
         sims = self.n_simulations if n_simulations is None else _simulations(n_simulations)
         gen = np.random.default_rng(self._seed) if rng is None else check_rng(rng)
         rates, effects = _cycled(np.array(self.rates), np.array(self.design_effects), m)
-        return pass_probability(rates, effects, n, self.epsilon, self.q, sims, gen)
+        c = shared_correlation(self.correlation, self.raters_per_item, m)
+        return pass_probability(rates, effects, n, self.epsilon, self.q, sims, gen, c)
 
     def summary(self) -> str:
         """A text table of the designs, the plan, and what the plan assumes."""
@@ -201,6 +231,9 @@ class AltTestSampleSizeResult:
             f"{'Epsilon':<24}{self.epsilon:>8.3f}",
             f"{'False discovery rate q':<24}{self.q:>8.3f}",
             f"{'Power':<24}{self.power:>8.3f}",
+            f"{'Correlation on an item':<24}{self.correlation:>8.3f}",
+            f"{'Annotators per item':<24}"
+            + (f"{self.raters_per_item:>8.2f}" if self.raters_per_item else f"{'all':>8}"),
             f"{'From':<24}{self.source + (f' ({self.alignment})' if self.alignment else '')}",
             f"{'Simulated studies':<24}{self.n_simulations:>8d}",
         ]
@@ -225,6 +258,8 @@ class AltTestSampleSizeResult:
                 "alignment",
                 "source",
                 "n_simulations",
+                "correlation",
+                "raters_per_item",
                 "reason",
             ),
         )
@@ -306,6 +341,8 @@ def alt_test_sample_size(
     q: float = 0.05,
     power: float = 0.80,
     n_annotators: int | Sequence[int] = ANNOTATORS,
+    correlation: float | None = None,
+    raters_per_item: float | None = None,
     alignment: Literal["accuracy", "rmse", "kappa"] = "accuracy",
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
@@ -327,7 +364,8 @@ def alt_test_sample_size(
     - **pilot data** (``human``, ``judge``): each pilot annotator's shares of items it
       wins, ties and loses, as :func:`alt_test` scores them with ``alignment``.
 
-    The power of each design is simulated (eq. 20) and the smallest n found for each m.
+    The power of each design is simulated (eqs. 20–21) and the smallest n found for
+    each m.
 
     Parameters
     ----------
@@ -346,6 +384,18 @@ def alt_test_sample_size(
         The probability of passing to reach, strictly between 0 and 1.
     n_annotators : int or sequence of int, default=(3, 4, 5, 6, 8, 10)
         The numbers of annotators to plan for (each at least 2).
+    correlation : float, default=None
+        The correlation between two annotators' differences d on an item both annotate:
+        the judge's error on an item is every annotator's gain, so their tests are
+        positively correlated, and a pass (at least half of them rejected) is less
+        likely than for independent annotators. None: estimated from the pilot, or 0.5
+        with assumed rates (what simulated panels give, 0.47–0.55: ``docs/evaluation.md``);
+        in [0, 1).
+    raters_per_item : float, default=None
+        The annotators of each item in the planned study (r): two annotators share a
+        share (r − 1)/(m − 1) of their items, and their tests' correlation is that times
+        ``correlation``. None: every annotator annotates every item (r = m), or, from a
+        pilot, the pilot's mean.
     alignment, weights, labels, min_raters_per_item
         As for :func:`alt_test` (pilot data only).
     min_items_per_rater : int, default=30
@@ -382,9 +432,12 @@ def alt_test_sample_size(
     mean (n₊ − n₋)/n and the variance (n₊ + n₋ − n·mean²)/(n − 1). With independent items
     the counts are multinomial (n; p₊, p₀, p₋), p₊ = 1 − ρ, p₀ = ties, p₋ = ρ − ties, so a
     simulated study is one multinomial draw per annotator and the test exactly as
-    :func:`alt_test` runs it (eq. 20). Annotators are simulated independently; in a real
-    panel they share items and the judge's scores, which the docs' check by simulation of
-    whole studies shows to matter little. The kappa alignment's jackknife standard error
+    :func:`alt_test` runs it (eq. 20). Annotators of one study are not independent: they
+    share items and the judge's scores on them. Two annotators' means of d correlate by
+    c = ρ·(r − 1)/(m − 1) (ρ = ``correlation``, r = ``raters_per_item``), which the
+    simulation gives them through a shared normal shock that keeps each mean's own
+    distribution (eq. 21); the docs check the planned power against whole simulated
+    studies run through :func:`alt_test`. The kappa alignment's jackknife standard error
     is larger than the t-test's (its pseudo-values are dependent): from a pilot, each
     annotator's ratio of the two variances (the design effect) scales the simulated
     standard error. The rates a pilot gives hold for designs like the pilot's (the same
@@ -411,6 +464,8 @@ def alt_test_sample_size(
     sims = _simulations(n_simulations)
     gen = check_rng(rng)
     counts = _annotator_counts(n_annotators)
+    rho = None if correlation is None else _unit_interval(correlation, "correlation")
+    per_item = None if raters_per_item is None else _raters(raters_per_item)
     min_items = check_integer(min_items_per_rater, "min_items_per_rater", 2)
     max_items = check_integer(max_items_per_rater, "max_items_per_rater", min_items)
     assumed = advantage is not None
@@ -426,6 +481,7 @@ def alt_test_sample_size(
         rates = _assumed_rates(advantage, ties)
         effects = np.ones(rates.shape[0])
         source, used = "assumed rates", None
+        rho = ASSUMED_CORRELATION if rho is None else rho
     else:
         if human is None or judge is None:
             missing = "judge" if judge is None else "human"
@@ -449,10 +505,16 @@ def alt_test_sample_size(
             [a.design_effect if math.isfinite(a.design_effect) else 1.0 for a in tested.annotators]
         )
         source, used = "pilot data", alignment
+        estimated, mean_raters = _pilot_correlation(tested.annotators)
+        rho = estimated if rho is None else rho
+        per_item = mean_raters if per_item is None else per_item
     seed = int(gen.integers(2**63))
     found, powers = [], []
     for m in counts:
-        n, p = _smallest_n(rates, effects, m, epsilon, q, power, min_items, max_items, sims, seed)
+        c = shared_correlation(rho, per_item, m)
+        n, p = _smallest_n(
+            rates, effects, m, epsilon, q, power, min_items, max_items, sims, seed, c
+        )
         found.append(n)
         powers.append(p)
     reason = None
@@ -480,9 +542,68 @@ def alt_test_sample_size(
         alignment=used,
         source=source,
         n_simulations=sims,
+        correlation=float(rho),
+        raters_per_item=None if per_item is None else float(per_item),
         reason=reason,
         _seed=seed,
     )
+
+
+#: The correlation of two annotators' d on a shared item assumed without a pilot: what
+#: simulated panels of alike annotators give (0.47–0.55, ``benchmarks/alt_test_planning.py``).
+ASSUMED_CORRELATION = 0.5
+
+
+def shared_correlation(rho: float, raters_per_item: float | None, m: int) -> float:
+    """The correlation of two of m annotators' means of d: ρ times the share of items
+    they share, (r − 1)/(m − 1) (1 when every annotator annotates every item) (eq. 21)."""
+    if raters_per_item is None or m < 2:
+        return rho
+    return rho * min(1.0, max(0.0, (raters_per_item - 1.0) / (m - 1.0)))
+
+
+def _unit_interval(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`{name}` must be a real number in [0, 1); got {value!r}.", parameter=name
+        )
+    if not 0.0 <= float(value) < 1.0:
+        raise QwkitError(f"`{name}` must be in [0, 1); got {value!r}.", parameter=name)
+    return float(value)
+
+
+def _raters(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise QwkitTypeError(
+            f"`raters_per_item` must be a number of at least 2; got {value!r}.",
+            parameter="raters_per_item",
+        )
+    if not (math.isfinite(float(value)) and float(value) >= 2.0):
+        raise QwkitError(
+            f"`raters_per_item` must be at least 2 (the annotator and one to align with); "
+            f"got {value!r}.",
+            parameter="raters_per_item",
+        )
+    return float(value)
+
+
+def _pilot_correlation(annotators) -> tuple[float, float]:
+    """(ρ, r) of a pilot: the pooled correlation of two annotators' d on the items both
+    annotate (each annotator's d standardized over its own items; 0 when no item is
+    shared or a d is constant, never below 0), and the mean number of tested annotators
+    per item."""
+    z = {}
+    for a in annotators:
+        sd = float(np.std(a.d))
+        if sd > 0:
+            z[a.name] = dict(zip(a.items.tolist(), ((a.d - a.d.mean()) / sd).tolist(), strict=True))
+    products = []
+    for first, second in itertools.combinations(z.values(), 2):
+        products += [first[k] * second[k] for k in first.keys() & second.keys()]
+    rho = float(np.mean(products)) if products else 0.0
+    seen = np.concatenate([a.items for a in annotators])
+    per_item = float(seen.size / np.unique(seen).size)
+    return min(max(rho, 0.0), 0.99), per_item
 
 
 def _annotator_counts(value) -> list[int]:
@@ -498,7 +619,7 @@ def _annotator_counts(value) -> list[int]:
     return sorted(set(out))
 
 
-def _smallest_n(rates, effects, m, epsilon, q, power, lo, hi, sims, seed):
+def _smallest_n(rates, effects, m, epsilon, q, power, lo, hi, sims, seed, correlation):
     """(smallest n in [lo, hi] whose simulated power reaches ``power``, its power); (None,
     power at ``hi``) when even ``hi`` falls short, (None, nan) when no n can pass."""
     if not _feasible(rates, m, epsilon):
@@ -506,7 +627,8 @@ def _smallest_n(rates, effects, m, epsilon, q, power, lo, hi, sims, seed):
     r, e = _cycled(rates, effects, m)
 
     def at(n):  # common random numbers: the same seed for every n
-        return pass_probability(r, e, n, epsilon, q, sims, np.random.default_rng(seed))
+        gen = np.random.default_rng(seed)
+        return pass_probability(r, e, n, epsilon, q, sims, gen, correlation)
 
     low = at(lo)
     if low >= power:

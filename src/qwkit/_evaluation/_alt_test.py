@@ -403,6 +403,7 @@ class Annotator:
     d: np.ndarray
     pvalue: float
     design_effect: float
+    items: np.ndarray  # the positions of its items in ``human``
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,7 +467,11 @@ def annotator_tests(
             human_score = _scores(alignment, theirs, others)
             diff = _differences(judge_score, human_score, np.zeros(n, dtype=bool))  # (eq. 16)
             p, effect = _t_pvalue(diff, epsilon), 1.0
-        tested.append(Annotator(name=name, d=diff, pvalue=p, design_effect=effect))
+        tested.append(
+            Annotator(
+                name=name, d=diff, pvalue=p, design_effect=effect, items=np.flatnonzero(items)
+            )
+        )
     if not tested:
         raise QwkitError(
             f"No annotator of `human` has {min_items} or more items with the judge's "

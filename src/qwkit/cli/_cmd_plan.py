@@ -274,6 +274,8 @@ _SAID = {
     "min_items_per_rater": "--min-items",
     "max_items_per_rater": "--max-items",
     "n_simulations": "--simulations",
+    "correlation": "--correlation",
+    "raters_per_item": "--raters-per-item",
 }
 
 
@@ -360,6 +362,25 @@ def plan_alt_test(
             help="The numbers of annotators to plan for, separated by commas.", metavar="M"
         ),
     ] = "3,4,5,6,8,10",
+    correlation: Annotated[
+        float | None,
+        typer.Option(
+            help="The correlation of two annotators' outcomes on an item both annotate "
+            "(the judge's error on an item is every annotator's gain); from the pilot, or "
+            "0.5 with assumed rates.",
+            show_default=False,
+            metavar="RHO",
+        ),
+    ] = None,
+    raters_per_item: Annotated[
+        float | None,
+        typer.Option(
+            help="Annotators per item in the planned study; every annotator annotates every "
+            "item if not given (with a pilot file: as in the pilot).",
+            show_default=False,
+            metavar="R",
+        ),
+    ] = None,
     alignment: Annotated[
         Alignment,
         typer.Option(
@@ -417,6 +438,8 @@ def plan_alt_test(
         "q": q,
         "power": power,
         "n_annotators": _counts(annotators),
+        "correlation": correlation,
+        "raters_per_item": raters_per_item,
         "min_items_per_rater": min_items,
         "max_items_per_rater": max_items,
         "n_simulations": simulations,
@@ -475,5 +498,7 @@ def _print_alt_plan(res, file: str | None) -> None:
         f"({res.n_annotators * res.n_items_per_annotator} annotations), simulated power "
         f"{res.simulated_power:.3f} (target {res.power:g}; epsilon {res.epsilon:g}, q "
         f"{res.q:g}; {res.n_simulations} simulated studies). From {source}; per-item rates "
-        f"annotator better / tie / judge better: {rates}."
+        f"annotator better / tie / judge better: {rates}; correlation of two annotators on "
+        f"an item {res.correlation:.3f}, annotators per item "
+        f"{'all' if res.raters_per_item is None else f'{res.raters_per_item:g}'}."
     )
