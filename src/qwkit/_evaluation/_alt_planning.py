@@ -451,13 +451,15 @@ def alt_test_sample_size(
     Examples
     --------
     >>> import qwkit
-    >>> plan = qwkit.alt_test_sample_size(advantage=0.6, ties=0.3, epsilon=0.2, rng=1)
-    >>> plan.n_annotators, plan.n_items_per_annotator
-    (3, 48)
-    >>> [n for n in plan.items_per_annotator]
-    [48, 79, 60, 65, 65, 67]
-    >>> round(plan.power_at(3, 100), 2)
-    0.99
+    A judge at least as good as an annotator on 70% of the items (30% ties), margin 0.15:
+
+    >>> plan = qwkit.alt_test_sample_size(
+    ...     advantage=0.7, ties=0.3, epsilon=0.15, n_annotators=[3, 5], rng=1
+    ... )
+    >>> plan.n_annotators, plan.n_items_per_annotator, plan.items_per_annotator
+    (3, 88, (88, 95))
+    >>> round(plan.simulated_power, 3), round(plan.power_at(3, 150), 2)
+    (0.801, 0.97)
     """
     epsilon, q, alignment = check_options(epsilon, q, alignment)
     power = probability(power, "power")
