@@ -232,5 +232,8 @@ class TestPairwiseRealValued:
             assert one.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
         assert res.kappas[0] == qwkit.soft_kappa_score(y, a)
         assert res.kappas[3] == qwkit.kappa_score(y, other)
+        assert "continuous form" in res.summary()
+        flags = [c["real_valued"] for c in res.to_dict()["comparisons"]]
+        assert flags == [c.real_valued for c in res.comparisons] and not all(flags)
         with pytest.raises(qwkit.QwkitError, match="`y_preds\\['a'\\]` holds real-valued"):
             qwkit.pairwise_compare_kappa_test(y, preds, weights="linear")

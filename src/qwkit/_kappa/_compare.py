@@ -427,7 +427,8 @@ class PairwiseComparisonResult:
         multiplicity), z, and the p-value before and after the correction."""
         names = [*self.models, *(f"{a} - {b}" for a, b in self.pairs), "Model", "Pair"]
         width = max(26, *(len(n) + 2 for n in names))
-        title = f"Pairwise Comparison of Kappas ({self.weights} weights)"
+        form = "continuous form, " if any(c.real_valued for c in self.comparisons) else ""
+        title = f"Pairwise Comparison of Kappas ({form}{self.weights} weights)"
         adjusted = _CORRECTION_NAMES[self.correction]
         level = f"{100 * check_confidence_level(confidence_level):g}%"
         lines = [title, "-" * len(title), f"{'Model':<{width}}{'Kappa':>10}"]
@@ -455,7 +456,10 @@ class PairwiseComparisonResult:
             {
                 "model_a": a,
                 "model_b": b,
-                **result_dict(res, ("statistic", "kappa_a", "kappa_b", "standard_error", "pvalue")),
+                **result_dict(
+                    res,
+                    ("statistic", "kappa_a", "kappa_b", "standard_error", "pvalue", "real_valued"),
+                ),
                 "pvalue_adjusted": float(p),
             }
             for (a, b), res, p in zip(
