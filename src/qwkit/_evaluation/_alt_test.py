@@ -24,7 +24,7 @@ __all__ = [
     "ALIGNMENTS",
     "AltTestResult",
     "Annotator",
-    "Tested",
+    "PerAnnotator",
     "alt_test",
     "annotator_tests",
     "check_options",
@@ -424,7 +424,7 @@ class Annotator:
 
 
 @dataclass(frozen=True, slots=True)
-class Tested:
+class PerAnnotator:
     """Every annotator's test, the annotators skipped, and the items used."""
 
     annotators: tuple[Annotator, ...]
@@ -444,7 +444,7 @@ def annotator_tests(
     min_raters_per_item,
     min_items_per_rater,
     nan_policy,
-) -> Tested:
+) -> PerAnnotator:
     """The per-annotator tests of :func:`alt_test` (validated ``epsilon`` and
     ``alignment``), with the warning about a panel of two annotators."""
     min_raters = check_integer(min_raters_per_item, "min_raters_per_item", 2)
@@ -506,6 +506,6 @@ def annotator_tests(
             "annotators each is judged against the others.",
             DesignWarning,
         )
-    return Tested(
+    return PerAnnotator(
         annotators=tuple(tested), skipped=tuple(skipped), n_items_used=int(np.count_nonzero(kept))
     )
