@@ -637,11 +637,13 @@ class TestEvaluateScorer:
         res = qwkit.evaluate_scorer(
             h, m, groups=rng.integers(0, 2, 80), method="bootstrap", n_resamples=50, rng=1
         )
+        with pytest.warns(qwkit.DesignWarning, match="two annotators"):
+            alt = qwkit.alt_test(h, m, min_items_per_rater=10)
         for obj in (
             res,
             res.degradation,
             res.prmse,
-            qwkit.alt_test(h, m, min_items_per_rater=10),
+            alt,
             qwkit.degradation_sample_size(0.7, 0.7),
         ):
             again = pickle.loads(pickle.dumps(obj))

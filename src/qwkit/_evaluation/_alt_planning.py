@@ -450,9 +450,9 @@ def alt_test_sample_size(
 
     Examples
     --------
-    >>> import qwkit
     A judge at least as good as an annotator on 70% of the items (30% ties), margin 0.15:
 
+    >>> import qwkit
     >>> plan = qwkit.alt_test_sample_size(
     ...     advantage=0.7, ties=0.3, epsilon=0.15, n_annotators=[3, 5], rng=1
     ... )

@@ -54,8 +54,8 @@ thresholds_app = typer.Typer(
 app.add_typer(thresholds_app, name="thresholds")
 plan_app = typer.Typer(
     cls=QwkitGroup,
-    help="Plan a study: double-scored items for the degradation test, annotators and "
-    "items for the alternative annotator test.",
+    help="Sample sizes: items and annotators. Double-scored items for the degradation "
+    "test, annotators and items per annotator for the alternative annotator test.",
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings=_CONTEXT,
