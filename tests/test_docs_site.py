@@ -5,12 +5,15 @@ checked (``-W -n``), so a docstring that links to a missing name, an equation nu
 its page does not define, a Markdown link to nowhere or a gallery example that raises fails
 here. Then the built HTML: every public name has its page, every link inside the site
 leads to a file and an anchor that exist, the equation numbers of docstrings link to their
-derivations, every gallery example ran and drew its figures, and a few pages rendered in
-headless Chromium show their heading, text, styles and figures (not a blank page).
+derivations, every API page links its section of the user guide, the landing page answers
+"which statistic for my question?", every gallery example ran and drew its figures, no page
+holds a path of the machine that built it, and a few pages rendered in headless Chromium
+show their heading, text, styles and figures (not a blank page).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -101,6 +104,57 @@ class TestContents:
         )
         assert links > 100
 
+    def test_every_api_page_links_its_user_guide_section(self, site):
+        guide = {md.stem for md in DOCS.glob("*.md")}
+        link = re.compile(
+            r'<p class="qwkit-guide">User guide: <a [^>]*href="\.\./\.\./([^"#]+)\.html(#[^"]*)?"'
+        )
+        for module, public in qwkit_docs.public_names().items():
+            for name in public:
+                page = site / "api" / "generated" / f"{module}.{name}.html"
+                found = link.search(page.read_text(encoding="utf-8"))
+                assert found and found.group(1) in guide, f"{module}.{name}: no user-guide link"
+
+        def target(name):
+            text = (site / "api" / "generated" / f"{name}.html").read_text(encoding="utf-8")
+            return link.search(text).group(1) + (link.search(text).group(2) or "")
+
+        assert target("qwkit.kappa_score") == "kappa"  # the page's own subject: the page
+        assert (
+            target("qwkit.alt_test") == "evaluation#the-alternative-annotator-test-for-llm-judges"
+        )
+        assert target("qwkit.QwkitError") == "kappa#errors-a-program-can-act-on"
+        assert target("qwkit.ICCResult") == target("qwkit.icc")  # a result: its function's
+        assert target("qwkit.dask.kappa_score").startswith("dask")
+
+    def test_the_landing_page_answers_which_statistic(self, site):
+        index = (site / "index.html").read_text(encoding="utf-8")
+        assert "Which statistic for my question?" in index
+        for question in (
+            "two raters",
+            "many raters",
+            "machine scorer",
+            "LLM judge",
+            "train a model",
+            "data do not fit in memory",
+        ):
+            assert question in index, question
+        for page in ("kappa", "inference", "agreement", "evaluation", "thresholds", "dask"):
+            assert f'href="{page}.html"' in index, page
+        assert 'href="evaluation.html#the-alternative-annotator-test-for-llm-judges"' in index
+        assert index.count('class="highlight-python') >= 6  # an example for each question
+
+    def test_no_page_holds_the_build_machines_paths(self, site):
+        """Warnings, tracebacks, ``__file__`` and data paths that examples print would show
+        where the site was built; no file of the site may."""
+        paths = {ROOT, site.parent, Path(sys.prefix), Path(sys.base_prefix), Path.home()}
+        needles = {os.fsencode(str(p.resolve())) + os.sep.encode() for p in paths}
+        found = []
+        for path in sorted(p for p in site.rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            found += [f"{path.relative_to(site)}: {n.decode()}" for n in needles if n in data]
+        assert not found, "\n".join(found[:20])
+
     def test_every_example_ran_and_drew_its_figures(self, site):
         examples = sorted((ROOT / "examples").glob("plot_*.py"))
         assert len(examples) >= 8
@@ -115,7 +169,17 @@ class TestContents:
 @pytest.mark.parametrize(
     ("page", "heading", "words", "n_images"),
     [
-        ("index.html", "qwkit", ["Quadratic weighted kappa", "Getting started"], 0),
+        (
+            "index.html",
+            "qwkit",
+            [
+                "Quadratic weighted kappa",
+                "Which statistic for my question?",
+                "0.882353",
+                "Getting started",
+            ],
+            0,
+        ),
         ("getting-started.html", "Getting started", ["0.318182", "pip install"], 0),
         (
             "api/generated/qwkit.kappa_score.html",

@@ -120,6 +120,11 @@ def _evaluate(h, m, g):
     )
 
 
+def _traits(h, m, t):
+    res = qwkit.evaluate_traits(h, m, t)
+    return tuple(r.criterion.estimate for r in res.criteria) + tuple(res.pvalues_adjusted)
+
+
 def _optimal_rounder(X, y, w):
     est = qwkit.sklearn.OptimalRounder().fit(X, y, sample_weight=w)
     return (*est.thresholds_, est.score(X, y, sample_weight=w))
@@ -237,6 +242,7 @@ CASES = [
         lambda a, b: _r(qwkit.marginal_homogeneity_test(a, b), "statistic", "pvalue"),
     ),
     Case("evaluate_scorer", ("human", "score", "groups"), _evaluate, rtol=1e-10),
+    Case("evaluate_traits", ("human", "score", "groups"), _traits, rtol=1e-10),
     Case(
         "degradation_test",
         ("human", "machine"),

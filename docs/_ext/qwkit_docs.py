@@ -14,10 +14,16 @@
   say which), or to the page the citation names. A citation of another work's numbering
   ("Steele 2016, eq. 2", "their eq. 13", "eq. 1 of Vaughn & Justice") is left as text. A
   citation whose number the page does not define fails the build (an undefined label).
+* **User-guide links.** Every API page opens with a link to the section of the user guide
+  that uses the name: the first section (in the order of the site's contents, the page of
+  the name's section first) whose code — inline or in a block — names it. A result class
+  that no guide shows links where the name before it in ``SECTIONS`` does (its function);
+  an integration's name, to its page. A name that no page links to fails the build.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from pathlib import Path
@@ -125,6 +131,15 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "HumanAgreement",
             "Criterion",
             "Estimate",
+            "Descriptives",
+            "DegradationEstimate",
+            "Comparison",
+            "Diagnostic",
+            "ScoreDistribution",
+            "FairnessResult",
+            "RegressionFit",
+            "evaluate_traits",
+            "TraitEvaluationResult",
             "degradation_test",
             "DegradationTestResult",
             "prmse",
@@ -150,7 +165,18 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "RiskClassModel",
         ],
     ),
-    ("Data", None, ["load_wine_quality", "WineQuality", "load_hanna", "Hanna"]),
+    (
+        "Data",
+        None,
+        [
+            "load_wine_quality",
+            "WineQuality",
+            "load_hanna",
+            "Hanna",
+            "load_hanna_judges",
+            "HannaJudges",
+        ],
+    ),
     (
         "Errors and warnings",
         None,
@@ -174,6 +200,9 @@ INTEGRATIONS: list[tuple[str, str, str]] = [
     ("qwkit.torch", "PyTorch losses and metrics", "torch"),
     ("qwkit.dask", "Dask: data larger than memory", "dask"),
     ("qwkit.polars", "Polars expressions", "polars"),
+    ("qwkit.duckdb", "DuckDB: kappa where the data live", "engines"),
+    ("qwkit.spark", "Spark: DataFrames and pyspark.ml", "engines"),
+    ("qwkit.sql", "SQL of the sufficient state", "engines"),
     ("qwkit.economics", "the economics simulation", "economics"),
 ]
 
@@ -182,6 +211,7 @@ NOT_DOCUMENTED = {"__version__"}
 GUIDE_PAGES = {page for _, page, _ in SECTIONS if page} | {p for _, _, p in INTEGRATIONS}
 
 
+@functools.cache
 def public_names() -> dict[str, list[str]]:
     """Module → its public names (``__all__``), for ``qwkit`` and every integration."""
     found = {"qwkit": sorted(set(qwkit.__all__) - NOT_DOCUMENTED)}
@@ -410,7 +440,166 @@ def skip_foreign_members(app, what, name, obj, skip, options):
     return None if module.split(".")[0] == "qwkit" else True
 
 
+# --- user-guide links -------------------------------------------------------------------
+
+#: The section of a name's page (``SECTIONS``) where the rules of :func:`guide_target`
+#: would pick one that merely mentions it: name -> the section's id (the build fails when
+#: the page has no such section).
+# Names of a ``SECTIONS`` entry without a page of its own, linked to a section elsewhere
+# (the errors are shown first in Getting started, but explained in the kappa guide).
+GUIDE_ELSEWHERE = {
+    "QwkitError": ("kappa", "errors-a-program-can-act-on"),
+    "QwkitTypeError": ("kappa", "errors-a-program-can-act-on"),
+}
+
+GUIDE_SECTIONS = {
+    "soft_kappa_score": "the-continuous-form",
+    "KappaAccumulator": "streaming-and-merging",
+    "agreement_test": "tests-and-intervals",
+    "AgreementTestResult": "tests-and-intervals",
+    "RatingsTable": "crowds-the-sparse-table-and-each-rater",
+    "DinkelbachCertificate": "dinkelbach-s-method-t4",
+    "EvaluationResult": "evaluate-scorer-the-criteria-as-tests",
+    "ModelEvaluation": "evaluate-scorer-the-criteria-as-tests",
+    "GroupEvaluation": "evaluate-scorer-the-criteria-as-tests",
+    "HumanAgreement": "evaluate-scorer-the-criteria-as-tests",
+    "Criterion": "evaluate-scorer-the-criteria-as-tests",
+    "Estimate": "evaluate-scorer-the-criteria-as-tests",
+}
+#: Where each API page's "User guide" link leads: name -> (page, section id or None).
+_GUIDE: dict[str, tuple[str, str | None]] = {}
+CODE = (nodes.literal, nodes.literal_block, nodes.doctest_block)
+
+
+def _guide_pages(app: Sphinx) -> list[str]:
+    """The user-guide pages in the order of the site's contents."""
+    pages = GUIDE_PAGES | {"getting-started"}
+    return [doc for doc in app.env.toctree_includes.get("index", []) if doc in pages]
+
+
+def _own(section: nodes.section) -> list[nodes.Node]:
+    return [child for child in section.children if not isinstance(child, nodes.section)]
+
+
+def _code_of(section: nodes.section) -> tuple[str, str]:
+    """The code a section shows itself, not that of its subsections: (its blocks — the
+    examples —, its inline code)."""
+    blocks, inline = [], []
+    for child in _own(section):
+        for node in [child, *child.findall(lambda n: isinstance(n, CODE))]:
+            if isinstance(node, nodes.literal):
+                inline.append(node.astext())
+            elif isinstance(node, CODE):
+                blocks.append(node.astext())
+    return "\n".join(blocks), "\n".join(inline)
+
+
+def _sections(app: Sphinx, page: str) -> list[tuple[str | None, str, tuple[str, str]]]:
+    """(id, or None for the page's opening; title; own code) of each section of a page."""
+    out = []
+    for depth, section in enumerate(app.env.get_doctree(page).findall(nodes.section)):
+        title = section.next_node(nodes.title).astext()
+        out.append((section["ids"][0] if depth else None, title, _code_of(section)))
+    return out
+
+
+def _named(name: str, flags: int = 0) -> re.Pattern:
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", flags)
+
+
+def _titled(app: Sphinx, name: str, pages: list[str]) -> tuple[str, str | None] | None:
+    """The first section whose title names ``name`` ("6. `evaluate_scorer`: ...", "4.
+    PRMSE: ...")."""
+    for page in pages:
+        for anchor, title, _ in _sections(app, page):
+            if anchor and _named(name, re.IGNORECASE * name.islower()).search(title):
+                return page, anchor
+    return None
+
+
+def _most_used(app: Sphinx, name: str, pages: list[str]) -> tuple[str, str | None] | None:
+    """In the first of ``pages`` whose code names ``name``: the section whose examples
+    (code blocks) name it most often, else whose inline code does (the first of equals);
+    the page's opening only when no other section names it."""
+    for page in pages:
+        ranked = []
+        for order, (anchor, _, (blocks, inline)) in enumerate(_sections(app, page)):
+            used = len(_named(name).findall(blocks)), len(_named(name).findall(inline))
+            if any(used):
+                ranked.append((anchor is None, -used[0], -used[1], order, anchor))
+        if ranked:
+            return page, min(ranked)[-1]
+    return None
+
+
+def guide_target(app: Sphinx, module: str, name: str) -> tuple[str, str | None]:
+    """Where the API page of ``module.name`` links to in the user guide: the section that
+    ``GUIDE_ELSEWHERE`` or ``GUIDE_SECTIONS`` names; else a section whose title names it
+    (a function's name in any case: "4. PRMSE"); else, for the first name of a
+    ``SECTIONS`` entry, its page; else the section of its page that names it most; else
+    (a result class) where the name before it links; else the first other guide page
+    that names it."""
+    key = f"{module}.{name}"
+    if key in _GUIDE:
+        return _GUIDE[key]
+    order = _guide_pages(app)
+    if module == "qwkit":
+        _, page, names = next(s for s in SECTIONS if name in s[2])
+        own = [page] if page else []
+        others = [p for p in order if p not in own]
+        found = (page, GUIDE_SECTIONS[name]) if name in GUIDE_SECTIONS else None
+        found = GUIDE_ELSEWHERE.get(name, found)
+        if found and not any(found[1] == anchor for anchor, _, _ in _sections(app, found[0])):
+            raise ExtensionError(f"GUIDE_SECTIONS: {found[0]} has no section {found[1]!r}")
+        found = found or _titled(app, name, own + others)
+        if found is None and page and names[0] == name:
+            found = page, None
+        found = found or _most_used(app, name, own)
+        before = names[names.index(name) - 1] if names.index(name) else None
+        if found is None and page and before:
+            found = guide_target(app, module, before)
+        found = found or _most_used(app, name, others)
+        if found is None and before:
+            found = guide_target(app, module, before)
+        if found is None:
+            raise ExtensionError(f"no user-guide page shows qwkit.{name}: show it in one")
+    else:
+        page = next(p for m, _, p in INTEGRATIONS if m == module)
+        found = _titled(app, name, [page]) or _most_used(app, name, [page]) or (page, None)
+    _GUIDE[key] = found
+    return found
+
+
+def link_guide(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Open an API page with a link to the user-guide section that uses its name."""
+    if not docname.startswith("api/generated/"):
+        return
+    full = docname.rsplit("/", 1)[-1]
+    module = max((m for m in public_names() if full.startswith(m + ".")), key=len)
+    name = full[len(module) + 1 :]
+    if name not in public_names()[module]:
+        return  # a member's page, if any
+    page, anchor = guide_target(app, module, name)
+    uri = app.builder.get_relative_uri(docname, page) + (f"#{anchor}" if anchor else "")
+    title = app.env.titles[page].astext()
+    if anchor:
+        section = next(
+            s
+            for s in app.env.get_doctree(page).findall(nodes.section)
+            if s["ids"] and s["ids"][0] == anchor
+        )
+        title += " › " + section.next_node(nodes.title).astext()
+    link = nodes.reference("", "", nodes.Text(title), internal=True, refuri=uri)
+    paragraph = nodes.paragraph("", "", nodes.Text("User guide: "), link, classes=["qwkit-guide"])
+    desc = next(iter(doctree.findall(addnodes.desc)), None)
+    content = next(iter(desc.findall(addnodes.desc_content)), None) if desc else None
+    if content is None:
+        raise ExtensionError(f"{docname}: no object to link to the user guide")
+    content.insert(min(1, len(content.children)), paragraph)  # after the summary line
+
+
 def setup(app: Sphinx) -> dict:
+    app.connect("doctree-resolved", link_guide)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("autodoc-process-docstring", escape_bars)
     app.connect("config-inited", write_api_index)

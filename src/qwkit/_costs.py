@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
-from qwkit._base._results import freeze_arrays, reduce_dataclass
+from qwkit._base._results import freeze_arrays, public_module, reduce_dataclass
 from qwkit._base._validation import (
     check_choice,
     check_confusion,
@@ -310,6 +310,9 @@ class RiskClassModel:
 
     def __reduce__(self):
         return reduce_dataclass(self)
+
+
+public_module(RiskClassModel)
 
 
 def _truncated_moments(a: np.ndarray, b: np.ndarray):

@@ -28,7 +28,7 @@ from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
 from qwkit._base._numerics import to_unit_max
-from qwkit._base._results import freeze_arrays, reduce_dataclass, result_dict
+from qwkit._base._results import freeze_arrays, public_module, reduce_dataclass, result_dict
 from qwkit._base._validation import check_real, check_same_length, feature_matrix, real_vector
 
 __all__ = [
@@ -123,6 +123,9 @@ class KappaRegressionResult:
         )
 
 
+public_module(KappaRegressionResult)
+
+
 def _column_names(X) -> tuple[str, ...] | None:
     """Column names of a data frame (pandas, polars), as strings; None for arrays."""
     columns = getattr(X, "columns", None)
@@ -164,6 +167,9 @@ class KappaRescaleResult:
     def to_dict(self) -> dict:
         """The result as a dict of plain Python values."""
         return result_dict(self, ("intercept", "slope", "statistic"))
+
+
+public_module(KappaRescaleResult)
 
 
 # ---------------------------------------------------------------------------- helpers

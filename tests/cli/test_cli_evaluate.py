@@ -96,7 +96,7 @@ class TestAgainstTheApi:
             "--group", "prompt",
         ).stdout  # fmt: skip
         for m in res.models:  # one decision table per machine
-            assert f"may '{m.name}' stand in for a human rater?" in text
+            assert f"May '{m.name}' stand in for a human rater?" in text
             assert f"Verdict for '{m.name}': {m.verdict}" in text
         assert [g["group"] for g in out["models"][0]["groups"]] == ["east", "north", "south"]
 
@@ -231,28 +231,33 @@ class TestPrinted:
         ).stdout
         res = _api(human, {"model": real}, groups=groups)
         lines = text.splitlines()
-        assert "may 'model' stand in for a human rater?" in lines[0]
-        assert lines[1].split() == [
+        assert lines[0] == "panel.csv: may a machine stand in for a human rater?"
+        assert lines[1].strip() == "May 'model' stand in for a human rater?"
+        assert lines[2].split() == [
             "criterion", "┃", "estimate", "┃", "95%", "CI", "┃", "threshold", "┃", "p-value",
             "┃", "verdict",
         ]  # fmt: skip
-        rows = lines[3 : 3 + len(res.criteria)]
+        rows = lines[4 : 4 + len(res.criteria)]
         for c, row in zip(res.criteria, rows, strict=True):
             assert row.split("│")[0].strip() == c.name
             assert f"{c.estimate:.4f}" in row and f"[{c.low:.3f}, {c.high:.3f}]" in row
             assert row.split("│")[-1].strip() == c.verdict
         passed = sum(c.verdict == "pass" for c in res.criteria)
-        assert lines[3 + len(res.criteria)] == (
+        assert lines[4 + len(res.criteria)] == (
             f"Verdict for 'model': {res.verdict} ({passed} of {len(res.criteria)} criteria pass)."
         )
-        ceiling = text.index("the human-human ceiling")
-        assert text.index("h2 (human)") > ceiling
-        assert f"{res.human_human.kappa.statistic:.4f}" in text[ceiling:]
+        flat = " ".join(text.split())
+        # the same tables as summary(), in its order: the ceiling after the decision
+        for table in res.tables():
+            if table.columns:
+                assert " ".join(table.title.split()) in flat
+        ceiling = flat.index("the human-human ceiling")
+        assert flat.index("h2 (human)") > ceiling
+        assert f"{res.human_human.kappa.statistic:.3f}" in flat[ceiling:]
         d = res.degradation
-        assert f"degradation {d.statistic:.4f}" in text
-        assert f"human-human {d.human_human:.4f} on the same {d.n_items:,} items" in text
-        assert "by group" in text and "south" in text
-        assert "240 items" in text
+        assert f"{d.statistic:.4f}" in flat[flat.index("Degradation:") :]
+        assert "by group" in flat and "south" in flat
+        assert "240 items" in flat
 
     def test_progress_bar_on_a_terminal_only(self, panel_file):
         path = panel_file[0]
@@ -272,7 +277,9 @@ class TestPrinted:
         warned = result.stderr.strip().splitlines()
         assert len(warned) == 2 and all(w.startswith("qwkit: warning: ") for w in warned)
         assert "'CH_chatgpt'" in warned[0] and "'CH_mistral'" in warned[1]
-        assert "28 items not scored, omitted" in " ".join(result.stdout.split())
+        assert "28 items not scored by 'CH_mistral' were left out" in " ".join(
+            result.stdout.split()
+        )
 
 
 class TestReport:
@@ -285,19 +292,14 @@ class TestReport:
         )  # fmt: skip
         assert f"wrote {target}" in result.stdout
         page = target.read_text()
-        headings = re.findall(r"<h2>(.*?)</h2>", page)
-        assert headings[0] == "Decision: the criteria as tests"
-        assert headings[1] == "The human-human ceiling beside each machine"
-        assert headings[2:] == [
-            "PRMSE: agreement with the true score",
-            "Subgroups",
-            "Confusion tables",
-            "Data and settings",
-        ]
-        # criteria, raters, a groups figure and a confusion figure per machine
-        assert page.count("<img ") == 2 + 2 * 2
+        headings = [html.unescape(h) for h in re.findall(r"<h2>(.*?)</h2>", page)]
         res = _api(human, {"model": real, "rounded": rated}, groups=groups)
-        decision = page[: page.index("<h2>The human-human ceiling")]
+        # the result's own tables, in the order of summary(), then the settings
+        assert headings == [t.title for t in res.tables()] + ["Data and settings"]
+        assert headings[0] == "May 'model' stand in for a human rater?"
+        # criteria, raters, and per machine groups, distribution and confusion figures
+        assert page.count("<img ") == 2 + 3 * 2
+        decision = page[: page.index("<h2>How to read")]
         for c in res.criteria:
             assert f"{c.estimate:.4f}" in decision
         assert page.index("<table>") < page.index("<img ")  # the table leads

@@ -96,8 +96,9 @@ class TestReportInBrowser:
             ],
         )
         assert result.exit_code == 0, result.stderr
-        # the criteria, every pair of raters, and per machine its groups and confusion tables
-        _check(tmp_path, report, n_images=2 + 2 * 2, height=7000)
+        # the criteria, every pair of raters, and per machine its groups, score
+        # distributions and confusion tables
+        _check(tmp_path, report, n_images=2 + 2 * 3, height=7000)
 
     def test_crowd_agreement_report(self, tmp_path):
         # 500 raters, 3,000 items: a small page of distributions and rankings, no

@@ -111,8 +111,8 @@ class TestDegradationTest:
         # κ(h1, m) − κ(h1, h2) is compare_kappa_test(h1, m, h2): same value, same SE
         rng = np.random.default_rng(20261121)
         h, m = panel(300, 2, rng)
-        res = qwkit.degradation_test(h, m)
-        ref = qwkit.compare_kappa_test(h[:, 0], m, h[:, 1])
+        res = qwkit.degradation_test(h, m, method="asymptotic")
+        ref = qwkit.compare_kappa_test(h[:, 0], m, h[:, 1])  # Fleiss–Cohen–Everitt, normal
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
         assert res.human_machine == pytest.approx(ref.kappa_a, rel=1e-12)
         assert res.human_human == pytest.approx(ref.kappa_b, rel=1e-12)
@@ -124,7 +124,7 @@ class TestDegradationTest:
     def test_other_weights(self, weights):
         rng = np.random.default_rng(4)
         h, m = panel(200, 2, rng)
-        res = qwkit.degradation_test(h, m, weights=weights)
+        res = qwkit.degradation_test(h, m, weights=weights, method="asymptotic")
         ref = qwkit.compare_kappa_test(h[:, 0], m, h[:, 1], weights=weights)
         assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
         assert res.standard_error == pytest.approx(ref.standard_error, rel=1e-10)
@@ -133,9 +133,16 @@ class TestDegradationTest:
     def test_real_valued_machine_is_the_continuous_form(self):
         rng = np.random.default_rng(5)
         h, m = panel(120, 2, rng, real=True)
-        res = qwkit.degradation_test(h, m)
+        res = qwkit.degradation_test(h, m, trim=False)
         assert res.human_machine == pytest.approx(qwkit.soft_kappa_score(h[:, 0], m), rel=1e-12)
         assert res.human_human == pytest.approx(qwkit.kappa_score(h[:, 0], h[:, 1]), rel=1e-12)
+        # trimmed (the default, RSMTool's): within 0.4998 of the scale's ends
+        assert (m < 0.5002).any() or (m > 5.4998).any()
+        trimmed = qwkit.degradation_test(h, m)
+        clipped = np.clip(m, 1 - 0.4998, 5 + 0.4998)
+        assert trimmed.human_machine == pytest.approx(
+            qwkit.soft_kappa_score(h[:, 0], clipped), rel=1e-12
+        )
 
     def test_same_items_only(self):
         # the first two columns and the machine: items missing either human are left out
@@ -149,7 +156,8 @@ class TestDegradationTest:
     def test_standard_errors_agree_with_jackknife_and_bootstrap(self):
         rng = np.random.default_rng(7)
         h, m = panel(60, 2, rng, real=True)
-        asym = qwkit.degradation_test(h, m)
+        m = np.clip(m, 1, 5)  # within the scale: trimming moves nothing
+        asym = qwkit.degradation_test(h, m, method="asymptotic")
         jack = qwkit.degradation_test(h, m, method="jackknife")
         naive = naive_jackknife_se(lambda keep: naive_degradation(h[keep], m[keep]), 60)
         assert jack.standard_error == pytest.approx(naive, rel=1e-8)
@@ -163,7 +171,8 @@ class TestDegradationTest:
     def test_all_pairs(self):
         rng = np.random.default_rng(9)
         h, m = panel(80, 3, rng, missing=0.35, real=True)
-        res = qwkit.degradation_test(h, m, pairs="all")
+        m = np.clip(m, 1, 5)  # within the scale: trimming moves nothing
+        res = qwkit.degradation_test(h, m, pairs="all", method="asymptotic")
         assert res.n_pairs == 3
         assert res.statistic == pytest.approx(naive_degradation(h, m, "all"), rel=1e-10)
         assert res.statistic == pytest.approx(res.human_machine - res.human_human, abs=1e-14)
@@ -384,7 +393,8 @@ class TestPRMSE:
     )
     def test_published_values(self, name, ve, vt, mse, value):
         data = pd.read_csv(DATA / name)
-        res = qwkit.prmse(data[["h1", "h2", "h3", "h4"]], data["system"])
+        # the published values are of the system's scores as given (no trimming)
+        res = qwkit.prmse(data[["h1", "h2", "h3", "h4"]], data["system"], trim=False)
         assert res.variance_of_errors == pytest.approx(ve, abs=5e-8)
         assert res.true_score_variance == pytest.approx(vt, abs=5e-8)
         assert res.mse_true == pytest.approx(mse, abs=5e-8)
@@ -394,7 +404,8 @@ class TestPRMSE:
     def test_against_the_formulas_and_the_jackknife(self):
         rng = np.random.default_rng(15)
         h, m = panel(50, 3, rng, real=True, missing=0.5)
-        res = qwkit.prmse(h, m)
+        m = np.clip(m, 1, 5)  # within the scale: trimming moves nothing
+        res = qwkit.prmse(h, m, method="asymptotic")
         ve, vt, mse, value = naive_prmse(h, m)
         assert (res.variance_of_errors, res.true_score_variance, res.mse_true) == pytest.approx(
             (ve, vt, mse), rel=1e-10
@@ -416,8 +427,12 @@ class TestPRMSE:
         rng = np.random.default_rng(16)
         h, m = panel(80, 2, rng, real=True, missing=0.5)
         res = qwkit.prmse(h, m, confidence_level=0.9)
-        low, _ = res.confidence_interval()
-        assert low == pytest.approx(res.statistic - 1.6448536 * res.standard_error)
+        low, high = res.confidence_interval()
+        assert low < res.statistic < high
+        # Fieller's interval is the set of values its test does not reject: at each limit
+        # the one-sided p-value is 5% (the 90% interval)
+        assert res._inference.pvalue(low, "greater") == pytest.approx(0.05, rel=1e-8)
+        assert res._inference.pvalue(high, "less") == pytest.approx(0.05, rel=1e-8)
         assert res.n_double_scored == (~np.isnan(h[:, 1])).sum()
         json.dumps(res.to_dict())
         assert "PRMSE" in res.summary()
@@ -431,9 +446,15 @@ class TestStandardizedMeanDifference:
         # (mean(m) − mean(h)) / sd(h) with ddof = 1: RSMTool's method="unpooled"
         rng = np.random.default_rng(17)
         h, m = panel(100, 1, rng, real=True)
-        res = qwkit.standardized_mean_difference(h[:, 0], m + 0.1)
+        res = qwkit.standardized_mean_difference(h[:, 0], m + 0.1, smd="unpooled", trim=False)
         expected = (np.mean(m + 0.1) - np.mean(h)) / np.std(h, ddof=1)
         assert res.statistic == pytest.approx(expected, rel=1e-12)
+        assert res.unpooled == res.statistic and res.definition == "unpooled"
+        # Williamson, Xi & Breyer's pooled SD, the default
+        pooled = qwkit.standardized_mean_difference(h[:, 0], m + 0.1, trim=False)
+        sd = math.sqrt((np.var(h, ddof=1) + np.var(m + 0.1, ddof=1)) / 2)
+        assert pooled.statistic == pytest.approx((np.mean(m + 0.1) - np.mean(h)) / sd, rel=1e-12)
+        assert pooled.pooled == pooled.statistic and pooled.unpooled == res.statistic
         assert res.sd_human == pytest.approx(np.std(h, ddof=1))
         assert res.mean_machine == pytest.approx(np.mean(m + 0.1))
 
@@ -447,7 +468,9 @@ class TestStandardizedMeanDifference:
             sd = math.sqrt(np.average((hh - mean_h) ** 2, weights=w) * 60 / 59)
             return (mean_m - mean_h) / sd
 
-        res = qwkit.standardized_mean_difference(h, m, threshold=0.2)
+        res = qwkit.standardized_mean_difference(
+            h, m, threshold=0.2, smd="unpooled", trim=False, method="asymptotic"
+        )
         assert res.standard_error == pytest.approx(naive_influence_se(smd, 60), rel=1e-5)
         low, high = res.confidence_interval(0.9)
         assert (res.pvalue < 0.05) == (-0.2 < low and high < 0.2)
@@ -550,6 +573,7 @@ class TestEvaluateScorer:
     def test_criteria_are_the_component_tests(self):
         rng = np.random.default_rng(22)
         h, m = panel(400, 2, rng, real=True, missing=0.6)
+        m = np.clip(m, 1, 5)  # within the scale: trimming moves nothing
         res = qwkit.evaluate_scorer(h, m)
         deg = qwkit.degradation_test(h, m)
         smd = qwkit.standardized_mean_difference(h, m)
@@ -565,9 +589,10 @@ class TestEvaluateScorer:
         assert res.prmse.statistic == qwkit.prmse(h, m).statistic
         assert res.verdict in ("pass", "fail", "inconclusive")
         for c in res.criteria:
-            assert c.verdict == qwkit._evaluation._degradation.verdict(
+            assert c.verdict == qwkit._evaluation._criteria.verdict(
                 c.low, c.high, c.threshold, c.relation
             )
+        assert [c.criterion for c in res.criteria] == ["kappa", "pearson_r", "degradation", "smd"]
 
     def test_human_ceiling_and_agreement(self):
         rng = np.random.default_rng(23)
@@ -596,23 +621,39 @@ class TestEvaluateScorer:
         h, m = panel(300, 2, rng, real=True, missing=0.5)
         groups = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, 300)]
         groups[:3] = "tiny"
+        m = np.clip(m, 1, 5)  # within the scale: trimming moves nothing
         res = qwkit.evaluate_scorer(h, m, groups=groups)
         assert [g.group for g in res.groups] == ["a", "b", "c", "tiny"]
-        sd = np.std(h[:, 0], ddof=1)
+        sd_h, sd_m = np.std(h[:, 0], ddof=1), np.std(m, ddof=1)
+        pooled = math.sqrt((sd_h**2 + sd_m**2) / 2)  # the population's pooled SD (Williamson)
+        z = (m - m.mean()) / sd_m - (h[:, 0] - h[:, 0].mean()) / sd_h
         for g in res.groups:
             rows = groups == g.group
             assert g.n_items == rows.sum()
-            assert g.smd.statistic == pytest.approx((m[rows].mean() - h[rows, 0].mean()) / sd)
+            diff = m[rows].mean() - h[rows, 0].mean()
+            assert g.group_smd.statistic == pytest.approx(diff / pooled)
+            assert g.dsm.statistic == pytest.approx(z[rows].mean())  # RSMTool's DSM
             assert g.kappa.statistic == pytest.approx(qwkit.soft_kappa_score(h[rows, 0], m[rows]))
         tiny = res.groups[3]
-        assert tiny.smd.high - tiny.smd.low > 3 * (res.groups[0].smd.high - res.groups[0].smd.low)
-        assert res.criteria[-1].name == "subgroup SMD"
-        # Bonferroni over 4 groups, Student's t on n − 1 degrees of freedom
+        assert tiny.verdict_group_smd == "inconclusive" and "3 items" in tiny.reason
+        assert res.criteria[-1].name == "SMD within group"
+        assert res.criteria[-1].verdict == "inconclusive"  # a group of three decides nothing
+        # RSMTool's "johnson" subgroup SMD with smd="unpooled": the human SD
+        unpooled = qwkit.evaluate_scorer(h, m, groups=groups, smd="unpooled")
+        rows = groups == "a"
+        assert unpooled.groups[0].group_smd.statistic == pytest.approx(
+            (m[rows].mean() - h[rows, 0].mean()) / sd_h
+        )
+        # simultaneous (Bonferroni over 4 groups) Student-t intervals of a mean: the
+        # jackknife of a mean is its standard error, s/√n
         g = res.groups[0]
         from scipy import stats
 
-        half = stats.t.ppf(1 - 0.025 / 4, g.n_items - 1) * g.smd.standard_error
-        assert g.smd.high - g.smd.statistic == pytest.approx(half)
+        u = (m[rows] - h[rows, 0]) / pooled
+        se = np.std(u, ddof=1) / math.sqrt(u.size)
+        assert g.group_smd.standard_error == pytest.approx(se, rel=1e-10)
+        half = stats.t.ppf(1 - 0.025 / 4, g.group_smd.df) * se
+        assert g.group_smd.high - g.group_smd.statistic == pytest.approx(half, rel=1e-10)
 
     def test_several_models(self):
         rng = np.random.default_rng(25)
@@ -666,7 +707,7 @@ class TestEvaluateScorer:
         assert out["models"][0]["criteria"][0]["name"] == "QWK"
         assert out["labels"] == [1, 2, 3, 4, 5]
         text = res.summary()
-        assert "Human-human ceiling" in text and "1 not scored" in text
+        assert "the human-human ceiling" in text and "1 items not scored" in text
 
     @pytest.mark.parametrize("method", ["jackknife", "bootstrap"])
     def test_methods(self, method):
@@ -687,7 +728,7 @@ class TestEvaluateScorer:
         human = {f"h${j}": h[:, j] for j in range(3)}
         machine = {"a $model": m, "b": np.clip(m + 1, 1, 5)}
         res = qwkit.evaluate_scorer(human, machine, groups=rng.integers(0, 3, 120))
-        for kind in ("criteria", "raters", "groups", "confusion"):
+        for kind in ("criteria", "raters", "groups", "confusion", "distribution"):
             fig = res.plot(kind)
             assert fig.axes
             fig.savefig(io.BytesIO(), format="png")  # draws every text
@@ -750,19 +791,9 @@ class TestEvaluateScorer:
         )  # fmt: skip
         total = calls[-1][1]
         assert calls[-1] == (total, total) and {t for _, t in calls} == {total}
-        done = [d for d, _ in calls]
-        assert done[:-1] == list(range(1, total + 1))  # each statistic once, then the end
-        assert total == (
-            sum(not math.isnan(e.statistic) for _, _, e in res.human_human.pairs)
-            + 5
-            + sum(
-                5
-                + 2
-                + sum(e.n_items >= 2 for _, e in x.per_rater[1:])
-                + 2 * sum(g.n_items >= 2 for g in x.groups)
-                for x in res.models
-            )
-        )
+        # six stages per machine, then the ceiling and the comparisons, each once
+        assert [d for d, _ in calls] == list(range(1, total + 1))
+        assert total == 6 * len(res.models) + 2
         with pytest.raises(qwkit.QwkitTypeError, match="`progress`"):
             qwkit.evaluate_scorer(h[:, :2], m, nan_policy="omit", progress=3)
 
@@ -785,7 +816,7 @@ class TestSampleSize:
         rng = np.random.default_rng(30)
         h, m = panel(300, 2, rng, real=True)
         plan = qwkit.degradation_sample_size(human=h, machine=m, power=0.9)
-        deg = qwkit.degradation_test(h, m)
+        deg = qwkit.degradation_test(h, m, method="asymptotic")  # both trim the same way
         assert plan.standard_deviation == pytest.approx(deg.standard_error * math.sqrt(300))
         assert plan.expected_degradation == pytest.approx(deg.statistic)
         assert plan.power_at(plan.n_items) >= 0.9 > plan.power_at(plan.n_items - 1)
@@ -876,6 +907,22 @@ class TestLoadHanna:
         assert hanna.human["RE"][0].tolist() == [int(first[f"RE_h{k}"]) for k in (1, 2, 3)]
         assert hanna.chatgpt["RE"][0] == float(first["RE_chatgpt"])
         assert "lashoun" in hanna.citation
+
+    def test_judges(self):
+        judges = qwkit.load_hanna_judges()
+        hanna = qwkit.load_hanna()
+        assert judges.score.shape == (126720,) and len(judges.judges) == 5
+        # every judge × prompt × criterion rates every story once
+        keys = np.rec.fromarrays([judges.judge, judges.prompt, judges.criterion, judges.story_id])
+        assert np.unique(keys).size == judges.score.size == 5 * 4 * 6 * 1056
+        # prompt 1 of ChatGPT's relevance and Mistral's coherence are load_hanna's judges
+        for judge, code, scores in (("ChatGPT", "RE", hanna.chatgpt), ("Mistral-7B", "CH",
+                                                                       hanna.mistral)):  # fmt: skip
+            rows = (judges.judge == judge) & (judges.criterion == code) & (judges.prompt == 1)
+            order = np.argsort(judges.story_id[rows])
+            np.testing.assert_array_equal(judges.score[rows][order], scores[code])
+        assert np.isnan(judges.score).any() and np.nanmin(judges.score) >= 1
+        assert "lashoun" in judges.citation
 
     def test_licence_is_shipped(self):
         readme = (Path(qwkit.__file__).parent / "data" / "README.md").read_text(encoding="utf-8")

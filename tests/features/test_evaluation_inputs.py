@@ -62,7 +62,8 @@ class TestReportedUnits:
         assert res.mean_human == pytest.approx(np.mean(h[:, 0]), rel=1e-14)
         assert res.mean_machine == pytest.approx(np.mean(m), rel=1e-14)
         assert res.sd_human == pytest.approx(np.std(h[:, 0], ddof=1), rel=1e-14)
-        on_values = (np.mean(m) - np.mean(h[:, 0])) / np.std(h[:, 0], ddof=1)
+        sd = np.sqrt((np.var(h[:, 0], ddof=1) + np.var(m, ddof=1)) / 2)  # pooled, the default
+        on_values = (np.mean(m) - np.mean(h[:, 0])) / sd
         assert res.statistic == pytest.approx(on_values, rel=1e-13)
         assert res.moments_on == "values"
         # PRMSE and r (in evaluate_scorer) on the values too: the same as with no labels,

@@ -47,6 +47,8 @@ class QwkitError(ValueError):
     `y2` contains 9, which is not in `labels` [1, 2, 3] (index 2).
     """
 
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
+
     def __init__(
         self,
         message: str,
@@ -100,6 +102,8 @@ class QwkitError(ValueError):
 class QwkitTypeError(QwkitError, TypeError):
     """A value passed to qwkit has the wrong type (both a :class:`TypeError` and a
     :class:`QwkitError`, with the same attributes)."""
+
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
 
 
 def _rebuild(cls, message, parameter, row, also):

@@ -26,11 +26,19 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from qwkit._base._errors import QwkitError
+from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._ratings import RatingsTable
 from qwkit._base._validation import show
 
-__all__ = ["carries_labels", "item_labels", "paired"]
+__all__ = [
+    "carries_labels",
+    "has_column",
+    "item_labels",
+    "order_by_ids",
+    "paired",
+    "take_column",
+    "unique_ids",
+]
 
 
 def _pandas():
@@ -171,3 +179,100 @@ def paired(values: Sequence, names: Sequence[str], *, reference: int | None = No
             continue
         values[k] = _reordered(values[k], lab, ref, names[k], names[reference])
     return values
+
+
+# ---------------------------------------------------------------------------- id columns
+
+
+def _is_frame(value) -> bool:
+    return hasattr(value, "columns") and hasattr(value, "to_numpy")
+
+
+def has_column(value, column: str) -> bool:
+    """Whether ``value`` (a data frame or a mapping of columns) has ``column``."""
+    if isinstance(value, Mapping):
+        return column in value
+    return _is_frame(value) and column in list(value.columns)
+
+
+def take_column(value, column: str, *, owner: str, parameter: str):
+    """``(the column's values, value without it)`` of a data frame or mapping ``value``
+    (the argument ``owner``), for an option ``parameter`` that names a column; an error
+    when ``value`` has no columns or not that one."""
+    if not (isinstance(value, Mapping) or _is_frame(value)):
+        raise QwkitTypeError(
+            f"`{parameter}`={column!r} names a column, but `{owner}` is not a data frame "
+            "or a mapping of columns; pass the values themselves (one per row).",
+            parameter=parameter,
+            also=(owner,),
+        )
+    if not has_column(value, column):
+        names = list(value) if isinstance(value, Mapping) else list(value.columns)
+        raise QwkitError(
+            f"`{parameter}`={column!r}: `{owner}` has no column {column!r}; its columns "
+            f"are {show(np.asarray([str(c) for c in names], dtype=object), 8)}.",
+            parameter=parameter,
+            also=(owner,),
+        )
+    if isinstance(value, Mapping):
+        rest = {k: v for k, v in value.items() if k != column}
+        return value[column], rest
+    values = value[column]
+    if type(value).__module__.startswith("polars"):
+        return values, value.drop(column)
+    return values, value.drop(columns=[column])
+
+
+def _first_repeat(ids: np.ndarray) -> tuple[int, int] | None:
+    """Rows (first, second) of the first id that occurs twice, in reading order."""
+    order = np.argsort(ids, kind="stable")
+    same = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+    if not same.size:
+        return None
+    rows = np.sort(np.stack([order[same], order[same + 1]], axis=1), axis=1)
+    first = rows[np.argmin(rows[:, 1])]
+    return int(first[0]), int(first[1])
+
+
+def unique_ids(ids: np.ndarray, name: str, *, hint: str = "") -> None:
+    """Refuse an id that names two rows, naming the id and its first two rows."""
+    repeat = _first_repeat(ids)
+    if repeat is not None:
+        a, b = repeat
+        raise QwkitError(
+            f"`{name}` holds the id {ids[a].item() if hasattr(ids[a], 'item') else ids[a]!r} "
+            f"twice (rows {a} and {b}): one row per item.{hint}",
+            parameter=name,
+            row=b,
+        )
+
+
+def order_by_ids(ref: np.ndarray, other: np.ndarray, names: tuple[str, str]) -> np.ndarray:
+    """The rows of ``other`` in the order of ``ref`` (both 1-D id arrays, unique, the
+    same set), or an error naming both (``names``: the ref's, then the other's)."""
+    ref_name, name = names
+    unique_ids(ref, ref_name)
+    unique_ids(other, name)
+    try:
+        sorter = np.argsort(other, kind="stable")
+        pos = np.searchsorted(other, ref, sorter=sorter)
+    except TypeError:  # ids of kinds that do not compare (numbers and text)
+        pos = None
+    if pos is not None:
+        pos = np.minimum(pos, other.size - 1)
+        found = other[sorter[pos]] == ref
+    if pos is None or other.size != ref.size or not np.all(found):
+        missing = ref[~found] if pos is not None else ref[:3]
+        raise QwkitError(
+            f"`{name}` and `{ref_name}` hold different ids: {len(missing)} id(s) of "
+            f"`{ref_name}` are not in `{name}` (e.g. {show(np.asarray(missing[:3]), 3)})"
+            + (
+                f"; `{name}` has {other.size} rows and `{ref_name}` {ref.size}"
+                if other.size != ref.size
+                else ""
+            )
+            + ". Items are paired by their ids.",
+            parameter=name,
+            also=(ref_name,),
+        )
+    return sorter[pos]

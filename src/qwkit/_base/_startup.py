@@ -1,12 +1,15 @@
 """Ctrl-C while the ``qwkit`` command line loads the package.
 
-``qwkit`` and ``python -m qwkit`` import the whole package (numpy, scipy, numba: about
-a second, more on a busy machine) before the command line's own code can catch an
-interrupt, and Python reports one that lands there with a traceback. While the package
-loads *as the command line*, and only then, Ctrl-C says ``qwkit: interrupted`` and exits
-with 130 at once (nothing has been read or written yet); :func:`loaded` hands the
-interrupt back to Python when the command line starts, which then handles it itself.
-``import qwkit`` from any other program changes nothing.
+``qwkit`` and ``python -m qwkit`` import the package before the command line's own code
+can catch an interrupt, and Python reports one that lands there with a traceback. The
+package itself loads at once (``qwkit/__init__`` imports its public names lazily); what
+is slow to load — typer, the command's module, and numpy, scipy and numba when the
+command first calls qwkit — loads after :func:`loaded`, where the command line says an
+interrupt itself (``cli.main``, ``cli._errors``). While the package loads *as the command
+line*, and only then, Ctrl-C says ``qwkit: interrupted`` and exits with 130 at once
+(nothing has been read or written yet); :func:`loaded` hands the interrupt back to
+Python when the command line starts, which then handles it itself. ``import qwkit``
+from any other program changes nothing.
 """
 
 from __future__ import annotations

@@ -40,6 +40,8 @@ class UndefinedKappaWarning(RuntimeWarning):
     disagreement weight. The function returns ``replace_undefined_by`` (nan by default).
     """
 
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
+
 
 class DegenerateIntervalWarning(RuntimeWarning):
     """A confidence interval (or standard error) cannot be trusted.
@@ -50,6 +52,8 @@ class DegenerateIntervalWarning(RuntimeWarning):
     items for the method (fewer than 10 rated items: no large-sample or resampling
     interval is meaningful there). The interval is still returned.
     """
+
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
 
 
 class ScaleWarning(UserWarning):
@@ -66,6 +70,8 @@ class ScaleWarning(UserWarning):
     ``docs/kappa.md``, "Missing-value codes".
     """
 
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
+
 
 class DesignWarning(UserWarning):
     """The design of the data limits what a result means.
@@ -76,9 +82,13 @@ class DesignWarning(UserWarning):
     message says what the result then means; the result is still returned.
     """
 
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
+
 
 class ConvergenceWarning(RuntimeWarning):
     """An iterative computation stopped before reaching its tolerance."""
+
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
 
 
 def _outside_caller_level() -> int:

@@ -3,7 +3,7 @@ with each other, within a margin — on the same items, with a paired standard e
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -18,43 +18,31 @@ from qwkit._base._validation import (
     check_rng,
 )
 from qwkit._base._weights import WeightsLike
-from qwkit._evaluation._input import Scores, check_margin, prepare
-from qwkit._evaluation._panel import kappa_sums
-from qwkit._evaluation._sums import (
+from qwkit._evaluation._criteria import verdict
+from qwkit._evaluation._design import prepare_inputs
+from qwkit._evaluation._estimates import (
     METHODS,
+    MIN_UNITS,
     Inference,
     IntervalResult,
-    ItemSums,
-    combine,
-    infer,
-    on_rows,
     text_block,
 )
+from qwkit._evaluation._input import Scores, check_margin
+from qwkit._evaluation._panel import kappa_sums
+from qwkit._evaluation._statistics import Context
+from qwkit._evaluation._sums import ItemSums, combine, on_rows
 
 __all__ = [
     "PAIRS",
+    "Degradation",
     "DegradationTestResult",
+    "degradation_result",
     "degradation_sums",
     "degradation_test",
-    "verdict",
+    "kappa_pair",
 ]
 
 PAIRS = ("first", "all")
-
-
-def verdict(low: float, high: float, threshold: float, relation: str) -> str:
-    """'pass' when the whole interval lies on the passing side of the threshold, 'fail'
-    when it lies wholly on the other side, else 'inconclusive' (``relation`` is '>=',
-    '<=' or 'within': |θ| ≤ threshold)."""
-    if math.isnan(low) or math.isnan(high):
-        return "inconclusive"
-    if relation == ">=":
-        return "pass" if low > threshold else "fail" if high < threshold else "inconclusive"
-    if relation == "<=":
-        return "pass" if high < threshold else "fail" if low > threshold else "inconclusive"
-    if -threshold < low and high < threshold:
-        return "pass"
-    return "fail" if low > threshold or high < -threshold else "inconclusive"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -81,9 +69,16 @@ class DegradationTestResult(IntervalResult):
     confidence_level : float
         Level of :meth:`confidence_interval` by default, and of ``verdict``.
     method, pairs, weights : str
-        How the standard error was computed, which humans were paired, the weights.
+        How the interval was made (by default the jackknife with Student's t on its
+        effective df, on Fisher's z of both kappas), which humans were paired, the
+        weights.
     n_pairs : int
         Pairs of human columns averaged (1 with ``pairs="first"``).
+    n_clusters : int or None
+        The clusters that hold the items (``cluster=``: the sampling units); None when
+        the items are the units.
+    df : float
+        Degrees of freedom of the interval's Student t (inf: normal).
     """
 
     statistic: float
@@ -98,6 +93,8 @@ class DegradationTestResult(IntervalResult):
     pairs: str
     weights: str
     n_pairs: int
+    n_clusters: int | None
+    df: float
     _inference: Inference = field(repr=False)
 
     _fields: ClassVar[tuple] = (
@@ -113,14 +110,33 @@ class DegradationTestResult(IntervalResult):
         "pairs",
         "weights",
         "n_pairs",
+        "n_clusters",
+        "df",
         "verdict",
+        "reason",
     )
 
     @property
+    def reason(self) -> str:
+        """Why the verdict is inconclusive whatever the interval ("" when it is not):
+        fewer units than the test needs to hold its level."""
+        units = self.n_items if self.n_clusters is None else self.n_clusters
+        if units >= MIN_UNITS:
+            return ""
+        what = "clusters" if self.n_clusters is not None else "double-scored items"
+        return (
+            f"{units} {what}: the test holds its level from {MIN_UNITS} "
+            "(docs/evaluation.md, small samples)"
+        )
+
+    @property
     def verdict(self) -> str:
-        """'pass' (the interval lies above −margin), 'fail' (below) or 'inconclusive'.
-        Non-inferiority at one-sided level α is the lower limit of the 1 − 2α interval
-        above −margin."""
+        """'pass' (the interval lies above −margin), 'fail' (below) or 'inconclusive'
+        (also, whatever the interval, with fewer than 20 double-scored items or
+        clusters: ``reason``). Non-inferiority at one-sided level α is the lower limit of
+        the 1 − 2α interval above −margin."""
+        if self.reason:
+            return "inconclusive"
         low, high = self.confidence_interval()
         return verdict(low, high, -self.margin, ">=")
 
@@ -141,8 +157,10 @@ class DegradationTestResult(IntervalResult):
                 ("Margin", -self.margin),
                 ("p (H0: degradation <= -margin)", self.pvalue),
                 ("Verdict", self.verdict),
+                *([("  because", self.reason)] if self.reason else []),
                 None,
                 ("Items", self.n_items),
+                *([("Clusters", self.n_clusters)] if self.n_clusters is not None else []),
                 ("Human pairs", f"{self.n_pairs} ({self.pairs})"),
             ],
         )
@@ -153,12 +171,19 @@ class DegradationTestResult(IntervalResult):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Degradation:
-    """The degradation of one machine column as item sums, with its two kappas."""
+    """A statistic of the machine against humans and of humans against each other, on
+    the same items: ``human_machine`` and ``human_human`` as item sums over ``rows``
+    (indices of the evaluation's items), averaged over ``n_pairs`` pairs of humans."""
 
-    stat: ItemSums
     human_machine: ItemSums
     human_human: ItemSums
+    rows: np.ndarray
     n_pairs: int
+
+
+#: A pair statistic: (candidate, reference, human_pair) → item sums; candidate and
+#: reference are columns of the same items (``human_pair``: both are humans).
+PairStatistic = Callable[[np.ndarray, np.ndarray, bool], ItemSums]
 
 
 def _double_scored(scores: Scores) -> int:
@@ -175,9 +200,29 @@ def _too_few(scores: Scores, found: int, where: str, hint: str) -> QwkitError:
     )
 
 
-def degradation_sums(scores: Scores, column: int, pairs: str) -> Degradation:
-    """The degradation of machine ``column`` as a statistic of item sums (eq. 7)."""
-    h, m, w = scores.human, scores.machine[:, column], scores.wmat
+def kappa_pair(scores: Scores) -> PairStatistic:
+    """Kappa with the scores' weights (positions)."""
+
+    def make(candidate, reference, human_pair):
+        return kappa_sums(candidate, reference, scores.wmat)
+
+    return make
+
+
+def degradation_sums(
+    scores: Scores,
+    column: int,
+    pairs: str,
+    statistic: PairStatistic | None = None,
+    *,
+    values: bool = False,
+) -> Degradation:
+    """The degradation of machine ``column`` in ``statistic`` (default: kappa) as item
+    sums of the items the humans and the machine scored (eqs. 7–8); ``values``: the
+    statistic reads the values (moments) rather than the positions."""
+    statistic = statistic or kappa_pair(scores)
+    h = scores.human_values if values else scores.human
+    m = (scores.machine_values if values else scores.machine)[:, column]
     n_raters = h.shape[1]
     if n_raters < 2:
         raise QwkitError(
@@ -188,17 +233,17 @@ def degradation_sums(scores: Scores, column: int, pairs: str) -> Degradation:
         )
     scored = ~np.isnan(m)
     if pairs == "first":
-        rows = scored & ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1])
-        found = int(rows.sum())
-        if found < 2:
+        rows = np.flatnonzero(scored & ~np.isnan(h[:, 0]) & ~np.isnan(h[:, 1]))
+        if rows.size < 2:
             hint = " Pass pairs='all' to use every pair of human columns." if n_raters > 2 else ""
             raise _too_few(
-                scores, found, "scored by both of the first two human columns and the machine", hint
+                scores,
+                int(rows.size),
+                "scored by both of the first two human columns and the machine",
+                hint,
             )
         h1, h2, mm = h[rows, 0], h[rows, 1], m[rows]
-        hm = kappa_sums(mm, h1, w)
-        hh = kappa_sums(h2, h1, w)
-        return Degradation(combine([hm, hh], np.subtract), hm, hh, 1)
+        return Degradation(statistic(mm, h1, False), statistic(h2, h1, True), rows, 1)
 
     present = ~np.isnan(h) & scored[:, None]
     members = []
@@ -211,24 +256,24 @@ def degradation_sums(scores: Scores, column: int, pairs: str) -> Degradation:
         raise _too_few(
             scores, 0, "scored by a pair of human columns (two or more) and the machine", ""
         )
-    rows = np.logical_or.reduce([b for _, _, b in members])
-    h, m, n = h[rows], m[rows], int(np.count_nonzero(rows))
+    rows = np.flatnonzero(np.logical_or.reduce([b for _, _, b in members]))
+    h, m, n = h[rows], m[rows], rows.size
     parts_hm, parts_hh = [], []
     for r, s, both in members:  # each pair on its own items, placed among all (sparse)
         both = both[rows]
         where = np.flatnonzero(both)
         count = on_rows(ItemSums(np.ones((1, where.size)), _first), where, n)
         pair = [
-            kappa_sums(m[both], h[both, r], w),
-            kappa_sums(m[both], h[both, s], w),
-            kappa_sums(h[both, s], h[both, r], w),
+            statistic(m[both], h[both, r], False),
+            statistic(m[both], h[both, s], False),
+            statistic(h[both, s], h[both, r], True),
         ]
         hm_r, hm_s, hh = (on_rows(p, where, n) for p in pair)
         parts_hm += [count, hm_r, hm_s]
         parts_hh += [count, hh]
     hm = combine(parts_hm, _average_of_two)
     hh = combine(parts_hh, _average_of_one)
-    return Degradation(combine([hm, hh], np.subtract), hm, hh, len(members))
+    return Degradation(hm, hh, rows, len(members))
 
 
 def _first(s):
@@ -256,7 +301,10 @@ def degradation_test(
     margin: float = 0.10,
     confidence_level: float = 0.95,
     pairs: Literal["first", "all"] = "first",
-    method: Literal["asymptotic", "jackknife", "bootstrap"] = "asymptotic",
+    item: ArrayLike | str | None = None,
+    cluster: ArrayLike | str | None = None,
+    trim: bool | float = True,
+    method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",
     n_resamples: int = 2000,
     rng: int | np.random.Generator | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
@@ -296,9 +344,22 @@ None or array-like of shape (K, K), default="quadratic"
         contributes ½[κ(h_r, m) + κ(h_s, m)] − κ(h_r, h_s) on its shared items, and the
         pairs are averaged with weights proportional to their numbers of items (eq. 8);
         the standard error accounts for items that enter several pairs.
-    method : {"asymptotic", "jackknife", "bootstrap"}, default="asymptotic"
-        Standard error and interval: the delta method on each item's influence (Wald),
-        the exact delete-one-item jackknife (Wald), or the BCa bootstrap of the items.
+    item : array-like of shape (n_items,) or str, default=None
+        The items' ids (or the name of a column of ``human`` that holds them, which also
+        pairs a ``machine`` data frame that has it): an id on two rows is refused.
+    cluster : array-like of shape (n_items,) or str, default=None
+        The cluster of each item (a prompt, a task, a test taker; or the name of a
+        column of ``human``): items in one cluster are not independent, and the
+        clusters become the sampling units of the interval (cluster-robust).
+    trim : bool or float, default=True
+        Clip real-valued machine scores to [lowest − 0.4998, highest + 0.4998] of the
+        scale, as RSMTool does; a number ≥ 0 is the tolerance instead of 0.4998 (RSMTool's
+        ``trim_tolerance``); False keeps them as they are.
+    method : {"jackknife", "asymptotic", "bootstrap"}, default="jackknife"
+        The interval: the exact delete-one-item (or cluster) jackknife on Fisher's z of
+        both kappas, inverted at each margin, with Student's t on its effective degrees
+        of freedom (holds its level from 20 double-scored items: docs/evaluation.md);
+        the delta method with normal quantiles (large samples); or the BCa bootstrap.
     n_resamples : int, default=2000
         Bootstrap resamples (``method="bootstrap"`` only).
     rng : None, int or numpy.random.Generator, default=None
@@ -358,8 +419,10 @@ None or array-like of shape (K, K), default="quadratic"
     >>> res = qwkit.degradation_test(human, machine)
     >>> round(res.human_machine, 4), round(res.human_human, 4), round(res.statistic, 4)
     (0.9471, 0.8718, 0.0753)
-    >>> round(res.standard_error, 4), round(res.pvalue, 4), res.verdict
-    (0.0739, 0.0088, 'pass')
+    >>> round(res.standard_error, 4), round(res.pvalue, 4)
+    (0.0846, 0.0871)
+    >>> res.verdict, res.reason[:48]
+    ('inconclusive', '12 double-scored items: the test holds its level')
     """
     margin = check_margin(margin)
     level = check_confidence_level(confidence_level)
@@ -367,29 +430,35 @@ None or array-like of shape (K, K), default="quadratic"
     method = check_choice(method, "method", METHODS)
     n_resamples = check_n_resamples(n_resamples)
     gen = check_rng(rng)
-    scores = prepare(human, machine, weights=weights, labels=labels, nan_policy=nan_policy)
+    inputs = prepare_inputs(
+        human,
+        machine,
+        item=item,
+        cluster=cluster,
+        weights=weights,
+        labels=labels,
+        nan_policy=nan_policy,
+        trim=trim,
+    )
+    scores = inputs.scores
     if scores.machine.shape[1] != 1:
         raise QwkitError(
             f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns. "
             "`evaluate_scorer` evaluates several models at once.",
             parameter="machine",
         )
-    return degradation_result(scores, 0, pairs, margin, level, method, n_resamples, gen)
+    ctx = Context(level, method, n_resamples, gen, inputs.design.clusters)
+    return degradation_result(scores, 0, pairs, margin, ctx)
 
 
 def degradation_result(
-    scores: Scores,
-    column: int,
-    pairs: str,
-    margin: float,
-    level: float,
-    method: str,
-    n_resamples: int,
-    gen: np.random.Generator,
+    scores: Scores, column: int, pairs: str, margin: float, ctx: Context
 ) -> DegradationTestResult:
-    """The test of machine ``column`` of validated scores."""
+    """The test of machine ``column`` of validated scores (eq. S2)."""
     deg = degradation_sums(scores, column, pairs)
-    inf = infer(deg.stat, method, n_resamples=n_resamples, rng=gen, what="degradation")
+    est, inf = ctx.difference(
+        deg.human_machine, deg.human_human, deg.rows, "degradation", fisher=True
+    )
     return DegradationTestResult(
         statistic=inf.estimate,
         human_machine=deg.human_machine.value(),
@@ -397,11 +466,13 @@ def degradation_result(
         standard_error=inf.standard_error,
         pvalue=inf.pvalue(-margin, "greater"),
         margin=margin,
-        n_items=deg.stat.n_items,
-        confidence_level=level,
-        method=method,
+        n_items=est.n_items,
+        confidence_level=ctx.level,
+        method=ctx.method,
         pairs=pairs,
         weights=scores.weights,
         n_pairs=deg.n_pairs,
+        n_clusters=est.n_clusters,
+        df=est.df,
         _inference=inf,
     )

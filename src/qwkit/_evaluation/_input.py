@@ -24,6 +24,8 @@ them first (``qwkit._base._items``).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,7 +49,15 @@ from qwkit._base._scale_check import may_fire, merge_sketches, sketch_values, wa
 from qwkit._base._validation import check_choice, show
 from qwkit._base._weights import check_weights, resolve, weights_name
 
-__all__ = ["Scores", "check_margin", "prepare"]
+__all__ = [
+    "TRIM_TOLERANCE",
+    "Scores",
+    "Trimmed",
+    "check_margin",
+    "check_trim",
+    "prepare",
+    "trim_scores",
+]
 
 NAN_POLICIES = ("raise", "omit")
 
@@ -134,9 +144,9 @@ def _column_names(m: RatingMatrix, default: str) -> tuple[str, ...]:
     return tuple(f"{default}[{j}]" for j in range(m.shape[1]))
 
 
-def _machine_matrix(machine, name: str) -> RatingMatrix:
-    """One score per item (1-D) or items × models (2-D, a data frame, a mapping of model
-    name → scores) as a matrix."""
+def _score_matrix(machine, name: str) -> RatingMatrix:
+    """One score per item (1-D: one rater or model) or items × raters or models (2-D, a
+    data frame, a mapping of name → scores) as a matrix."""
     if isinstance(machine, Mapping):
         return rating_matrix(machine, name)
     if hasattr(machine, "to_frame") and not hasattr(machine, "columns"):
@@ -215,11 +225,11 @@ def prepare(
         if fast is not None:
             return fast
     ordered = not (isinstance(weights, str) and weights == "identity")
-    h = rating_matrix(human, hname)
+    h = _score_matrix(human, hname)
     n, n_raters = h.shape
     if n_raters == 0 or h.values.size == 0:
         raise QwkitError(f"`{hname}` holds no rating; got shape {h.shape}.", parameter=hname)
-    m = _machine_matrix(machine, mname)
+    m = _score_matrix(machine, mname)
     if m.shape[0] != n:
         raise QwkitError(
             f"`{hname}` and `{mname}` must have one row per item, the same items; got {n} "
@@ -375,11 +385,11 @@ def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | Non
     """The common case in vectorized numpy: numeric ndarrays, integer human ratings, no
     ``labels``. None for anything else (and for anything wrong: the general path then
     says what), so that every error comes from one place."""
-    h = _numeric_array(human, (2,))
+    h = _numeric_array(human, (1, 2))
     m = _numeric_array(machine, (1, 2))
-    if h is None or m is None or h.shape[0] != m.shape[0] or 0 in h.shape or m.size == 0:
+    if h is None or m is None or h.shape[0] != m.shape[0] or h.size == 0 or m.size == 0:
         return None
-    m = m.reshape(m.shape[0], -1)
+    h, m = h.reshape(h.shape[0], -1), m.reshape(m.shape[0], -1)
     if np.isinf(h).any() or np.isinf(m).any():
         return None
     h_missing = np.isnan(h)
@@ -457,3 +467,62 @@ def _check_columns(
                 "mean difference compare spreads, which a constant rater does not have.",
                 parameter=param,
             )
+
+
+# ---------------------------------------------------------------------------- trimming
+
+#: RSMTool's default trimming tolerance: real-valued scores are kept within
+#: [lowest score point − 0.4998, highest + 0.4998], so that rounding them gives a point
+#: of the scale.
+TRIM_TOLERANCE = 0.4998
+
+
+def check_trim(trim) -> float | None:
+    """``trim`` as the trimming tolerance: True → RSMTool's 0.4998, a number ≥ 0 → itself
+    (RSMTool's ``trim_tolerance``), False → None (no trimming)."""
+    if isinstance(trim, (bool, np.bool_)):
+        return TRIM_TOLERANCE if trim else None
+    if not isinstance(trim, numbers.Real):
+        raise QwkitTypeError(
+            "`trim` must be True, False or a tolerance (a number ≥ 0; True is RSMTool's "
+            f"0.4998); got {trim!r}.",
+            parameter="trim",
+        )
+    if not (math.isfinite(trim) and trim >= 0):
+        raise QwkitError(
+            f"`trim` as a tolerance must be a finite number ≥ 0; got {trim!r}.",
+            parameter="trim",
+        )
+    return float(trim)
+
+
+@dataclass(frozen=True, slots=True)
+class Trimmed:
+    """Real-valued machine scores after trimming: how many of each column moved (or,
+    untrimmed, lie outside the trimming bounds)."""
+
+    scores: Scores
+    n_trimmed: tuple[int, ...]
+    n_outside: tuple[int, ...]
+
+
+def trim_scores(scores: Scores, trim: bool, tolerance: float = TRIM_TOLERANCE) -> Trimmed:
+    """Real-valued machine columns clipped to [0 − tolerance, K − 1 + tolerance] in
+    positions — [lowest − tolerance, highest + tolerance] in values, RSMTool's trimming —
+    when ``trim``; untrimmed, the scores outside those bounds are counted."""
+    k = len(scores.scale)
+    lo, hi = -tolerance, k - 1.0 + tolerance
+    machine = scores.machine
+    outside = []
+    for j, real in enumerate(scores.real):
+        col = machine[:, j]
+        outside.append(int(np.count_nonzero((col < lo) | (col > hi))) if real else 0)
+    if not trim or not any(outside):
+        return Trimmed(scores, (0,) * len(outside), tuple(outside))
+    machine = machine.copy()
+    real = np.asarray(scores.real)
+    machine[:, real] = np.clip(machine[:, real], lo, hi)
+    # real-valued scores need a scale of consecutive integers, whose values are its
+    # positions (from the origin): one array is both
+    trimmed = dataclasses.replace(scores, machine=machine, machine_values=machine)
+    return Trimmed(trimmed, tuple(outside), (0,) * len(outside))

@@ -1,5 +1,5 @@
-"""Observed-score agreement of a machine with one human: the standardized mean
-difference (public), Pearson's r and exact / adjacent agreement, as per-item sums."""
+"""The standardized mean difference of a machine and a human, with an interval and an
+equivalence test (Williamson, Xi & Breyer 2012's |SMD| ≤ 0.15)."""
 
 from __future__ import annotations
 
@@ -17,91 +17,25 @@ from qwkit._base._validation import (
     check_real,
     check_rng,
 )
-from qwkit._evaluation._degradation import verdict
-from qwkit._evaluation._input import Scores, prepare
-from qwkit._evaluation._sums import (
+from qwkit._evaluation._criteria import test_pvalue, verdict
+from qwkit._evaluation._design import prepare_inputs
+from qwkit._evaluation._estimates import (
     METHODS,
+    MIN_UNITS,
     Inference,
     IntervalResult,
-    ItemSums,
-    infer,
     moments_row,
     text_block,
 )
+from qwkit._evaluation._input import Scores
+from qwkit._evaluation._statistics import (
+    SMD_DEFINITIONS,
+    Context,
+    pooled_smd_sums,
+    smd_sums,
+)
 
-__all__ = [
-    "SMDResult",
-    "agreement_sums",
-    "pearson_sums",
-    "pooled_smd_sums",
-    "rounded",
-    "smd_result",
-    "smd_sums",
-    "standardized_mean_difference",
-]
-
-
-def _rows(h: np.ndarray, m: np.ndarray, products: tuple[str, ...]) -> np.ndarray:
-    """The sums' rows (1, h, m, then the named products) of h and m minus one common
-    constant (none of the statistics here moves with it)."""
-    z = np.empty((3 + len(products), h.shape[0]))
-    shift = float(np.mean(h))
-    z[0] = 1.0
-    a, b = np.subtract(h, shift, out=z[1]), np.subtract(m, shift, out=z[2])
-    pick = {"hh": (a, a), "mm": (b, b), "hm": (a, b)}
-    for row, name in enumerate(products, start=3):
-        np.multiply(*pick[name], out=z[row])
-    return z
-
-
-def _smd(s):
-    n, sh, sm, shh = (s[..., j] for j in range(4))
-    sd = np.sqrt((shh - sh * sh / n) / (n - 1.0))  # ddof = 1, as RSMTool
-    return (sm - sh) / n / sd  # (eq. 13)
-
-
-def smd_sums(h: np.ndarray, m: np.ndarray) -> ItemSums:
-    """(mean(m) − mean(h)) / sd(h): RSMTool's default ("unpooled") SMD (eq. 13)."""
-    return ItemSums(_rows(h, m, ("hh",)), _smd)
-
-
-def _pooled_smd(s):
-    n, s1, s2, s11, s22 = (s[..., j] for j in range(5))
-    var1 = (s11 - s1 * s1 / n) / (n - 1.0)
-    var2 = (s22 - s2 * s2 / n) / (n - 1.0)
-    return (s2 - s1) / n / np.sqrt((var1 + var2) / 2.0)  # (eq. 14)
-
-
-def pooled_smd_sums(h1: np.ndarray, h2: np.ndarray) -> ItemSums:
-    """(mean(h₂) − mean(h₁)) / √((sd₁² + sd₂²)/2): RSMTool's human-human SMD (eq. 14)."""
-    return ItemSums(_rows(h1, h2, ("hh", "mm")), _pooled_smd)
-
-
-def _pearson(s):
-    n, sx, sy, sxx, syy, sxy = (s[..., j] for j in range(6))
-    return (n * sxy - sx * sy) / np.sqrt((n * sxx - sx * sx) * (n * syy - sy * sy))
-
-
-def pearson_sums(h: np.ndarray, m: np.ndarray) -> ItemSums:
-    """Pearson's correlation of h and m."""
-    return ItemSums(_rows(h, m, ("hh", "mm", "hm")), _pearson)
-
-
-def _proportion(s):
-    return s[..., 1] / s[..., 0]
-
-
-def agreement_sums(h: np.ndarray, m: np.ndarray, tolerance: int) -> ItemSums:
-    """The proportion of items whose ratings differ by at most ``tolerance`` points."""
-    z = np.empty((2, h.shape[0]))
-    z[0] = 1.0
-    z[1] = np.abs(h - m) <= tolerance
-    return ItemSums(z, _proportion)
-
-
-def rounded(m: np.ndarray, n_classes: int) -> np.ndarray:
-    """Real-valued positions to the nearest category (halves up), clipped to the scale."""
-    return np.clip(np.floor(m + 0.5), 0.0, n_classes - 1.0)
+__all__ = ["SMDResult", "smd_result", "standardized_mean_difference"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -111,10 +45,17 @@ class SMDResult(IntervalResult):
     Attributes
     ----------
     statistic : float
-        SMD = (mean machine − mean human) / sd(human), sd with n − 1 (eq. 13).
+        SMD = (mean machine − mean human) / SD under ``definition`` (eqs. 13–14):
+        ``"pooled"`` divides by √((sd_h² + sd_m²)/2) (Williamson, Xi & Breyer 2012,
+        whose bound 0.15 was set on it), ``"unpooled"`` by sd_h (RSMTool's default); SDs
+        with n − 1.
     standard_error : float
-        Its standard error over items.
-    mean_machine, mean_human, sd_human : float
+        Its standard error over items (or clusters).
+    pooled, unpooled : float
+        The SMD under each definition (one of them is ``statistic``).
+    definition : {"pooled", "unpooled"}
+        Which one the interval, the test and the verdict are about.
+    mean_machine, mean_human, sd_human, sd_machine : float
         The parts, computed on the values of the ratings whatever order or spacing
         ``labels`` declares; text ratings have no values, and their positions 1 … K on
         ``labels`` stand in (``moments_on`` says which).
@@ -125,21 +66,29 @@ class SMDResult(IntervalResult):
         threshold. Small: the mean scores are equivalent within the bound.
     n_items : int
         Items with both a human and a machine score.
+    n_clusters : int or None
+        The clusters that hold them (``cluster=``), None when the items are the units.
     confidence_level, method : float, str
-        Default level of :meth:`confidence_interval` and ``verdict``; the SE's method.
+        Default level of :meth:`confidence_interval` and ``verdict``; the interval's
+        method.
     moments_on : {"values", "positions"}
-        What the means and the SD are computed on: the ratings' values, or (text
+        What the means and the SDs are computed on: the ratings' values, or (text
         ratings) their positions 1 … K on ``labels``.
     """
 
     statistic: float
     standard_error: float
+    pooled: float
+    unpooled: float
+    definition: str
     mean_machine: float
     mean_human: float
     sd_human: float
+    sd_machine: float
     threshold: float
     pvalue: float
     n_items: int
+    n_clusters: int | None
     confidence_level: float
     method: str
     moments_on: str
@@ -148,22 +97,39 @@ class SMDResult(IntervalResult):
     _fields: ClassVar[tuple] = (
         "statistic",
         "standard_error",
+        "pooled",
+        "unpooled",
+        "definition",
         "mean_machine",
         "mean_human",
         "sd_human",
+        "sd_machine",
         "threshold",
         "pvalue",
         "n_items",
+        "n_clusters",
         "confidence_level",
         "method",
         "moments_on",
         "verdict",
+        "reason",
     )
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is inconclusive whatever the interval ("" when it is not)."""
+        units = self.n_items if self.n_clusters is None else self.n_clusters
+        if units >= MIN_UNITS:
+            return ""
+        what = "clusters" if self.n_clusters is not None else "items"
+        return f"{units} {what}: the test holds its level from {MIN_UNITS}"
 
     @property
     def verdict(self) -> str:
         """'pass' (the interval lies within ±threshold), 'fail' (wholly outside) or
-        'inconclusive'."""
+        'inconclusive' (also with fewer than 20 items or clusters: ``reason``)."""
+        if self.reason:
+            return "inconclusive"
         low, high = self.confidence_interval()
         return verdict(low, high, self.threshold, "within")
 
@@ -171,7 +137,7 @@ class SMDResult(IntervalResult):
         """A text block with the SMD, its interval and the equivalence test. The interval at
         ``confidence_level`` (None: the level of the call); the verdict is the call's."""
         return text_block(
-            f"Standardized mean difference, machine - human ({self.method})",
+            f"Standardized mean difference, machine - human ({self.definition}, {self.method})",
             [
                 ("SMD", self.statistic),
                 ("Standard error", self.standard_error),
@@ -179,47 +145,52 @@ class SMDResult(IntervalResult):
                     self._level(confidence_level),
                     tuple(self.confidence_interval(confidence_level)),
                 ),
+                ("SMD pooled, unpooled", (self.pooled, self.unpooled)),
                 ("Mean machine, mean human", (self.mean_machine, self.mean_human)),
-                ("SD human", self.sd_human),
+                ("SD machine, SD human", (self.sd_machine, self.sd_human)),
                 *moments_row(self.moments_on),
                 (f"p (H0: |SMD| >= {self.threshold:g})", self.pvalue),
                 ("Verdict", self.verdict),
+                *([("  because", self.reason)] if self.reason else []),
                 None,
                 ("Items", self.n_items),
+                *([("Clusters", self.n_clusters)] if self.n_clusters is not None else []),
             ],
         )
 
 
-def equivalence_pvalue(inf: Inference, bound: float) -> float:
-    """TOST: the larger of the two one-sided p-values against ±bound."""
-    return max(inf.pvalue(-bound, "greater"), inf.pvalue(bound, "less"))
-
-
 def smd_result(
-    scores: Scores, column: int, threshold: float, level: float, method: str, n_resamples, gen
+    scores: Scores, column: int, threshold: float, definition: str, ctx: Context
 ) -> SMDResult:
-    """The SMD of machine ``column`` against the first human column."""
+    """The SMD of machine ``column`` against the first human."""
     h, m = scores.human_values[:, 0], scores.machine_values[:, column]
-    rows = ~np.isnan(h) & ~np.isnan(m)
-    if np.count_nonzero(rows) < 2:
+    rows = np.flatnonzero(~np.isnan(h) & ~np.isnan(m))
+    if rows.size < 2:
         raise QwkitError(
             f"`human` column {scores.human_names[0]!r} and `machine` share "
-            f"{np.count_nonzero(rows)} item(s); the SMD needs at least 2.",
+            f"{rows.size} item(s); the SMD needs at least 2.",
             parameter="human",
         )
     h, m = h[rows], m[rows]
-    inf = infer(smd_sums(h, m), method, n_resamples=n_resamples, rng=gen, what="SMD")
+    pooled, unpooled = pooled_smd_sums(h, m), smd_sums(h, m)
+    chosen = pooled if definition == "pooled" else unpooled
+    est, inf = ctx.estimate(chosen, rows, "SMD")
     return SMDResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
+        pooled=pooled.value(),
+        unpooled=unpooled.value(),
+        definition=definition,
         mean_machine=scores.origin + float(np.mean(m)),
         mean_human=scores.origin + float(np.mean(h)),
         sd_human=float(np.std(h, ddof=1)),
+        sd_machine=float(np.std(m, ddof=1)),
         threshold=threshold,
-        pvalue=equivalence_pvalue(inf, threshold),
-        n_items=int(h.size),
-        confidence_level=level,
-        method=method,
+        pvalue=test_pvalue(inf, threshold, "within"),
+        n_items=int(rows.size),
+        n_clusters=est.n_clusters,
+        confidence_level=ctx.level,
+        method=ctx.method,
         moments_on=scores.moments_on,
         _inference=inf,
     )
@@ -230,19 +201,24 @@ def standardized_mean_difference(
     machine: ArrayLike,
     *,
     threshold: float = 0.15,
+    smd: Literal["pooled", "unpooled"] = "pooled",
     labels: ArrayLike | None = None,
+    item: ArrayLike | str | None = None,
+    cluster: ArrayLike | str | None = None,
+    trim: bool | float = True,
     confidence_level: float = 0.95,
-    method: Literal["asymptotic", "jackknife", "bootstrap"] = "asymptotic",
+    method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",
     n_resamples: int = 2000,
     rng: int | np.random.Generator | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
 ) -> SMDResult:
     """Standardized mean difference of machine and human scores, with an interval.
 
-    SMD = (mean(m) − mean(h)) / sd(h) over the items scored by both, with the sample
-    standard deviation (n − 1) of the human scores: RSMTool's default convention
-    ("unpooled", since its version 7). Williamson, Xi & Breyer (2012) flag a scorer
-    whose |SMD| exceeds 0.15; here that is an equivalence test with an interval.
+    SMD = (mean(m) − mean(h)) / SD over the items scored by both. Williamson, Xi &
+    Breyer (2012) flag a scorer whose |SMD| exceeds 0.15 with the SD *pooled* over human
+    and machine, √((sd_h² + sd_m²)/2) — the default here; RSMTool divides by the human
+    SD alone by default (``smd="unpooled"``). Both are reported; the test is an
+    equivalence test with an interval, on the chosen one.
 
     Parameters
     ----------
@@ -253,12 +229,19 @@ def standardized_mean_difference(
         Machine scores: ratings on the human scale, or real-valued scores.
     threshold : float, default=0.15
         Equivalence bound of the test (|SMD| ≤ threshold).
+    smd : {"pooled", "unpooled"}, default="pooled"
+        The SD of the test: pooled over human and machine (Williamson et al.'s, on which
+        their bound 0.15 was set) or the human's (RSMTool's default).
     labels : array-like of shape (K,), default=None
         The ordered scale (positions on it are averaged for text ratings).
+    item, cluster, trim
+        As in :func:`degradation_test`: the items' ids, their clusters (the sampling
+        units of the interval), RSMTool's trimming of real-valued scores.
     confidence_level : float, default=0.95
         Default level of the interval and of ``verdict``.
-    method : {"asymptotic", "jackknife", "bootstrap"}, default="asymptotic"
-        Delta method over items, the exact jackknife, or the BCa bootstrap.
+    method : {"jackknife", "asymptotic", "bootstrap"}, default="jackknife"
+        The exact jackknife with Student's t on its effective df, the delta method with
+        normal quantiles, or the BCa bootstrap.
     n_resamples : int, default=2000
         Bootstrap resamples.
     rng : None, int or numpy.random.Generator, default=None
@@ -282,11 +265,10 @@ def standardized_mean_difference(
 
     Notes
     -----
-    The SMD is a smooth function of the sums (n, Σh, Σm, Σh²) over items, so its
-    delta-method influence of item i is
-    [(mᵢ − m̄) − (hᵢ − h̄)]/s_h − SMD·[(hᵢ − h̄)² − s_h²]/(2 s_h²) (eq. 13); the
-    equivalence p-value is the larger of the one-sided p-values against −threshold
-    and +threshold (Schuirmann 1987).
+    The SMD is a smooth function of the sums (n, Σh, Σm, Σh², Σm²) over items (eqs.
+    13–14), so its jackknife and its delta-method influence are those of any such
+    function; the equivalence p-value is the larger of the one-sided p-values against
+    −threshold and +threshold (Schuirmann 1987).
 
     Examples
     --------
@@ -294,25 +276,30 @@ def standardized_mean_difference(
     >>> human = [1, 2, 3, 4, 5, 2, 3, 4, 3, 2, 4, 3]
     >>> machine = [1.2, 2.1, 3.3, 3.9, 4.6, 2.4, 3.1, 4.2, 2.8, 2.2, 4.1, 3.2]
     >>> res = qwkit.standardized_mean_difference(human, machine)
-    >>> round(res.statistic, 4), round(res.standard_error, 4)
-    (0.0813, 0.0607)
-    >>> res.verdict
-    'inconclusive'
+    >>> round(res.pooled, 4), round(res.unpooled, 4)
+    (0.0857, 0.0813)
+    >>> res.verdict, res.reason
+    ('inconclusive', '12 items: the test holds its level from 20')
     """
     threshold = check_real(threshold, "threshold", positive=True)
     level = check_confidence_level(confidence_level)
     method = check_choice(method, "method", METHODS)
     n_resamples = check_n_resamples(n_resamples)
     gen = check_rng(rng)
-    if isinstance(human, list) or (hasattr(human, "ndim") and human.ndim == 1):
+    definition = check_choice(smd, "smd", SMD_DEFINITIONS)
+    if hasattr(human, "to_frame") and not hasattr(human, "columns"):
+        human = human.to_frame()  # a Series keeps its index (its items' labels)
+    elif isinstance(human, list) or (hasattr(human, "ndim") and human.ndim == 1):
         human = np.asarray(human, dtype=object if isinstance(human, list) else None)
         human = human.reshape(-1, 1)
-    elif hasattr(human, "to_frame") and not hasattr(human, "columns"):
-        human = human.to_frame()
-    scores = prepare(human, machine, labels=labels, nan_policy=nan_policy)
+    inputs = prepare_inputs(
+        human, machine, item=item, cluster=cluster, labels=labels, nan_policy=nan_policy, trim=trim
+    )
+    scores = inputs.scores
     if scores.machine.shape[1] != 1:
         raise QwkitError(
             f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns.",
             parameter="machine",
         )
-    return smd_result(scores, 0, threshold, level, method, n_resamples, gen)
+    ctx = Context(level, method, n_resamples, gen, inputs.design.clusters)
+    return smd_result(scores, 0, threshold, definition, ctx)

@@ -69,6 +69,10 @@ class _Table:
         return 1.0 - s[..., 0] * s[..., 1] / expected  # (eq. 2)
 
 
+#: Table rows are dense (2 + 2K) × G arrays up to this many numbers, sparse beyond.
+_DENSE = 1 << 22
+
+
 def _table_rows(candidate: np.ndarray, reference: np.ndarray, wmat: np.ndarray):
     from scipy import sparse
 
@@ -79,6 +83,22 @@ def _table_rows(candidate: np.ndarray, reference: np.ndarray, wmat: np.ndarray):
     x = np.where(counts > 0, candidate, 0).astype(np.intp)
     y = np.where(present, reference, 0).astype(np.intp)
     d = np.where(present, wmat[y, x[:, None]], 0.0).sum(axis=1)
+    if (2 + 2 * k) * g <= _DENSE:  # small: one dense row per sum
+        z = np.zeros((2 + 2 * k, g))
+        z[0], z[1] = counts, d
+        items = np.repeat(np.arange(g), r).reshape(g, r)[present]
+        np.add.at(z, (2 + y[present], items), 1.0)
+        z[2 + k + x, np.arange(g)] = counts
+        return z
+    if r == 1:  # one reference: four entries per row, in column order — CSR directly
+        indices = np.empty((g, 4), dtype=np.intp)
+        indices[:, 0], indices[:, 1] = 0, 1
+        indices[:, 2], indices[:, 3] = 2 + y[:, 0], 2 + k + x
+        data = np.empty((g, 4))
+        data[:, 0], data[:, 1], data[:, 2], data[:, 3] = counts, d, counts, counts
+        return sparse.csr_array(
+            (data.ravel(), indices.ravel(), np.arange(0, 4 * g + 1, 4)), shape=(g, 2 + 2 * k)
+        )
     items = np.repeat(np.arange(g), r).reshape(g, r)[present]
     hist = sparse.csr_array(
         (np.ones(items.size), (items, y[present])), shape=(g, k), dtype=np.float64

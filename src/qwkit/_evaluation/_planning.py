@@ -17,8 +17,10 @@ from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice
 from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._degradation import PAIRS, degradation_sums
-from qwkit._evaluation._input import check_margin, prepare
-from qwkit._evaluation._sums import text_block
+from qwkit._evaluation._design import prepare_inputs
+from qwkit._evaluation._estimates import text_block
+from qwkit._evaluation._input import check_margin
+from qwkit._evaluation._sums import combine
 
 __all__ = ["SampleSizeResult", "degradation_sample_size", "normal_variance", "probability"]
 
@@ -154,6 +156,7 @@ def degradation_sample_size(
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
     pairs: Literal["first", "all"] = "first",
+    trim: bool | float = True,
 ) -> SampleSizeResult:
     """Double-scored items needed for the degradation test to show non-inferiority.
 
@@ -184,8 +187,9 @@ def degradation_sample_size(
     alpha : float, default=0.025
         One-sided level of the test, below 0.5; 0.025 is the level at which
         ``evaluate_scorer``'s 95% intervals decide.
-    weights, labels, pairs
-        As for :func:`degradation_test` (pilot data only).
+    weights, labels, pairs, trim
+        As for :func:`degradation_test` (pilot data only): the pilot's scores are read as
+        the test will read the study's, so that its estimate is the test's statistic.
 
     Returns
     -------
@@ -264,8 +268,9 @@ def degradation_sample_size(
                 parameter=missing,
             )
         target = _degradation(expected_degradation)
-        scores = prepare(human, machine, weights=weights, labels=labels)
-        deg = degradation_sums(scores, 0, check_choice(pairs, "pairs", PAIRS)).stat
+        scores = prepare_inputs(human, machine, weights=weights, labels=labels, trim=trim).scores
+        parts = degradation_sums(scores, 0, check_choice(pairs, "pairs", PAIRS))
+        deg = combine([parts.human_machine, parts.human_human], np.subtract)
         infl = deg.influence()
         sigma = math.sqrt(float(np.dot(infl, infl)) / deg.n_items)
         delta = deg.value() if target is None else target

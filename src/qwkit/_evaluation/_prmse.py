@@ -17,18 +17,19 @@ from qwkit._base._validation import (
     check_rng,
 )
 from qwkit._base._warnings import DegenerateIntervalWarning, warn
-from qwkit._evaluation._input import Scores, prepare
-from qwkit._evaluation._sums import (
+from qwkit._evaluation._design import prepare_inputs
+from qwkit._evaluation._estimates import (
     METHODS,
     Inference,
     IntervalResult,
-    ItemSums,
-    infer,
     moments_row,
     text_block,
 )
+from qwkit._evaluation._input import Scores
+from qwkit._evaluation._statistics import Context
+from qwkit._evaluation._sums import ItemSums
 
-__all__ = ["PRMSEResult", "prmse", "prmse_result", "prmse_sums"]
+__all__ = ["PRMSEResult", "PRMSESums", "prmse", "prmse_result", "prmse_sums"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -56,6 +57,9 @@ class PRMSEResult(IntervalResult):
     n_items, n_double_scored, n_ratings : int
         Items used (a machine score and at least one human rating), those of them
         rated two or more times, and human ratings used.
+    n_clusters : int or None
+        The clusters that hold the items (``cluster=``), None when the items are the
+        sampling units.
     confidence_level, method : float, str
         Default level of :meth:`confidence_interval`, and how the SE was computed.
     moments_on : {"values", "positions"}
@@ -71,6 +75,7 @@ class PRMSEResult(IntervalResult):
     n_items: int
     n_double_scored: int
     n_ratings: int
+    n_clusters: int | None
     confidence_level: float
     method: str
     moments_on: str
@@ -85,6 +90,7 @@ class PRMSEResult(IntervalResult):
         "n_items",
         "n_double_scored",
         "n_ratings",
+        "n_clusters",
         "confidence_level",
         "method",
         "moments_on",
@@ -126,14 +132,32 @@ def _parts(s: np.ndarray):
     return ve, vt, mse
 
 
-def _prmse(s: np.ndarray) -> np.ndarray:
-    _, vt, mse = _parts(s)
-    return 1.0 - mse / vt  # (eq. 12)
+def _mse(s):
+    return _parts(s)[2]
 
 
-def prmse_sums(human: np.ndarray, machine: np.ndarray) -> ItemSums:
-    """PRMSE of values ``human`` (n, R; NaN = not rated) and ``machine`` (n,) as item
-    sums; items without a machine score or a human rating are left out."""
+def _true_variance(s):
+    return _parts(s)[1]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PRMSESums:
+    """PRMSE's sums per item: the rows ``z`` (8, G) of the items ``rows`` (indices of
+    the evaluation's items with a machine score and a human rating)."""
+
+    z: np.ndarray
+    rows: np.ndarray
+
+    def mse(self) -> ItemSums:
+        return ItemSums(self.z, _mse)
+
+    def true_variance(self) -> ItemSums:
+        return ItemSums(self.z, _true_variance)
+
+
+def prmse_sums(human: np.ndarray, machine: np.ndarray) -> PRMSESums:
+    """PRMSE's sums of values ``human`` (n, R; NaN = not rated) and ``machine`` (n,);
+    items without a machine score or a human rating are left out."""
     scored = ~np.isnan(machine)
     shift = float(np.nanmean(human[:, 0]))  # PRMSE does not move with a common shift
     if np.isnan(shift):
@@ -148,9 +172,10 @@ def prmse_sums(human: np.ndarray, machine: np.ndarray) -> ItemSums:
         k += rated
         t += col
         sq += col * col
-    rows = (k > 0) & scored
-    if not rows.all():
-        z, machine = z[:, rows], machine[rows]
+    keep = (k > 0) & scored
+    rows = np.flatnonzero(keep)
+    if rows.size != g:
+        z, machine = z[:, keep], machine[keep]
         k, t, sq = z[5], z[4], z[1]
     mean = t / k
     z[0] = 1.0
@@ -160,21 +185,19 @@ def prmse_sums(human: np.ndarray, machine: np.ndarray) -> ItemSums:
     np.multiply(k, k, out=z[6])
     dev = mean - (machine - shift)
     np.multiply(k, dev * dev, out=z[7])
-    return ItemSums(z, _prmse)
+    return PRMSESums(z, rows)
 
 
-def prmse_result(
-    scores: Scores, column: int, level: float, method: str, n_resamples: int, gen
-) -> PRMSEResult:
-    """PRMSE of machine ``column`` of validated scores."""
-    stat = prmse_sums(scores.human_values, scores.machine_values[:, column])
-    s = stat.total()
-    n_double = int(np.count_nonzero(stat.z[2]))
+def prmse_result(scores: Scores, column: int, ctx: Context) -> PRMSEResult:
+    """PRMSE of machine ``column`` of validated scores, by Fieller's method (eq. S3)."""
+    sums = prmse_sums(scores.human_values, scores.machine_values[:, column])
+    s = sums.z.sum(axis=1)
+    n_double = int(np.count_nonzero(sums.z[2]))
     if n_double == 0:
         raise QwkitError(
-            f"`human` has no item rated by two or more humans among the {stat.n_items} items "
-            "with a machine score (0 double-scored); PRMSE estimates the variance of rater "
-            "error from such items.",
+            f"`human` has no item rated by two or more humans among the {sums.rows.size} "
+            "items with a machine score (0 double-scored); PRMSE estimates the variance "
+            "of rater error from such items.",
             parameter="human",
         )
     ve, vt, mse = (float(x) for x in _parts(s))  # in the ratings' squared units
@@ -187,20 +210,23 @@ def prmse_result(
             "undefined (nan).",
             DegenerateIntervalWarning,
         )
-        inf = Inference(math.nan, math.nan, method, stat.n_items)
+        inf = Inference(math.nan, math.nan, ctx.method, sums.rows.size)
+        n_clusters = None if ctx.clusters is None else ctx.clusters.take(sums.rows).n
     else:
-        inf = infer(stat, method, n_resamples=n_resamples, rng=gen, what="PRMSE")
+        est, inf = ctx.ratio(sums.mse(), sums.true_variance(), sums.rows, "PRMSE")
+        n_clusters = est.n_clusters
     return PRMSEResult(
         statistic=inf.estimate,
         standard_error=inf.standard_error,
         variance_of_errors=ve,
         true_score_variance=vt,
         mse_true=mse,
-        n_items=stat.n_items,
+        n_items=int(sums.rows.size),
         n_double_scored=n_double,
         n_ratings=int(s[5]),
-        confidence_level=level,
-        method=method,
+        n_clusters=n_clusters,
+        confidence_level=ctx.level,
+        method=ctx.method,
         moments_on=scores.moments_on,
         _inference=inf,
     )
@@ -211,8 +237,11 @@ def prmse(
     machine: ArrayLike,
     *,
     labels: ArrayLike | None = None,
+    item: ArrayLike | str | None = None,
+    cluster: ArrayLike | str | None = None,
+    trim: bool | float = True,
     confidence_level: float = 0.95,
-    method: Literal["asymptotic", "jackknife", "bootstrap"] = "asymptotic",
+    method: Literal["jackknife", "asymptotic", "bootstrap"] = "jackknife",
     n_resamples: int = 2000,
     rng: int | np.random.Generator | None = None,
     nan_policy: Literal["raise", "omit"] = "raise",
@@ -234,11 +263,16 @@ def prmse(
         Machine scores: ratings on the human scale or real-valued scores.
     labels : array-like of shape (K,), default=None
         The ordered scale, for text ratings (PRMSE then uses positions on it).
+    item, cluster, trim
+        As in :func:`degradation_test`: the items' ids, their clusters (the sampling
+        units of the interval), RSMTool's trimming of real-valued scores.
     confidence_level : float, default=0.95
         Default level of :meth:`~PRMSEResult.confidence_interval`.
-    method : {"asymptotic", "jackknife", "bootstrap"}, default="asymptotic"
-        The standard error: delta method on each item's influence, the exact
-        delete-one-item jackknife, or the BCa bootstrap of the items.
+    method : {"jackknife", "asymptotic", "bootstrap"}, default="jackknife"
+        The interval: Fieller's, from the jackknife's variances of the two parts and
+        Student's t on its effective df (the default: a true-score variance that is not
+        clearly positive gives an unbounded interval, as it should); Fieller's from the
+        delta method with normal quantiles; or the BCa bootstrap of the items.
     n_resamples : int, default=2000
         Bootstrap resamples.
     rng : None, int or numpy.random.Generator, default=None
@@ -296,7 +330,9 @@ def prmse(
     >>> machine = [3.1, 2.9, 3.5, 2.2, 4.4, 2.6, 2.4, 3.9, 2.5, 4.1, 3.6, 1.9]
     >>> res = qwkit.prmse(human, machine)
     >>> round(res.statistic, 4), round(res.standard_error, 4)
-    (0.8235, 0.0522)
+    (0.8235, 0.0569)
+    >>> [round(x, 4) for x in res.confidence_interval()]  # Fieller's, not ± 2 SE
+    [0.6359, 0.9516]
     >>> round(res.variance_of_errors, 4), round(res.true_score_variance, 4)
     (0.2778, 1.6849)
     """
@@ -304,10 +340,14 @@ def prmse(
     method = check_choice(method, "method", METHODS)
     n_resamples = check_n_resamples(n_resamples)
     gen = check_rng(rng)
-    scores = prepare(human, machine, labels=labels, nan_policy=nan_policy)
+    inputs = prepare_inputs(
+        human, machine, item=item, cluster=cluster, labels=labels, nan_policy=nan_policy, trim=trim
+    )
+    scores = inputs.scores
     if scores.machine.shape[1] != 1:
         raise QwkitError(
             f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns.",
             parameter="machine",
         )
-    return prmse_result(scores, 0, level, method, n_resamples, gen)
+    ctx = Context(level, method, n_resamples, gen, inputs.design.clusters)
+    return prmse_result(scores, 0, ctx)

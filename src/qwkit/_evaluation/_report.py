@@ -1,4 +1,4 @@
-"""The text summary and the figures of an :class:`EvaluationResult`."""
+"""The figures of an :class:`EvaluationResult` (its tables are ``_layout``'s)."""
 
 from __future__ import annotations
 
@@ -10,92 +10,9 @@ from qwkit._base import _plots as _p
 from qwkit._base._errors import QwkitError
 from qwkit._base._validation import check_choice
 
-__all__ = ["plot", "summary"]
+__all__ = ["plot"]
 
 _RELATION = {">=": ">=", "<=": "<=", "within": "|x| <="}
-
-
-def _num(x: float, width: int = 8, digits: int = 4) -> str:
-    return f"{'nan':>{width}}" if math.isnan(x) else f"{x:>{width}.{digits}f}"
-
-
-def _interval(e) -> str:
-    return f"[{_num(e.low, 7, 3)}, {_num(e.high, 7, 3)}]"
-
-
-def summary(res) -> str:
-    s = res.settings
-    level = f"{100 * s['confidence_level']:g}%"
-    title = "Scorer evaluation: may the machine stand in for a human rater?"
-    hh = res.human_human
-    lines = [
-        title,
-        "=" * len(title),
-        f"Humans: {', '.join(map(str, res.human_names))} (the first is the reference); "
-        f"{res.n_items} items, {res.n_double_scored} rated by two or more.",
-        f"Weights: {res.weights}; {level} intervals ({s['method']}); verdict 'pass' when the "
-        "whole interval lies on the passing side.",
-        "",
-        f"{'model':<14}{'criterion':<16}{'estimate':>9}  {level + ' interval':<20}"
-        f"{'threshold':>14}{'p-value':>9}  verdict",
-    ]
-    for c in res.criteria:
-        rel = f"{_RELATION[c.relation]} {c.threshold:g}"
-        lines.append(
-            f"{str(c.model)[:13]:<14}{c.name:<16}{_num(c.estimate, 9)}  "
-            f"[{_num(c.low, 7, 3)}, {_num(c.high, 7, 3)}] {rel:>14}{_num(c.pvalue, 9)}  "
-            f"{c.verdict}"
-        )
-    lines += ["", f"Overall verdict: {res.verdict}", ""]
-    lines += [
-        f"Human-human ceiling ({' vs '.join(map(str, hh.raters))}, {hh.n_items} items)",
-        f"  kappa {_num(hh.kappa.statistic, 7)} {_interval(hh.kappa)}   "
-        f"r {_num(hh.pearson_r.statistic, 7)}   exact {_num(hh.exact_agreement.statistic, 6, 3)}"
-        f"   adjacent {_num(hh.adjacent_agreement.statistic, 6, 3)}   "
-        f"SMD {_num(hh.smd.statistic, 7)}",
-    ]
-    if len(hh.pairs) > 1:
-        for a, b, e in hh.pairs:
-            lines.append(
-                f"  kappa {a} vs {b}: {_num(e.statistic, 7)} {_interval(e)} ({e.n_items} items)"
-            )
-    for m in res.models:
-        deg = m.degradation
-        omitted = f", {m.n_omitted} not scored (omitted)" if m.n_omitted else ""
-        lines += [
-            "",
-            f"Model {m.name!r} ({m.n_items} items with the reference human{omitted}"
-            f"{', real-valued scores' if m.real_valued else ''})",
-            f"  kappa with the reference   {_num(m.kappa.statistic, 7)} {_interval(m.kappa)}",
-            f"  degradation ({deg.pairs} pair{'s' if deg.n_pairs > 1 else ''}, "
-            f"{deg.n_items} items): human-machine {deg.human_machine:.4f}, "
-            f"human-human {deg.human_human:.4f}",
-            f"  exact agreement            {_num(m.exact_agreement.statistic, 7)} "
-            f"{_interval(m.exact_agreement)}",
-            f"  adjacent agreement         {_num(m.adjacent_agreement.statistic, 7)} "
-            f"{_interval(m.adjacent_agreement)}",
-            f"  PRMSE                      {_num(m.prmse.statistic, 7)} "
-            f"[{_num(m.prmse.confidence_interval()[0], 7, 3)}, "
-            f"{_num(m.prmse.confidence_interval()[1], 7, 3)}]",
-        ]
-        for rater, e in m.per_rater:
-            lines.append(
-                f"  kappa with {rater!s:<15} {_num(e.statistic, 7)} {_interval(e)} "
-                f"({e.n_items} items)"
-            )
-        if m.groups:
-            lines += [
-                f"  Subgroups ({len(m.groups)}; Bonferroni-adjusted intervals, Student's t):",
-                f"  {'group':<18}{'items':>6}  {'kappa':>7} {'interval':<18}  {'SMD':>7} "
-                f"{'interval':<18}  verdict",
-            ]
-            for g in m.groups:
-                lines.append(
-                    f"  {str(g.group)[:17]:<18}{g.n_items:>6}  {_num(g.kappa.statistic, 7)} "
-                    f"{_interval(g.kappa)}  {_num(g.smd.statistic, 7)} {_interval(g.smd)}  "
-                    f"{g.verdict}"
-                )
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- figures
@@ -103,7 +20,7 @@ def summary(res) -> str:
 _COLORS = {"pass": "tab:green", "fail": "tab:red", "inconclusive": "tab:orange"}
 
 
-KINDS = ("criteria", "raters", "groups", "confusion")
+KINDS = ("criteria", "raters", "groups", "confusion", "distribution")
 
 
 def _figure():
@@ -125,6 +42,8 @@ def plot(res, kind: str, model):
                 parameter="kind",
             )
         return _groups(res, m, figure)
+    if kind == "distribution":
+        return _distribution(res, m, figure)
     return _confusion(res, m, figure)
 
 
@@ -207,33 +126,59 @@ def _raters(res, figure):
 
 
 def _groups(res, m, figure):
-    fig = figure(figsize=(9.0, 1.5 + 0.35 * len(m.groups)))
-    ax_k, ax_s = fig.subplots(1, 2, sharey=True)
+    panels = (
+        ("kappa", "kappa with the reference human", None),
+        ("human_human", "kappa of the humans", None),
+        ("group_smd", f"SMD in group (|x| <= {res.settings['max_group_smd']:g})", "group_smd"),
+        ("dsm", f"DSM (|x| <= {res.settings['max_dsm']:g})", "dsm"),
+    )
+    fig = figure(figsize=(11.0, 1.5 + 0.35 * len(m.groups)))
+    axes = fig.subplots(1, len(panels), sharey=True)
     labels = [_p.text(g.group) for g in m.groups]
-    for y, g in enumerate(m.groups):
-        for ax, e in ((ax_k, g.kappa), (ax_s, g.smd)):
+    for ax, (field, title, criterion) in zip(axes, panels, strict=True):
+        for y, g in enumerate(m.groups):
+            e = getattr(g, field)
             if math.isnan(e.statistic):
                 continue
-            color = _COLORS[g.verdict] if ax is ax_s else "tab:blue"
+            color = _COLORS[getattr(g, f"verdict_{criterion}")] if criterion else "tab:blue"
+            finite = math.isfinite(e.low) and math.isfinite(e.high)
             ax.errorbar(
                 [e.statistic],
                 [y],
-                xerr=[[e.statistic - e.low], [e.high - e.statistic]]
-                if math.isfinite(e.low) and math.isfinite(e.high)
-                else None,
+                xerr=[[e.statistic - e.low], [e.high - e.statistic]] if finite else None,
                 fmt="o",
                 color=color,
                 capsize=3,
             )
-    bound = res.settings["max_group_smd"]
-    for x in (-bound, bound):
-        ax_s.axvline(x, color="gray", linestyle="--", linewidth=1)
-    ax_k.axvline(m.kappa.statistic, color="gray", linestyle=":", linewidth=1)
-    ax_k.set_yticks(range(len(labels)), labels)
-    ax_k.set_ylim(len(labels) - 0.5, -0.5)  # the first group on top, as in the tables
-    ax_k.set_title("kappa by group", fontsize=9)
-    ax_s.set_title(f"SMD by group (|SMD| <= {bound:g})", fontsize=9)
-    fig.suptitle(f"{_p.text(m.name)}: subgroups, Bonferroni-adjusted intervals", fontsize=10)
+        if criterion:
+            bound = res.settings["max_group_smd" if criterion == "group_smd" else "max_dsm"]
+            for x in (-bound, bound):
+                ax.axvline(x, color="gray", linestyle="--", linewidth=1)
+        ax.set_title(title, fontsize=9)
+    axes[0].axvline(m.kappa.statistic, color="gray", linestyle=":", linewidth=1)
+    axes[0].set_yticks(range(len(labels)), labels)
+    axes[0].set_ylim(len(labels) - 0.5, -0.5)  # the first group on top, as in the tables
+    fig.suptitle(f"{_p.text(m.name)}: subgroups, simultaneous (Bonferroni) intervals", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _distribution(res, m, figure):
+    dist = m.distribution
+    if dist is None:
+        raise QwkitError("The scale is too wide for a score distribution.", parameter="kind")
+    fig = figure(figsize=(6.5, 3.6))
+    ax = fig.subplots()
+    x = np.arange(dist.labels.size)
+    total_h, total_m = max(int(dist.human.sum()), 1), max(int(dist.machine.sum()), 1)
+    ax.bar(x - 0.2, 100.0 * dist.human / total_h, width=0.4, label=_p.text(res.human_names[0]))
+    name = _p.text(m.name) + (" (rounded)" if m.real_valued else "")
+    ax.bar(x + 0.2, 100.0 * dist.machine / total_m, width=0.4, label=name)
+    ax.set_xticks(x, [_p.text(v) for v in dist.labels.tolist()])
+    ax.set_ylabel("% of items")
+    ax.set_xlabel("score")
+    ax.legend(fontsize=8)
+    ax.set_title("Score distributions", fontsize=10, loc="left")
     fig.tight_layout()
     return fig
 

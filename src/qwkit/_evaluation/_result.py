@@ -1,125 +1,59 @@
 """The result of :func:`evaluate_scorer`: the criteria as tests, the human-human ceiling,
-and everything about each machine (frozen dataclasses of Python floats)."""
+everything about each machine, the comparisons of machines and the notes a verdict
+depends on (frozen dataclasses of Python values). It lays itself out as tables once
+(``_layout``), which ``summary()``, the console and the HTML report all render."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
 from qwkit._base._errors import QwkitError
-from qwkit._base._results import freeze_arrays, labels_dict, plain, reduce_dataclass, result_dict
+from qwkit._base._results import freeze_arrays, labels_dict, plain, reduce_dataclass
+from qwkit._base._tables import Table, render_text
 from qwkit._evaluation import _report
 from qwkit._evaluation._degradation import DegradationTestResult
+from qwkit._evaluation._fairness import FairnessResult
 from qwkit._evaluation._prmse import PRMSEResult
+from qwkit._evaluation._records import Descriptives, Estimate, ScoreDistribution
 
-__all__ = [
-    "NAN",
-    "Criterion",
-    "Estimate",
-    "EvaluationResult",
-    "GroupEvaluation",
-    "HumanAgreement",
-    "ModelEvaluation",
-]
+__all__ = ["EvaluationResult", "HumanAgreement", "ModelEvaluation", "overall"]
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Estimate:
-    """A statistic with its standard error and two-sided confidence interval."""
-
-    statistic: float
-    standard_error: float
-    low: float
-    high: float
-    n_items: int
-
-    def to_dict(self) -> dict:
-        """The estimate as plain Python values."""
-        return result_dict(self, ("statistic", "standard_error", "low", "high", "n_items"))
+_ESTIMATES = (
+    "kappa",
+    "unweighted_kappa",
+    "pearson_r",
+    "smd",
+    "exact_agreement",
+    "adjacent_agreement",
+)
 
 
-NAN = Estimate(statistic=math.nan, standard_error=math.nan, low=math.nan, high=math.nan, n_items=0)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Criterion:
-    """One criterion as a test: estimate, interval, threshold, p-value and verdict.
-
-    ``relation`` is ">=" (the estimate must exceed the threshold), "<=" or "within"
-    (|estimate| ≤ threshold, an equivalence test). ``verdict`` is "pass" when the whole
-    interval lies on the passing side, "fail" when it lies wholly on the other side,
-    "inconclusive" otherwise; the p-value is that of the one-sided (or two one-sided)
-    test that the interval inverts.
-    """
-
-    model: str
-    name: str
-    estimate: float
-    low: float
-    high: float
-    threshold: float
-    relation: str
-    pvalue: float
-    verdict: str
-
-    def to_dict(self) -> dict:
-        """The criterion as plain Python values."""
-        return result_dict(
-            self,
-            (
-                "model",
-                "name",
-                "estimate",
-                "low",
-                "high",
-                "threshold",
-                "relation",
-                "pvalue",
-                "verdict",
-            ),
-        )
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class GroupEvaluation:
-    """Kappa and SMD of one subgroup, with multiplicity-adjusted intervals."""
-
-    group: object
-    n_items: int
-    kappa: Estimate
-    smd: Estimate
-    pvalue: float  # equivalence |SMD| ≤ max_group_smd, Bonferroni-adjusted
-    verdict: str
-
-    def to_dict(self) -> dict:
-        """The group as plain Python values."""
-        return plain(
-            {
-                "group": self.group,
-                "n_items": self.n_items,
-                "kappa": self.kappa.to_dict(),
-                "smd": self.smd.to_dict(),
-                "pvalue": self.pvalue,
-                "verdict": self.verdict,
-            }
-        )
+def overall(criteria) -> str:
+    """'fail' when a criterion fails, 'inconclusive' when one is, else 'pass'."""
+    found = {c.verdict for c in criteria}
+    return "fail" if "fail" in found else "inconclusive" if "inconclusive" in found else "pass"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class HumanAgreement:
-    """The human-human ceiling: the first two human columns on the items both rated,
-    and the kappa of every pair of human columns."""
+    """The human-human ceiling: the first two human columns on the items both rated
+    (kappa, unweighted kappa, r, the pooled SMD — RSMTool's human-human SMD — exact and
+    adjacent agreement, each rater's descriptives), and the kappa of every pair of human
+    columns."""
 
     raters: tuple
     n_items: int
     kappa: Estimate
+    unweighted_kappa: Estimate
     pearson_r: Estimate
-    smd: Estimate  # (mean h₂ − mean h₁) / pooled sd, RSMTool's human-human SMD
+    smd: Estimate
     exact_agreement: Estimate
     adjacent_agreement: Estimate
+    first: Descriptives | None
+    second: Descriptives | None
     pairs: tuple  # ((rater a, rater b, Estimate), ...)
     confusion: np.ndarray | None = field(repr=False)
 
@@ -132,8 +66,10 @@ class HumanAgreement:
     def to_dict(self) -> dict:
         """The human-human agreement as plain Python values."""
         out = {"raters": list(self.raters), "n_items": self.n_items}
-        for name in ("kappa", "pearson_r", "smd", "exact_agreement", "adjacent_agreement"):
+        for name in _ESTIMATES:
             out[name] = getattr(self, name).to_dict()
+        out["first"] = None if self.first is None else self.first.to_dict()
+        out["second"] = None if self.second is None else self.second.to_dict()
         out["pairs"] = [{"a": a, "b": b, **e.to_dict()} for a, b, e in self.pairs]
         out["confusion"] = self.confusion
         return plain(out)
@@ -141,22 +77,47 @@ class HumanAgreement:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ModelEvaluation:
-    """Everything about one machine (one column of ``machine``)."""
+    """Everything about one machine (one column of ``machine``) against the reference
+    human: the statistics an RSMTool user expects, each with an interval (kappa with the
+    call's weights, unweighted kappa, Pearson's r, the SMD under the call's definition
+    and under both, exact and adjacent agreement, RMSE, R², the disattenuated
+    correlation), the descriptives and score distributions, kappa with every human,
+    the degradation test and the degradation of each statistic on the same items,
+    PRMSE, the subgroups and the fairness analyses, and the criteria as tests.
+
+    Real-valued scores enter kappa, r, the SMDs, RMSE, R² and PRMSE as they are (after
+    trimming); unweighted kappa, exact and adjacent agreement, the distribution and the
+    confusion table round them to the nearest score point (halves to even, RSMTool's
+    ``np.rint``).
+    """
 
     name: str
     n_items: int
     n_omitted: int
     real_valued: bool
+    n_trimmed: int
+    n_outside: int
     kappa: Estimate
+    unweighted_kappa: Estimate
     pearson_r: Estimate
     smd: Estimate
+    smd_pooled: Estimate
+    smd_unpooled: Estimate
     exact_agreement: Estimate
     adjacent_agreement: Estimate
+    rmse: Estimate
+    r2: Estimate
+    disattenuated_r: Estimate
+    human: Descriptives
+    machine: Descriptives
     per_rater: tuple  # ((human column, Estimate), ...): κ(h_r, m)
     degradation: DegradationTestResult
+    degradations: tuple  # DegradationEstimate of r, unweighted kappa, exact, adjacent, SMD
     prmse: PRMSEResult
     groups: tuple
+    fairness: FairnessResult | None
     criteria: tuple
+    distribution: ScoreDistribution | None
     confusion: np.ndarray | None = field(repr=False)
 
     def __post_init__(self):
@@ -169,7 +130,7 @@ class ModelEvaluation:
     def verdict(self) -> str:
         """'pass' when every criterion passes, 'fail' when one fails, else
         'inconclusive'."""
-        return _overall(self.criteria)
+        return overall(self.criteria)
 
     def to_dict(self) -> dict:
         """The model's evaluation as plain Python values."""
@@ -178,22 +139,24 @@ class ModelEvaluation:
             "n_items": self.n_items,
             "n_omitted": self.n_omitted,
             "real_valued": self.real_valued,
+            "n_trimmed": self.n_trimmed,
+            "n_outside": self.n_outside,
             "verdict": self.verdict,
             "criteria": [c.to_dict() for c in self.criteria],
         }
-        for name in ("kappa", "pearson_r", "smd", "exact_agreement", "adjacent_agreement"):
+        for name in (*_ESTIMATES, "smd_pooled", "smd_unpooled", "rmse", "r2", "disattenuated_r"):
             out[name] = getattr(self, name).to_dict()
+        out["human"] = self.human.to_dict()
+        out["machine"] = self.machine.to_dict()
         out["per_rater"] = [{"rater": r, **e.to_dict()} for r, e in self.per_rater]
         out["degradation"] = self.degradation.to_dict()
+        out["degradations"] = [d.to_dict() for d in self.degradations]
         out["prmse"] = self.prmse.to_dict()
         out["groups"] = [g.to_dict() for g in self.groups]
+        out["fairness"] = None if self.fairness is None else self.fairness.to_dict()
+        out["distribution"] = None if self.distribution is None else self.distribution.to_dict()
         out["confusion"] = self.confusion
         return plain(out)
-
-
-def _overall(criteria) -> str:
-    found = {c.verdict for c in criteria}
-    return "fail" if "fail" in found else "inconclusive" if "inconclusive" in found else "pass"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -203,12 +166,18 @@ class EvaluationResult:
     Attributes
     ----------
     models : tuple of ModelEvaluation
-        One per machine column: its criteria (tests), kappa, Pearson r, SMD, exact and
-        adjacent agreement, kappa with each human, the degradation test, PRMSE, the
-        subgroups and its confusion table against the first human.
+        One per machine column: its criteria (tests) and every statistic, each with its
+        interval.
     human_human : HumanAgreement
         The ceiling: the same statistics for the first two human columns, and every
         pair of humans.
+    comparisons : tuple of Comparison
+        With several machines: each pair's difference in kappa with the reference human
+        on the same items, its interval and p-values (Holm-adjusted over the pairs).
+    diagnostics : tuple of Diagnostic
+        What the verdict depends on and a reader must know: a human reference below the
+        kappa criterion, or implausibly close (adjudicated ratings?), too few units for a
+        conclusive verdict, trimmed or out-of-scale scores.
     human_names : tuple of str
         The human columns; the first is the reference (RSMTool's ``sc1``).
     labels : ndarray
@@ -216,7 +185,8 @@ class EvaluationResult:
     weights : str
         Weights of every kappa.
     settings : dict
-        margin, thresholds, confidence level, method, pairs, groups' correction.
+        margin, thresholds, criteria, SMD definition, confidence level, method, pairs,
+        trimming, clusters, groups' correction, what the moments are computed on.
     n_items, n_double_scored : int
         Items with a human rating; of them, rated by two or more humans.
 
@@ -235,6 +205,8 @@ class EvaluationResult:
     settings: dict = field(repr=False)
     n_items: int = 0
     n_double_scored: int = 0
+    comparisons: tuple = ()
+    diagnostics: tuple = ()
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -269,21 +241,38 @@ class EvaluationResult:
     @property
     def verdict(self) -> str:
         """'pass', 'fail' or 'inconclusive' over every criterion of every model."""
-        return _overall(self.criteria)
+        return overall(self.criteria)
 
     kappa = property(lambda self: self._only().kappa, doc="κ(h₁, m) of the one model.")
+    unweighted_kappa = property(lambda self: self._only().unweighted_kappa)
     pearson_r = property(lambda self: self._only().pearson_r, doc="Pearson r of the one model.")
     smd = property(lambda self: self._only().smd, doc="SMD of the one model.")
     exact_agreement = property(lambda self: self._only().exact_agreement)
     adjacent_agreement = property(lambda self: self._only().adjacent_agreement)
+    rmse = property(lambda self: self._only().rmse, doc="RMSE of the one model.")
+    r2 = property(lambda self: self._only().r2, doc="R² of the one model.")
     degradation = property(lambda self: self._only().degradation, doc="The degradation test.")
+    degradations = property(lambda self: self._only().degradations)
     prmse = property(lambda self: self._only().prmse, doc="PRMSE of the one model.")
     groups = property(lambda self: self._only().groups, doc="Subgroups of the one model.")
+    fairness = property(lambda self: self._only().fairness, doc="Fairness analyses.")
+
+    def tables(self) -> tuple[Table, ...]:
+        """The evaluation laid out as tables, in the order a report reads: the decision
+        table of each model, the notes, the ceiling beside each machine, the degradation
+        of each statistic, every pair's kappa, the subgroups and fairness analyses, the
+        comparisons and the score distributions. ``summary()``, the command line and its
+        HTML report render these."""
+        from qwkit._evaluation._layout import tables
+
+        return tables(self)
 
     def summary(self) -> str:
-        """The decision table first, then the ceiling, the other statistics and the
-        subgroups, as text."""
-        return _report.summary(self)
+        """The tables of :meth:`tables` as text."""
+        title = "Scorer evaluation: may the machine stand in for a human rater?"
+        blocks = [title + "\n" + "=" * len(title) + "\n"]
+        blocks += [render_text(t) for t in self.tables()]
+        return "\n".join(blocks)
 
     def to_dict(self) -> dict:
         """The whole evaluation as plain Python values (for JSON)."""
@@ -291,6 +280,7 @@ class EvaluationResult:
             {
                 "verdict": self.verdict,
                 "criteria": [c.to_dict() for c in self.criteria],
+                "diagnostics": [d.to_dict() for d in self.diagnostics],
                 "human_names": list(self.human_names),
                 **labels_dict(self.labels),
                 "weights": self.weights,
@@ -299,12 +289,13 @@ class EvaluationResult:
                 "n_double_scored": self.n_double_scored,
                 "human_human": self.human_human.to_dict(),
                 "models": [m.to_dict() for m in self.models],
+                "comparisons": [c.to_dict() for c in self.comparisons],
             }
         )
 
     def plot(
         self,
-        kind: Literal["criteria", "raters", "groups", "confusion"] = "criteria",
+        kind: Literal["criteria", "raters", "groups", "confusion", "distribution"] = "criteria",
         *,
         model: str | int | None = None,
     ):
@@ -312,16 +303,21 @@ class EvaluationResult:
 
         Parameters
         ----------
-        kind : {"criteria", "raters", "groups", "confusion"}, default="criteria"
+        kind : {"criteria", "raters", "groups", "confusion", "distribution"}, \
+default="criteria"
             ``"criteria"``: every criterion's estimate and interval against its
             threshold, one panel per criterion, the models side by side.
             ``"raters"``: the kappa of each model with each human column, under the
             kappa of each pair of human columns (the human-human ceiling, shaded).
-            ``"groups"``: each subgroup's kappa and SMD with their adjusted intervals.
+            ``"groups"``: each subgroup's kappa, human-human kappa, SMD within the group
+            and DSM with their simultaneous intervals.
             ``"confusion"``: heat maps of the first two humans' table and of the first
             human against the machine.
+            ``"distribution"``: the share of each score point from the reference human
+            and from the machine.
         model : str or int, default=None
-            The model of ``"groups"`` and ``"confusion"`` (default: the first).
+            The model of ``"groups"``, ``"confusion"`` and ``"distribution"`` (default:
+            the first).
 
         Returns
         -------

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._results import public_module
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._base._scale_check import check_occurring
 from qwkit._base._validation import check_alternative, check_replace_undefined_by, show
@@ -222,3 +223,6 @@ None or array-like of shape (K, K), default="quadratic"
 
     def __repr__(self) -> str:
         return f"KappaAccumulator(labels={show(self.labels)}, n_items={self._n})"
+
+
+public_module(KappaAccumulator)

@@ -27,14 +27,14 @@ from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
 from qwkit._base._numerics import unit_scale
-from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
-from qwkit._base._scale import (
-    Ratings,
-    check_codes,
-    measure_scale,
-    prepare_ratings,
-    scale_values,
+from qwkit._base._results import (
+    freeze_arrays,
+    labels_dict,
+    public_module,
+    reduce_dataclass,
+    result_dict,
 )
+from qwkit._base._scale import Ratings, check_codes, measure_scale, prepare_ratings, scale_values
 from qwkit._base._validation import as_1d, check_alternative, check_choice, check_confidence_level
 from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, weights_name
@@ -150,6 +150,9 @@ class KappaComparisonResult(Resampled):
             weights=self.weights,
             **labels_dict(self.labels),
         )
+
+
+public_module(KappaComparisonResult)
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,6 +477,9 @@ class PairwiseComparisonResult:
             weights=self.weights,
             **labels_dict(self.labels),
         )
+
+
+public_module(PairwiseComparisonResult)
 
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_by": "FDR (B-Y)"}

@@ -21,11 +21,10 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import MAX_TOTAL_COUNT
-from qwkit._base._results import labels_dict, result_dict
+from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._scale import check_codes, measure_scale, scale_values
 from qwkit._base._validation import check_alternative, check_choice, check_confusion, check_rng
 from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
@@ -129,6 +128,8 @@ class KappaTestResult(Resampled):
         limits = self._limits(confidence_level)
         se0 = self.standard_error_null
         z = self.statistic / se0 if se0 > 0 else math.nan
+        from scipy import special  # here, where it is used: kappa_score needs no scipy
+
         one = float(special.ndtr(-abs(z))) if math.isfinite(z) else math.nan
         if self.alternative == "two-sided":  # SAS: the side the estimate falls on
             sign, p_one = ("<" if z < 0 else ">"), one
@@ -248,6 +249,9 @@ class KappaTestResult(Resampled):
                 table, self.labels, title="Confusion matrix", truth_name=first, pred_name=second
             )
         return _plots.classes_figure(table, self.labels, truth_name=first, pred_name=second)
+
+
+public_module(KappaTestResult)
 
 
 def _test_result(

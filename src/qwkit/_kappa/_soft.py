@@ -16,6 +16,7 @@ from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
 from qwkit._base._items import paired
+from qwkit._base._results import public_module
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
 
@@ -175,6 +176,9 @@ class SoftKappaAccumulator:
 
     def __repr__(self) -> str:
         return f"SoftKappaAccumulator(n_items={self._n})"
+
+
+public_module(SoftKappaAccumulator)
 
 
 _SOFT_NAMES = ("y_true", "y_score")

@@ -48,9 +48,19 @@ CHUNK = 1 << 16
 THREAD_MIN_ITEMS = 1 << 18
 
 
+def n_threads() -> int:
+    """How many threads numba's pool runs (``numba.set_num_threads``)."""
+    return numba.get_num_threads()
+
+
 def threaded(n_items: int) -> bool:
     """Whether a pass over ``n_items`` items should use the thread pool."""
     return n_items >= THREAD_MIN_ITEMS and numba.get_num_threads() > 1
+
+
+def is_kernel(value) -> bool:
+    """Whether ``value`` is a compiled kernel (a numba dispatcher)."""
+    return isinstance(value, numba.core.dispatcher.Dispatcher)
 
 
 def interruptible(kernel):

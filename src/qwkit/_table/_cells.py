@@ -20,7 +20,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from qwkit import _kernels
 from qwkit._base._dyadic import ExactRows, exact_cell_sums
@@ -426,6 +425,8 @@ class CellKappa:
 
     def batch(self, x: np.ndarray) -> np.ndarray:
         """Eq. 1 for each row of x (B, m): B resampled tables at once, O(B·m·K)."""
+        from scipy import sparse  # here, where it is used: kappa_score needs no scipy
+
         k = self.k
         m = self.rows.shape[0]
         ones, cells = np.ones(m), np.arange(m)

@@ -19,7 +19,6 @@ then counts a table.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from qwkit import _kernels
@@ -189,7 +188,7 @@ def survey_quadratic_kappa(r: Ratings, item_weight: np.ndarray, replace: float) 
     n = r.n_items
     start = weight_window(bits, _kernels.MOMENT_WINDOW)
     if _kernels.threaded(n):
-        exc = exception_buffer(n, numba.get_num_threads())
+        exc = exception_buffer(n, _kernels.n_threads())
         acc, or_v, counts = _kernels.survey_moments_par(r.a, r.b, bits, start, exc)
         listed = [exc[t, : counts[t]] for t in range(exc.shape[0])]
         outliers = np.concatenate(listed) if int(counts.max()) <= exc.shape[1] else None

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
-from scipy import special
 
+from qwkit._base._results import public_module
 from qwkit._base._validation import (
     check_confidence_level,
     check_method,
@@ -67,6 +67,9 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+public_module(ConfidenceInterval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +206,8 @@ def interval(
             return ConfidenceInterval(math.nan, math.nan)
 
     if method == "bootstrap":  # BCa (eq. 7)
+        from scipy import special  # here, where it is used: kappa_score needs no scipy
+
         values, mult = estimator.jackknife()
         if not np.all(np.isfinite(values)):
             return _undefined_interval(
@@ -265,12 +270,15 @@ def limit_lines(confidence_level: float, limits: ConfidenceInterval, width: int)
 
 def _critical(p: float, df: float) -> float:
     """The p-quantile of the normal (df infinite) or of Student's t with df degrees."""
+    from scipy import special
+
     return float(special.ndtri(p) if math.isinf(df) else special.stdtrit(df, p))
 
 
 def pvalue(z: float, alternative: str, df: float = math.inf) -> float:
     """p-value of a z statistic (of a t statistic with ``df`` degrees of freedom when
     finite) against the alternative."""
+    from scipy import special
 
     def cdf(x):
         return special.ndtr(x) if math.isinf(df) else special.stdtr(df, x)

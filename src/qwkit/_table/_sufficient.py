@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from qwkit import _kernels
@@ -141,7 +140,7 @@ def _count(r: Ratings, item_weight: np.ndarray | None, offset: int, k: int, exac
     n = r.n_items
     if item_weight is None:
         if _kernels.threaded(n):
-            parts = numba.get_num_threads()
+            parts = _kernels.n_threads()
             table, bad_a, bad_b = _kernels.confusion_counts_par(r.a, r.b, lo, k, parts)
         else:
             table, bad_a, bad_b = _kernels.confusion_counts(r.a, r.b, lo, k)

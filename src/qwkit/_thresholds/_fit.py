@@ -23,7 +23,13 @@ from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._fractional import minimize_ratio
 from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
 from qwkit._base._items import paired
-from qwkit._base._results import freeze_arrays, labels_dict, reduce_dataclass, result_dict
+from qwkit._base._results import (
+    freeze_arrays,
+    labels_dict,
+    public_module,
+    reduce_dataclass,
+    result_dict,
+)
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
     measure_scale,
@@ -72,6 +78,9 @@ class DinkelbachCertificate:
     ratio: float
     n_iterations: int
     gap: float
+
+
+public_module(DinkelbachCertificate)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -225,6 +234,9 @@ class ThresholdResult:
             gap=self.certificate.gap,
             **labels_dict(self.labels),
         )
+
+
+public_module(ThresholdResult)
 
 
 def empty_intervals(thresholds: np.ndarray) -> np.ndarray:
@@ -498,6 +510,9 @@ None or array-like of shape (K, K), default="quadratic"
 
     def __repr__(self) -> str:
         return f"ThresholdAccumulator(n_pairs={self.n_pairs})"
+
+
+public_module(ThresholdAccumulator)
 
 
 # ---------------------------------------------------------------------------- public

@@ -20,6 +20,7 @@ import numpy as np
 import typer
 
 import qwkit
+from qwkit._base._registry import CRITERIA
 from qwkit.cli import _columns, _display, _evaluation_display, _io, _output
 from qwkit.cli._errors import (
     captured_warnings,
@@ -55,9 +56,14 @@ __all__ = ["evaluate"]
 
 
 class EvaluationMethod(str, Enum):
-    asymptotic = "asymptotic"
     jackknife = "jackknife"
+    asymptotic = "asymptotic"
     bootstrap = "bootstrap"
+
+
+class SmdDefinition(str, Enum):
+    pooled = "pooled"
+    unpooled = "unpooled"
 
 
 class Pairs(str, Enum):
@@ -91,21 +97,45 @@ def _below_one(value: float) -> float:
     return value
 
 
-def _threshold(help_text: str, *, positive: bool = False):
+def _threshold(name: str):
+    """The option of a criterion's threshold, from its record in the registry."""
+    record = CRITERIA[name]
+    positive = record.relation == "within"
+    relation = "|x| <= X" if positive else ">= X"
     return typer.Option(
-        help=help_text + ("" if positive else " X in [0, 1)."),
+        help=f"Criterion: {record.help}, {relation} ({record.source})."
+        + ("" if positive else " X in [0, 1)."),
         metavar="X",
         callback=_positive if positive else _below_one,
     )
+
+
+def _criteria_list(values: list[str] | None) -> tuple[str, ...] | None:
+    """``--criteria``: registry names separated by commas (None: the default set)."""
+    if values is None:
+        return None
+    names = column_list(values, "--criteria", at_least=1, example="kappa,degradation")
+    found = []
+    for name in names:
+        key = name.strip().lower().replace("-", "_")
+        if key not in CRITERIA:
+            raise typer.BadParameter(
+                f"unknown criterion '{name}'; choose from {', '.join(CRITERIA.names)}.",
+                param_hint="--criteria",
+            )
+        found.append(key)
+    return tuple(dict.fromkeys(found))
 
 
 def _columns_option(help_text: str):
     return typer.Option(help=help_text, show_default=False, metavar="COLUMNS")
 
 
-def _distinct(human: list[str], machine: list[str], group: str | None) -> None:
-    """A column is a human's, a machine's or the groups', not two of them."""
-    roles = [("--human", human), ("--machine", machine), ("--group", [group] if group else [])]
+def _distinct(human: list[str], machine: list[str], *others: tuple[str, str | None]) -> None:
+    """A column is a human's, a machine's, the groups', the ids' or the clusters', not
+    two of them."""
+    roles = [("--human", human), ("--machine", machine)]
+    roles += [(option, [name] if name else []) for option, name in others]
     seen: dict[str, str] = {}
     for option, names in roles:
         for name in names:
@@ -157,10 +187,49 @@ def evaluate(
     group: Annotated[
         str | None,
         typer.Option(
-            help="Column of subgroups (e.g. a demographic group or a prompt): kappa and "
-            "SMD per group, with Bonferroni-adjusted intervals.",
+            help="Column of subgroups (e.g. a demographic group): per group kappa, the "
+            "humans' kappa, the degradation, the SMD within the group and RSMTool's DSM with "
+            "simultaneous intervals, and the fairness analyses of Loukina et al. (2019).",
             show_default=False,
             metavar="COLUMN",
+        ),
+    ] = None,
+    id_column: Annotated[
+        str | None,
+        typer.Option(
+            "--id",
+            help="Column of item ids: an id on two rows is an error (one row per item).",
+            show_default=False,
+            metavar="COLUMN",
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            help="Column of clusters (the prompt, task or test taker a response is nested "
+            "in): every standard error is cluster-robust.",
+            show_default=False,
+            metavar="COLUMN",
+        ),
+    ] = None,
+    trait: Annotated[
+        str | None,
+        typer.Option(
+            help="Column of traits (rubric criteria, aspects) of a long file, one row per "
+            "response and trait: each trait is evaluated on its own rows, every verdict in "
+            "one table with Holm-adjusted p-values.",
+            show_default=False,
+            metavar="COLUMN",
+        ),
+    ] = None,
+    criteria: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="The criteria of the verdict, separated by commas, among "
+            + ", ".join(CRITERIA.names)
+            + " (default: all but dsm; the group ones with --group).",
+            show_default=False,
+            metavar="LIST",
         ),
     ] = None,
     margin: Annotated[
@@ -172,18 +241,27 @@ def evaluate(
             metavar="X",
         ),
     ] = 0.10,
-    min_kappa: Annotated[
-        float, _threshold("Criterion: kappa with the reference human >= X.")
-    ] = 0.70,
-    min_correlation: Annotated[
-        float, _threshold("Criterion: Pearson's r with the reference human >= X.")
-    ] = 0.70,
-    max_smd: Annotated[
-        float, _threshold("Criterion: |standardized mean difference| <= X.", positive=True)
-    ] = 0.15,
-    max_group_smd: Annotated[
-        float, _threshold("Criterion: |SMD| within every group <= X.", positive=True)
-    ] = 0.10,
+    min_kappa: Annotated[float, _threshold("kappa")] = CRITERIA["kappa"].default,
+    min_correlation: Annotated[float, _threshold("pearson_r")] = CRITERIA["pearson_r"].default,
+    max_smd: Annotated[float, _threshold("smd")] = CRITERIA["smd"].default,
+    max_group_smd: Annotated[float, _threshold("group_smd")] = CRITERIA["group_smd"].default,
+    max_dsm: Annotated[float, _threshold("dsm")] = CRITERIA["dsm"].default,
+    smd: Annotated[
+        SmdDefinition,
+        typer.Option(
+            help="The SD of the SMD criteria: pooled over human and machine (Williamson et "
+            "al.'s) or the human's (RSMTool's default). Both are reported.",
+            metavar="SD",
+        ),
+    ] = SmdDefinition.pooled,
+    trim: Annotated[
+        bool,
+        typer.Option(
+            "--trim/--no-trim",
+            help="Clip real-valued scores to within 0.4998 of the scale's ends, as RSMTool "
+            "does (how many moved is reported).",
+        ),
+    ] = True,
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
     missing: MissingOpt = None,
@@ -202,11 +280,12 @@ def evaluate(
     method: Annotated[
         EvaluationMethod,
         typer.Option(
-            help="Standard errors and intervals: asymptotic (the delta method over items), "
-            "jackknife (exact, delete one item) or bootstrap (BCa; slow on large files).",
+            help="Intervals: jackknife (exact, delete one item or cluster, Student's t on "
+            "its effective df: holds its level from 20 units), asymptotic (the delta method, "
+            "large samples) or bootstrap (BCa; slow on large files).",
             metavar="METHOD",
         ),
-    ] = EvaluationMethod.asymptotic,
+    ] = EvaluationMethod.jackknife,
     n_resamples: Annotated[
         int, typer.Option(help="Bootstrap resamples.", min=100, metavar="N")
     ] = 2000,
@@ -259,7 +338,15 @@ def evaluate(
     ceiling, the kappa of every pair of raters, PRMSE and the subgroups."""
     humans = column_list(human, "--human", at_least=2, example="h1,h2,h3")
     machines = column_list(machine, "--machine", at_least=1, example="model,llm")
-    _distinct(humans, machines, group)
+    _distinct(
+        humans,
+        machines,
+        ("--group", group),
+        ("--id", id_column),
+        ("--cluster", cluster),
+        ("--trait", trait),
+    )
+    chosen = _criteria_list(criteria)
     scale_given = labels_option(labels)
     codes = missing_option(missing)
     sep = sep_option(sep)
@@ -285,26 +372,40 @@ def evaluate(
                 text_allowed=weights is Weights.identity,
                 missing=codes,
                 console=stderr_console(),
+                id_column=id_column,
+                cluster=cluster,
+                trait=trait,
             )
         terms = in_file_terms(
-            {"groups": group},
+            {"groups": group, "item": id_column, "cluster": cluster, "trait": trait},
             labels=data.labels_origin,
             said={"human": "--human", "machine": "--machine"},
             explain=lambda exc: _real_scores(exc, data.machine, weights),
         )
         with captured_warnings() as caught, terms:
             with progress_bar(f"{method.value} evaluation", unit="statistics") as progress:
-                res = qwkit.evaluate_scorer(
+                evaluate = qwkit.evaluate_scorer
+                by_trait = {}
+                if data.traits is not None:
+                    evaluate, by_trait = qwkit.evaluate_traits, {"trait": data.traits}
+                res = evaluate(
                     data.human,
                     data.machine,
+                    **by_trait,
+                    item=data.ids,
+                    cluster=data.clusters,
                     groups=data.groups,
                     weights=weights.value,
                     labels=data.labels,
+                    criteria=chosen,
                     margin=margin,
                     min_kappa=min_kappa,
                     min_correlation=min_correlation,
                     max_smd=max_smd,
                     max_group_smd=max_group_smd,
+                    max_dsm=max_dsm,
+                    smd=smd.value,
+                    trim=trim,
                     confidence_level=ci,
                     pairs=pairs.value,
                     method=method.value,
@@ -335,6 +436,9 @@ def evaluate(
                     "human": humans,
                     "machine": machines,
                     "group": group,
+                    "id": id_column,
+                    "cluster": cluster,
+                    "trait": trait,
                     "n_rows": data.n_rows,
                     "nan_policy": nan_policy.value,
                     **res.to_dict(),

@@ -591,6 +591,9 @@ class Scored:
     labels: np.ndarray | None
     labels_origin: str
     n_rows: int
+    ids: np.ndarray | None = None
+    clusters: np.ndarray | None = None
+    traits: np.ndarray | None = None
 
 
 def empty_cells(ratings: np.ndarray) -> np.ndarray:
@@ -633,14 +636,15 @@ def _machine_column(array, name: str, labels, origin: str, decimal: str, *, text
     return column
 
 
-def _group_values(array, name: str) -> np.ndarray:
-    """The group of each item: numbers or text; an empty cell is an error with its row."""
+def _group_values(array, name: str, what: str = "group") -> np.ndarray:
+    """The group (id, cluster) of each item: numbers or text; an empty cell is an error
+    with its row."""
     pa = _arrow()
     import pyarrow.compute as pc
 
     if array.null_count:
         i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
-        raise CliError(f"column '{name}' has no group in data row {i + 1}; every item needs one.")
+        raise CliError(f"column '{name}' has no {what} in data row {i + 1}; every item needs one.")
     kind = array.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         trimmed = pc.utf8_trim_whitespace(array)
@@ -663,14 +667,18 @@ def load_scored(
     text_allowed: bool,
     missing: Sequence[str] = (),
     console=None,
+    id_column: str | None = None,
+    cluster: str | None = None,
+    trait: str | None = None,
 ) -> Scored:
     """The columns of ``qwkit evaluate``: human rating columns (an empty cell is an item
     that rater did not rate), machine columns (an empty cell is an error unless
     ``omit_unscored``) and an optional group column. What only the file can tell is
     checked here with the column and the data row: a cell that is not a number, a rating
     that is not an integer (without ``labels``) or not on the scale, a score that is not
-    finite, a missing score or group."""
-    names = [*human, *machine, *([group] if group else [])]
+    finite, a missing score, group, id or cluster."""
+    extra = [c for c in (group, id_column, cluster, trait) if c]
+    names = [*human, *machine, *dict.fromkeys(extra)]
     read = read_columns(source, names, console=console)
     arrays = dict(read.arrays)
     for name in [*human, *machine]:  # missing-value codes: no rating, or no score
@@ -697,6 +705,9 @@ def load_scored(
             )
         scores[name] = column
     groups = _group_values(arrays[group], group) if group else None
+    ids = _group_values(arrays[id_column], id_column, "id") if id_column else None
+    clusters = _group_values(arrays[cluster], cluster, "cluster") if cluster else None
+    traits = _group_values(arrays[trait], trait, "trait") if trait else None
     return Scored(
         human={name: matrix[:, j] for j, name in enumerate(human)},
         machine=scores,
@@ -704,4 +715,7 @@ def load_scored(
         labels=labels,
         labels_origin=origin,
         n_rows=matrix.shape[0],
+        ids=ids,
+        clusters=clusters,
+        traits=traits,
     )

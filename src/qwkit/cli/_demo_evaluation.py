@@ -48,7 +48,8 @@ class CriterionResult:
     alt: qwkit.AltTestResult
 
     def verdict(self, criterion: str) -> str:
-        return next(c.verdict for c in self.evaluation.criteria if c.name == criterion)
+        """The verdict of a criterion by its registry name ("kappa", "group_smd", ...)."""
+        return next(c.verdict for c in self.evaluation.criteria if c.criterion == criterion)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -127,9 +128,9 @@ def reading(result: HannaResult) -> list[str]:
         rater += f"; on {_of(worse, n)} it agrees worse (the whole interval below 0)"
     rater += f". The alt-test (kappa alignment, ε = {EPSILON:g}) passes on {_of(alt, n)}."
     crowd = [d.human_human for d in deg]
-    kappa_ok = [r for r in rows if r.verdict("QWK") == "pass"]
-    smd_ok = [r for r in rows if r.verdict("SMD") == "pass"]
-    group_ok = [r for r in rows if r.verdict("subgroup SMD") == "pass"]
+    kappa_ok = [r for r in rows if r.verdict("kappa") == "pass"]
+    smd_ok = [r for r in rows if r.verdict("smd") == "pass"]
+    group_ok = [r for r in rows if r.verdict("group_smd") == "pass"]
     smd = [r.evaluation.smd.statistic for r in rows]
     direction = "lower" if max(smd) < 0 else "higher" if min(smd) > 0 else "different"
     scorer = (
@@ -217,11 +218,11 @@ def scorer_rows(result: HannaResult) -> list[list[str]]:
             [
                 r.name,
                 f"{res.kappa.statistic:.3f}",
-                r.verdict("QWK"),
+                r.verdict("kappa"),
                 f"{res.smd.statistic:+.3f}",
                 _ci(res.smd.low, res.smd.high),
-                r.verdict("SMD"),
-                r.verdict("subgroup SMD"),
+                r.verdict("smd"),
+                r.verdict("group_smd"),
             ]
         )
     return out

@@ -19,6 +19,8 @@ from rich.table import Table
 
 from qwkit._base import _results as results
 from qwkit._base._plots import label_text
+from qwkit._base._tables import Table as ResultTable
+from qwkit._base._tables import cell_text
 from qwkit.cli._errors import StdoutConsole, stderr_console, writing_stdout
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "plain",
     "print_json",
     "pvalue",
+    "rich_table",
     "rows",
     "stats_table",
     "stdout_console",
@@ -130,3 +133,15 @@ def items(n: int, dropped: int) -> str:
 
 def rows(n: int) -> str:
     return f"{n:,} row" + ("" if n == 1 else "s")
+
+
+def rich_table(table: ResultTable) -> Table:
+    """A result's table (the table model of ``qwkit._base._tables``) for the console:
+    the same cells as ``summary()`` prints, numbers right-aligned."""
+    out = Table(title=table.title, show_edge=False)
+    for column in table.columns:
+        left = column.kind in ("text", "verdict")
+        out.add_column(column.name, justify="left" if left else "right")
+    for row in table.rows:
+        out.add_row(*(cell_text(v, c) for v, c in zip(row, table.columns, strict=True)))
+    return out

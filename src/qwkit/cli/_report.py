@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 import qwkit
+from qwkit._base._tables import Table as ResultTable
+from qwkit._base._tables import cell_text
 from qwkit.cli import _columns, _display, _optimism, _output, _plots, _progress
 from qwkit.cli._errors import CliError
 
@@ -124,6 +126,25 @@ class HtmlReport:
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</table>")
         self._parts.append("".join(out))
+
+    def result_table(self, table: ResultTable, *, level: int = 2) -> None:
+        """A result's table (the table model of ``qwkit._base._tables``) as a section: its
+        title, the table with the cells the console shows, its notes as paragraphs."""
+        self.section(table.title, level=level)
+        if table.columns:
+            out = ["<table>", "<tr>"]
+            out += [f"<th>{html.escape(c.name)}</th>" for c in table.columns]
+            out.append("</tr>")
+            for row in table.rows:
+                out.append("<tr>")
+                for value, column in zip(row, table.columns, strict=True):
+                    cls = "" if column.kind in ("text", "verdict") else ' class="num"'
+                    out.append(f"<td{cls}>{html.escape(cell_text(value, column))}</td>")
+                out.append("</tr>")
+            out.append("</table>")
+            self._parts.append("".join(out))
+        for note in table.notes:
+            self.paragraph(note, css_class="note")
 
     def figure(self, png: bytes, *, alt: str, caption: str = "") -> None:
         data = base64.b64encode(png).decode("ascii")
