@@ -17,6 +17,7 @@ from qwkit.cli import _columns, _display, _io
 from qwkit.cli._errors import guard, in_file_terms, stderr_console
 from qwkit.cli._options import (
     FILE_HELP,
+    Alignment,
     DecimalOpt,
     EncodingOpt,
     JsonOpt,
@@ -40,12 +41,6 @@ __all__ = ["plan_alt_test", "plan_degradation"]
 class Pairs(str, Enum):
     first = "first"
     all = "all"
-
-
-class Alignment(str, Enum):
-    accuracy = "accuracy"
-    rmse = "rmse"
-    kappa = "kappa"
 
 
 PilotArg = Annotated[
