@@ -19,6 +19,7 @@ from qwkit._base._errors import QwkitTypeError
 __all__ = [
     "ConvergenceWarning",
     "DegenerateIntervalWarning",
+    "DesignWarning",
     "ScaleWarning",
     "UndefinedKappaWarning",
     "renamed_attribute",
@@ -67,6 +68,18 @@ class ScaleWarning(UserWarning):
     The message names the values; drop the items that carry codes, or pass ``labels``
     to declare the scale (which also silences the warning). The rule is in
     ``docs/kappa.md``, "Missing-value codes".
+    """
+
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
+
+
+class DesignWarning(UserWarning):
+    """The design of the data limits what a result means.
+
+    The computation is sound, but the study behind the data cannot carry the usual
+    reading of the result: an Alternative Annotator Test on two annotators judges each
+    of them against the other alone, so it compares the judge with one human. The
+    message says what the result then means; the result is still returned.
     """
 
     __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)

@@ -20,7 +20,7 @@ from qwkit._base._results import public_module
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
 
-__all__ = ["SoftKappaAccumulator", "SoftSums", "soft_kappa_score", "soft_sums"]
+__all__ = ["SoftKappaAccumulator", "SoftSums", "soft_floats", "soft_kappa_score", "soft_sums"]
 
 
 def soft_kappa_score(
@@ -200,14 +200,21 @@ def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
             parameter="y_true",
             also=("y_score",),
         )
-    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
-        lo = np.int64(min(int(y.min()), int(f.min())))
-        y, f = ((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
-    else:
-        y, f = y.astype(np.float64), f.astype(np.float64)
+    if not (y.dtype.kind in "biu" and f.dtype.kind in "biu"):
         check_finite(y, "y_true")
         check_finite(f, "y_score")
-    return y, f
+    return soft_floats(y, f)
+
+
+def soft_floats(y: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 vectors soft kappa sums, of validated numeric vectors: two integer
+    vectors are shifted by their common minimum before conversion (so 2**55 + small
+    integers stay exact; soft kappa does not change when both vectors move together),
+    anything else is converted as it is."""
+    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
+        lo = np.int64(min(int(y.min()), int(f.min())))
+        return tuple((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
+    return y.astype(np.float64), f.astype(np.float64)
 
 
 class SoftSums:
@@ -258,5 +265,8 @@ def soft_sums(y: np.ndarray, f: np.ndarray, w: np.ndarray | None) -> list[int]:
 
 
 def _signed(limbs: np.ndarray) -> int:
-    """The integer Σⱼ limbs[j]·2^(32j) of a normalized row (the top limb signed)."""
-    return sum(int(x) << (32 * j) for j, x in enumerate(limbs.tolist()))
+    """The integer Σⱼ limbs[j]·2^(32j) of a normalized row (every limb in [0, 2**32)
+    but the top one, which is signed): the lower limbs read as one little-endian
+    unsigned integer, the top one added at its place."""
+    low = int.from_bytes(limbs[:-1].astype("<u4").tobytes(), "little")
+    return low + (int(limbs[-1]) << (32 * (limbs.shape[0] - 1)))

@@ -314,9 +314,10 @@ def compare(
         typer.Option(
             "--pred",
             "-p",
-            help="Column of a model's ratings; give it once per model, at least twice. "
-            "With two models: their paired comparison; with more: every pair, with "
-            "p-values adjusted for the number of pairs (--correction).",
+            help="Column of a model's ratings, or of its real-valued scores (quadratic "
+            "weights score them by kappa's continuous form); give it once per model, at "
+            "least twice. With two models: their paired comparison; with more: every pair, "
+            "with p-values adjusted for the number of pairs (--correction).",
             show_default=False,
             metavar="COLUMN",
         ),
@@ -344,7 +345,9 @@ def compare(
     The difference of two models' kappas against the same reference ratings, on the
     same items, with its standard error, confidence interval and p-value. With three or
     more models, every pair is compared so, and the p-values are adjusted for the
-    number of pairs (the intervals are not)."""
+    number of pairs (the intervals are not). A model's column may hold real-valued
+    scores: quadratic kappa scores them as they are (its continuous form, as soft
+    kappa), with the same paired standard error."""
     if len(pred) < 2:
         raise typer.BadParameter(
             f"give --pred at least twice (once per model); got {len(pred)}.",
@@ -394,12 +397,13 @@ def compare(
             )
             return
         number, ci, method = _display.number, interval.ci, interval.method
+        form = _form(res.weights, res.real_valued)
         _display.stdout_console().print(
             _display.stats_table(
                 f"{source.label}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
                 [
-                    (f"kappa a ({res.weights} weights)", number(res.kappa_a)),
-                    (f"kappa b ({res.weights} weights)", number(res.kappa_b)),
+                    (f"kappa a ({form})", number(res.kappa_a)),
+                    (f"kappa b ({form})", number(res.kappa_b)),
                     ("difference a − b", number(res.statistic)),
                     ("standard error (paired)", number(res.standard_error)),
                     (
@@ -411,6 +415,12 @@ def compare(
                 ],
             )
         )
+
+
+def _form(weights: str, real_valued: bool) -> str:
+    """How a table names the kappas: their weights, and the continuous form when a
+    column held real-valued scores."""
+    return f"{weights} weights" + (", continuous form" if real_valued else "")
 
 
 def _compare_many(file, source, data, truth, pred, weights, correction, interval, as_json) -> None:
@@ -448,7 +458,8 @@ def _compare_many(file, source, data, truth, pred, weights, correction, interval
     console = _display.stdout_console()
     kappas = Table(title=f"{source.label}: {len(pred)} models against '{truth}'")
     kappas.add_column("model")
-    kappas.add_column(f"kappa ({res.weights} weights)", justify="right")
+    real = any(one.real_valued for one in res.comparisons)
+    kappas.add_column(f"kappa ({_form(res.weights, real)})", justify="right")
     for model, kappa in zip(res.models, res.kappas, strict=True):
         kappas.add_row(f"'{model}'", number(kappa))
     console.print(kappas)

@@ -22,6 +22,15 @@ import typer
 from qwkit.cli import _columns, _io, _output, _progress, _text
 
 
+class Alignment(str, Enum):
+    """How the alternative annotator test scores an item's alignment with the remaining
+    annotators (``qwkit.alt_test``'s ``alignment``)."""
+
+    accuracy = "accuracy"
+    rmse = "rmse"
+    kappa = "kappa"
+
+
 class Weights(str, Enum):
     """The names of ``WEIGHTS`` that every function takes (``_base._registry``), spelled
     for typer and type checkers (``tests/test_registry.py`` holds them to the records)."""
