@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit import _kernels
+from qwkit._base._missing import NanPolicy, nan_rows
 from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
@@ -29,6 +30,7 @@ def soft_kappa_score(
     *,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> float:
     """Quadratic weighted kappa of real-valued predictions (the continuous form).
 
@@ -43,6 +45,10 @@ def soft_kappa_score(
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error; or (``"omit"``) its item is
+        left out, with its item weight; or (``"propagate"``) the result is NaN
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -72,9 +78,12 @@ def soft_kappa_score(
     >>> round(qwkit.soft_kappa_score([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6]), 6)
     0.959206
     """
-    y_true, y_score, sample_weight, counts = paired(
-        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
-    )
+    names = ("y_true", "y_score", "sample_weight", "counts")
+    inputs = paired((y_true, y_score, sample_weight, counts), names)
+    rows = nan_rows(nan_policy, inputs, names, rated=2)
+    if rows.propagate:
+        return float("nan")
+    y_true, y_score, sample_weight, counts = rows.values
     y, f = _soft_inputs(y_true, y_score)
     w = item_weights(sample_weight, counts, y.shape[0]).as_float()
     sums = SoftSums()
