@@ -24,10 +24,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base import _linalg
-from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import freeze_arrays, public_module, reduce_dataclass, result_dict
 from qwkit._base._validation import check_real, check_same_length, feature_matrix, real_vector
@@ -312,9 +312,9 @@ def kappa_regression(
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``; the same model as the repeated rows).
     nan_policy : {"raise", "omit"}, default="raise"
-        A missing feature or rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is refused
-        (``docs/getting-started.md``, "Missing values").
+        A missing feature or rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its
+        item is left out of the fit, with its item weight. A fit has no NaN form:
+        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -457,8 +457,8 @@ def kappa_rescale(
         ``sample_weight``).
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is refused
-        (``docs/getting-started.md``, "Missing values").
+        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is
+        refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------

@@ -19,9 +19,9 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._agreement import _input as _in
-from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._errors import QwkitError
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level
 from qwkit._base._warnings import DegenerateIntervalWarning, warn
@@ -180,10 +180,9 @@ def concordance_correlation(
         The default level of the result's interval.
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its pair is
-        left out (as R ``epiR::epi.ccc`` does). The result has no NaN form:
-        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
-        Until 0.2 such pairs were left out silently; the default is now that of every
-        statistic of two raters.
+        left out (as R ``epiR::epi.ccc`` does). The result has no NaN form: ``"propagate"``
+        is refused (``docs/getting-started.md``, "Missing values"). Until 0.2 such pairs
+        were left out silently; the default is now that of every statistic of two raters.
 
     Returns
     -------

@@ -18,9 +18,9 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._agreement import _input as _in
-from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._errors import QwkitError
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_choice
 
@@ -107,10 +107,9 @@ def marginal_homogeneity_test(
         The categories; without them, those that occur.
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its pair is
-        left out. The result has no NaN form:
-        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
-        Until 0.2 such pairs were left out silently; the default is now that of every
-        statistic of two raters.
+        left out. The result has no NaN form: ``"propagate"`` is refused
+        (``docs/getting-started.md``, "Missing values"). Until 0.2 such pairs were left out
+        silently; the default is now that of every statistic of two raters.
 
     Returns
     -------

@@ -26,6 +26,10 @@ Two kinds of input read a missing entry differently (``docs/getting-started.md``
   what it does with items of too few ratings); ``"raise"`` asks for a complete table
   (every item rated by every rater) and ``"propagate"`` makes the statistic NaN when the
   table is not complete.
+
+The scores of one or more models beside a table of human ratings (the scorer evaluation,
+``kind="models"``) are per-item ratings (default ``"raise"``) whose ``"omit"`` leaves
+out, for each model, the items it did not score.
 """
 
 from __future__ import annotations
@@ -191,7 +195,7 @@ def nan_rows(
     names: Sequence[str],
     *,
     rated: int | None = None,
-    kind: Literal["items", "table"] = "items",
+    kind: Literal["items", "table", "models"] = "items",
     allowed: tuple[str, ...] = NAN_POLICIES,
 ) -> Rows:
     """Apply ``nan_policy`` to the per-item inputs of one call — the one place it is done.
@@ -201,14 +205,16 @@ def nan_rows(
     None) are ratings, whose missing entries the policy reads; the others (item weights,
     item ids) follow them. ``kind="items"``: a missing entry is a missing value (omit
     leaves its item out of every input); ``kind="table"``: a multi-rater table, where a
-    missing entry means "not rated" (omit keeps every item; see the module's text).
+    missing entry means "not rated" (omit keeps every item; see the module's text);
+    ``kind="models"``: one or more models' scores of the items (columns), where omit is
+    the caller's (each model on the items it scored: nothing is left out here).
     ``allowed``: the policies the function takes (``RAISE_OR_OMIT`` where no NaN result
     can be returned). Raises a QwkitError naming the input, the item's position and
     ``nan_policy`` under ``"raise"``.
     """
     policy = check_nan_policy(nan_policy, allowed)
     inputs = tuple(inputs)
-    if policy == "omit" and kind == "table":  # "not rated": nothing to leave out here
+    if policy == "omit" and kind != "items":  # nothing to leave out here (see above)
         return Rows(inputs, False, 0, policy)
     n_rated = len(inputs) if rated is None else rated
     masks = [missing_mask(v) for v in inputs[:n_rated]]
@@ -218,7 +224,11 @@ def nan_rows(
     if policy == "raise":
         i, m = min(found, key=lambda im: int(np.argmax(im[1])))
         row = int(np.argmax(m))
-        if kind == "table":
+        if kind == "models":
+            advice = (
+                "pass nan_policy='omit' to leave out, for each model, the items it did not score"
+            )
+        elif kind == "table":
             advice = (
                 "nan_policy='raise' asks for a complete table; the default, 'omit', reads a "
                 "missing entry as 'not rated'"

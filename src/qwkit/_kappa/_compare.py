@@ -23,10 +23,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import (
     freeze_arrays,
@@ -189,8 +189,8 @@ None or array-like of shape (K, K), default="quadratic"
         ``"greater"`` tests κ_a > κ_b.
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out (from both kappas), with its item weight. The result has no NaN form: ``"propagate"`` is refused
-        (``docs/getting-started.md``, "Missing values").
+        left out (from both kappas), with its item weight. The result has no NaN form:
+        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -458,9 +458,9 @@ None or array-like of shape (K, K), default="quadratic"
         depend on each other — and tests that share a model do.
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out of every pair (all are tested on the same items), with
-        its item weight. The result has no NaN form: ``"propagate"`` is refused
-        (``docs/getting-started.md``, "Missing values").
+        left out of every pair (all are tested on the same items), with its item weight. The
+        result has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``,
+        "Missing values").
 
     Returns
     -------

@@ -22,9 +22,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._base._missing import NanPolicy
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import MAX_TOTAL_COUNT
+from qwkit._base._missing import NanPolicy
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._scale import check_codes, measure_scale, scale_values
 from qwkit._base._validation import check_alternative, check_choice, check_confusion, check_rng
@@ -366,8 +366,8 @@ None or array-like of shape (K, K), default="quadratic"
         Alternative hypothesis of the z-test of κ = 0 (and sidedness of intervals).
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out, with its item weight. A test has no NaN result: ``"propagate"`` is
-        refused (``docs/getting-started.md``, "Missing values").
+        left out, with its item weight. A test has no NaN result: ``"propagate"`` is refused
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------

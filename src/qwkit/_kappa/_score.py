@@ -61,8 +61,8 @@ None or array-like of shape (K, K), default="quadratic"
         Returned, with an :class:`UndefinedKappaWarning`, when kappa is 0/0.
     nan_policy : {"raise", "omit", "propagate"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error; or (``"omit"``) its item is
-        left out (with its ``sample_weight`` or ``counts``); or (``"propagate"``) kappa
-        is NaN (``docs/getting-started.md``, "Missing values").
+        left out (with its ``sample_weight`` or ``counts``); or (``"propagate"``) kappa is
+        NaN (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -218,8 +218,8 @@ def confusion_matrix(
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
     nan_policy : {"raise", "omit"}, default="raise"
-        A missing rating is an error, or (``"omit"``) its item is not counted. A table
-        of counts cannot be NaN: ``"propagate"`` is refused.
+        A missing rating is an error, or (``"omit"``) its item is not counted. A table of
+        counts cannot be NaN: ``"propagate"`` is refused.
 
     Returns
     -------

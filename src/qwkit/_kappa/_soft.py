@@ -12,11 +12,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit import _kernels
-from qwkit._base._missing import NanPolicy, nan_rows
 from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
 from qwkit._base._items import paired
+from qwkit._base._missing import NanPolicy, nan_rows
 from qwkit._base._results import public_module
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined

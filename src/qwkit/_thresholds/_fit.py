@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._fractional import minimize_ratio
 from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import (
     freeze_arrays,
     labels_dict,
@@ -554,8 +554,8 @@ None or array-like of shape (K, K), default="quadratic"
         ``sample_weight``); the result equals that of the repeated rows.
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is refused
-        (``docs/getting-started.md``, "Missing values").
+        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is
+        refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------

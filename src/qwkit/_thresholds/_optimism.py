@@ -26,8 +26,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qwkit._base._missing import NanPolicy
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import NanPolicy
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import public_module, reduce_dataclass
 from qwkit._base._validation import (
@@ -353,8 +353,8 @@ None or array-like of shape (K, K), default="quadratic"
         its one repetition of cross-fitting.
     nan_policy : {"raise", "omit"}, default="raise"
         A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
-        left out of the fit and of every refit, with its item weight. The result has no NaN form: ``"propagate"`` is refused
-        (``docs/getting-started.md``, "Missing values").
+        left out of the fit and of every refit, with its item weight. The result has no NaN
+        form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
