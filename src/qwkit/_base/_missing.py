@@ -43,7 +43,7 @@ import numpy as np
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._ratings import RatingsTable
-from qwkit._base._validation import check_choice
+from qwkit._base._validation import check_choice, scalar
 
 __all__ = ["NAN_POLICIES", "NanPolicy", "Rows", "check_nan_policy", "missing_mask", "nan_rows"]
 
@@ -178,15 +178,33 @@ class Rows:
 
 def _where(value, entries_row: int, name: str) -> str:
     if isinstance(value, RatingsTable):
-        item = value.items[entries_row]
+        item = scalar(value.items[entries_row])
         return f"`{name}` has no rating from every rater for item {item!r} (index {entries_row})"
     entries = _entries(value)
-    col = ""
+    col, j = "", None
     if entries is not None and entries.ndim > 1:
         j = int(np.flatnonzero(entries.reshape(entries.shape[0], -1)[entries_row])[0])
         cols = list(value.keys()) if isinstance(value, Mapping) else getattr(value, "columns", None)
         col = f", column {cols[j]!r}" if cols is not None else f", column {j}"
-    return f"`{name}` has a missing value at index {entries_row}{col}"
+    shown = _shown(value, entries_row, j)
+    return f"`{name}` has a missing value{shown} at index {entries_row}{col}"
+
+
+def _shown(value, row: int, col: int | None) -> str:
+    """`` (None)``, `` (nan)``, `` (<NA>)``: the missing entry as given, for messages."""
+    try:
+        if isinstance(value, Mapping):
+            value, col = list(value.values())[col if col is not None else 0], None
+        if hasattr(value, "iloc"):
+            entry = value.iloc[row] if col is None else value.iloc[row, col]
+        elif hasattr(value, "to_numpy"):
+            entry = value.to_numpy()[row] if col is None else value.to_numpy()[row, col]
+        else:
+            arr = np.asarray(value, dtype=object)
+            entry = arr[row] if col is None else arr.reshape(arr.shape[0], -1)[row, col]
+    except (IndexError, TypeError, ValueError, KeyError):
+        return ""
+    return f" ({entry.item() if isinstance(entry, np.generic) else entry})"
 
 
 def nan_rows(
@@ -224,19 +242,16 @@ def nan_rows(
     if policy == "raise":
         i, m = min(found, key=lambda im: int(np.argmax(im[1])))
         row = int(np.argmax(m))
-        if kind == "models":
-            advice = (
-                "pass nan_policy='omit' to leave out, for each model, the items it did not score"
-            )
-        elif kind == "table":
-            advice = (
-                "nan_policy='raise' asks for a complete table; the default, 'omit', reads a "
-                "missing entry as 'not rated'"
-            )
-        else:
-            advice = "pass nan_policy='omit' to leave out the items with a missing value"
+        advice = {
+            "models": " (nan_policy='raise'); pass nan_policy='omit' to leave out, for each "
+            "model, the items it did not score",
+            "table": ": nan_policy='raise' asks for a complete table; the default, 'omit', "
+            "reads a missing entry as 'not rated'",
+            "items": " (nan_policy='raise'); pass nan_policy='omit' to leave out the items "
+            "with a missing value",
+        }[kind]
         raise QwkitError(
-            f"{_where(inputs[i], row, names[i])} (nan_policy='raise'); {advice}.",
+            f"{_where(inputs[i], row, names[i])}{advice}.",
             parameter=names[i],
             row=row,
             also=("nan_policy",),

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._missing import NanPolicy
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice
 from qwkit._base._weights import WeightsLike
@@ -145,6 +146,7 @@ def degradation_sample_size(
     weights: WeightsLike = "quadratic",
     labels: ArrayLike | None = None,
     pairs: Literal["first", "all"] = "first",
+    nan_policy: NanPolicy = "raise",
 ) -> SampleSizeResult:
     """Double-scored items needed for the degradation test to show non-inferiority.
 
@@ -175,7 +177,7 @@ def degradation_sample_size(
     alpha : float, default=0.025
         One-sided level of the test, below 0.5; 0.025 is the level at which
         ``evaluate_scorer``'s 95% intervals decide.
-    weights, labels, pairs
+    weights, labels, pairs, nan_policy
         As for :func:`degradation_test` (pilot data only).
 
     Returns
@@ -242,7 +244,7 @@ def degradation_sample_size(
                 f"`{missing}` is missing: pass both pilot human ratings and machine scores.",
                 parameter=missing,
             )
-        scores = prepare(human, machine, weights=weights, labels=labels)
+        scores = prepare(human, machine, weights=weights, labels=labels, nan_policy=nan_policy)
         parts = degradation_sums(scores, 0, check_choice(pairs, "pairs", PAIRS))
         deg = combine([parts.human_machine, parts.human_human], np.subtract)
         infl = deg.influence()
