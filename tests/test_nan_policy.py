@@ -179,7 +179,7 @@ CASES = [
         lambda d, **p: qwkit.evaluate_traits(
             np.vstack([d["human"], d["human"]]),
             np.concatenate([d["machine"], d["machine"]]),
-            np.repeat(["t1", "t2"], N),
+            np.repeat(["t1", "t2"], len(d["machine"])),
             **p,
         ),
         "machine",
