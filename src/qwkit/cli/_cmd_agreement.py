@@ -46,6 +46,7 @@ from qwkit.cli._options import (
     Method,
     MethodOpt,
     MissingOpt,
+    NanPolicyOpt,
     ResamplesOpt,
     SeedOpt,
     SepOpt,
@@ -56,6 +57,7 @@ from qwkit.cli._options import (
     encoding_option,
     labels_option,
     missing_option,
+    nan_policy_option,
     sep_option,
 )
 from qwkit.cli._progress import confidence_interval
@@ -446,6 +448,7 @@ def agreement(
     ] = AgreementWeights.quadratic,
     labels: LabelsOpt = None,
     missing: MissingOpt = None,
+    nan_policy: NanPolicyOpt = None,
     ci: CiOpt = 0.95,
     method: MethodOpt = Method.asymptotic,
     n_resamples: ResamplesOpt = 9999,
@@ -477,6 +480,7 @@ def agreement(
     Each coefficient with its standard error (Gwet 2014), interval and the p-value of
     the test of no agreement beyond chance. Text ratings need --labels unless --weights
     identity."""
+    policy = nan_policy_option(nan_policy, default="omit")  # an empty cell: not rated
     columns = _layout(raters, long, item, rater, rating)
     chosen = coefficient_option(coefficient)
     scale_given = labels_option(labels)
@@ -530,21 +534,29 @@ def agreement(
                 if form is not None:
                     if numbers is None:
                         numbers = _reliability.positions(data.ratings, data.labels)
-                    results.append(_reliability.icc_result(numbers, form, ci))
+                    results.append(_reliability.icc_result(numbers, form, ci, policy))
                     continue
                 res = qwkit.agreement_test(
-                    data.ratings, coefficient=name, weights=weights.value, labels=data.labels
+                    data.ratings,
+                    coefficient=name,
+                    weights=weights.value,
+                    labels=data.labels,
+                    nan_policy=policy,
                 )
                 low, high = confidence_interval(res, ci, method, n_resamples, seed)
                 results.append((res, low, high))
             categories = None
             if by_category:
-                categories = _reliability.by_category(data.ratings, data.labels)
+                categories = _reliability.by_category(data.ratings, data.labels, policy)
             per_rater = None
             if by_rater or target is not None:
                 per_rater = _named(
                     qwkit.rater_agreement(
-                        data.ratings, weights=weights.value, labels=data.labels, confidence_level=ci
+                        data.ratings,
+                        weights=weights.value,
+                        labels=data.labels,
+                        confidence_level=ci,
+                        nan_policy=policy,
                     ),
                     data,
                 )

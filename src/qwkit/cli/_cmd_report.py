@@ -20,6 +20,7 @@ from qwkit.cli._options import (
     LabelsOpt,
     Method,
     MethodOpt,
+    NanPolicyOpt,
     ResamplesOpt,
     SeedOpt,
     SepOpt,
@@ -32,6 +33,7 @@ from qwkit.cli._options import (
     encoding_option,
     item_weight_options,
     labels_option,
+    nan_policy_option,
     sep_option,
 )
 
@@ -115,7 +117,8 @@ def report(
     decimal: DecimalOpt = ".",
     encoding: EncodingOpt = "utf-8",
     sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     title: Annotated[
         str | None,
         typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
@@ -128,6 +131,7 @@ def report(
     heatmap, agreement class by class, and for scores the cut points (fitted here: with
     the kappa they will have on new data, --optimism). Warnings (e.g. an undefined
     kappa) are shown in the report as well as on stderr."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if (pred is None) == (score_col is None):
         raise typer.BadParameter(
             "give exactly one of --pred and --score.", param_hint="--pred/--score"

@@ -28,6 +28,7 @@ from qwkit.cli._options import (
     LabelsOpt,
     Method,
     MethodOpt,
+    NanPolicyOpt,
     ResamplesOpt,
     SeedOpt,
     SepOpt,
@@ -40,6 +41,7 @@ from qwkit.cli._options import (
     encoding_option,
     item_weight_options,
     labels_option,
+    nan_policy_option,
     sep_option,
 )
 from qwkit.cli._progress import confidence_interval
@@ -106,7 +108,8 @@ def score(
     decimal: DecimalOpt = ".",
     encoding: EncodingOpt = "utf-8",
     sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     engine: Annotated[
         Engine,
         typer.Option(
@@ -135,6 +138,7 @@ def score(
     Kappa, its standard error and confidence interval, the p-value of the test of no
     agreement, and the confusion matrix. With --engine dask, PATH may be larger than
     memory."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if pred == truth:  # kappa of a column with itself is 1 and says nothing
         raise typer.BadParameter(
             f"column '{pred}' is given to both --truth and --pred; name two columns.",
@@ -311,7 +315,7 @@ def _dask_options(
         (decimal != ".", "--decimal"),
         (encoding != "utf-8", "--encoding"),
         (sheet, "--sheet"),
-        (drop_missing, "--drop-missing"),
+        (drop_missing, "--nan-policy"),  # omit (or its alias --drop-missing)
     ):
         if given:
             raise typer.BadParameter(
@@ -402,7 +406,8 @@ def compare(
     decimal: DecimalOpt = ".",
     encoding: EncodingOpt = "utf-8",
     sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     as_json: JsonOpt = False,
 ) -> None:
     """Paired comparison of models' kappas.
@@ -411,6 +416,7 @@ def compare(
     same items, with its standard error, confidence interval and p-value. With three or
     more models, every pair is compared so, and the p-values are adjusted for the
     number of pairs (the intervals are not)."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if len(pred) < 2:
         raise typer.BadParameter(
             f"give --pred at least twice (once per model); got {len(pred)}.",

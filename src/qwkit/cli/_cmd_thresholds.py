@@ -34,6 +34,7 @@ from qwkit.cli._options import (
     ForceOpt,
     JsonOpt,
     LabelsOpt,
+    NanPolicyOpt,
     SepOpt,
     SheetOpt,
     TruthOpt,
@@ -45,6 +46,7 @@ from qwkit.cli._options import (
     encoding_option,
     item_weight_options,
     labels_option,
+    nan_policy_option,
     sep_option,
 )
 
@@ -86,7 +88,8 @@ def thresholds_fit(
     decimal: DecimalOpt = ".",
     encoding: EncodingOpt = "utf-8",
     sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -96,6 +99,7 @@ def thresholds_fit(
     reference ratings: the exact global optimum, not a local search. Their kappa on
     these rows is optimistic; the optimism corrected kappa (--optimism) is what these
     cut points will score on new data, with its interval."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     item_weight_options(sample_weight, counts)
     scale_given = labels_option(labels)
     sep = sep_option(sep)
@@ -217,11 +221,12 @@ def thresholds_apply(
     decimal: DecimalOpt = ".",
     encoding: EncodingOpt = "utf-8",
     sheet: SheetOpt = None,
+    nan_policy: NanPolicyOpt = None,
     drop_missing: Annotated[
         bool,
         typer.Option(
             "--drop-missing",
-            help="Drop rows whose score is missing (default: they are an error).",
+            help="Deprecated: the same as --nan-policy omit (drop rows whose score is missing).",
             show_default=False,
         ),
     ] = False,
@@ -233,6 +238,7 @@ def thresholds_apply(
     for byte, with one more field on each line (comment lines above the header are
     kept); a Parquet output keeps the input's column types (a text input's are
     inferred)."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
     encoding = encoding_option(encoding)
