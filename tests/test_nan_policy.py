@@ -377,3 +377,33 @@ class TestContainers:
         assert math.isnan(
             qwkit.agreement_score(table, coefficient="fleiss", nan_policy="propagate")
         )
+
+
+@pytest.mark.parametrize(
+    ("make", "a", "b"),
+    [
+        (lambda: qwkit.KappaAccumulator(labels=[1, 2, 3, 4, 5]), "y1", "y2"),
+        (qwkit.SoftKappaAccumulator, "y1", "score"),
+        (qwkit.ThresholdAccumulator, "y1", "score"),
+    ],
+    ids=["KappaAccumulator", "SoftKappaAccumulator", "ThresholdAccumulator"],
+)
+def test_accumulators(make, a, b):
+    """The streaming twins take the same policy batch by batch (a fit, a table: raise or
+    omit)."""
+    x, y = DATA[a].astype(np.float64), DATA[b].astype(np.float64).copy()
+    y[ROW] = np.nan
+    acc = make()
+    with pytest.raises(qwkit.QwkitError, match="nan_policy") as info:
+        acc.update(x, y)
+    assert info.value.row == ROW
+    acc.update(x[:20], y[:20], nan_policy="omit")
+    acc.update(x[20:], y[20:], nan_policy="omit")
+    keep = np.arange(N) != ROW
+    whole = make()
+    whole.update(x[keep], y[keep])
+    result = getattr(acc, "score", None) or acc.optimize  # the cut points' fit
+    want = getattr(whole, "score", None) or whole.optimize
+    assert _numbers(result()).tolist() == _numbers(want()).tolist()
+    with pytest.raises(qwkit.QwkitError, match="`nan_policy` must be"):
+        acc.update(x, y, nan_policy="propagate")

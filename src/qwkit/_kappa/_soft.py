@@ -16,7 +16,7 @@ from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
 from qwkit._base._items import paired
-from qwkit._base._missing import NanPolicy, nan_rows
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import public_module
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
@@ -147,13 +147,17 @@ class SoftKappaAccumulator:
         sample_weight: ArrayLike | None = None,
         *,
         counts: ArrayLike | None = None,
+        nan_policy: NanPolicy = "raise",
     ) -> None:
         """Add a batch (``sample_weight`` or ``counts`` as in :func:`soft_kappa_score`).
-        An empty batch adds nothing."""
-        y_true, y_score, sample_weight, counts = paired(
-            (y_true, y_score, sample_weight, counts),
-            ("y_true", "y_score", "sample_weight", "counts"),
-        )
+        An empty batch adds nothing.
+        ``nan_policy``: a missing rating is an error (``"raise"``) or its item is left out
+        of the batch (``"omit"``), as in :func:`soft_kappa_score`.
+        """
+        names = ("y_true", "y_score", "sample_weight", "counts")
+        inputs = paired((y_true, y_score, sample_weight, counts), names)
+        rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+        y_true, y_score, sample_weight, counts = rows.values
         if len(as_1d(y_true, "y_true")) == 0:
             check_same_length(as_1d(y_true, "y_true"), as_1d(y_score, "y_score"), _SOFT_NAMES)
             item_weights(sample_weight, counts, 0, allow_zero_total=True)

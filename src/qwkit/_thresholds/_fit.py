@@ -411,14 +411,18 @@ None or array-like of shape (K, K), default="quadratic"
         sample_weight: ArrayLike | None = None,
         *,
         counts: ArrayLike | None = None,
+        nan_policy: NanPolicy = "raise",
     ) -> None:
         """Add a batch of true ratings and scores (``sample_weight`` or ``counts`` as in
         :func:`optimize_thresholds`). An empty batch, or one of zero weight, adds
-        nothing."""
-        y_true, y_score, sample_weight, counts = paired(
-            (y_true, y_score, sample_weight, counts),
-            ("y_true", "y_score", "sample_weight", "counts"),
-        )
+        nothing.
+        ``nan_policy``: a missing rating is an error (``"raise"``) or its item is left out
+        of the batch (``"omit"``), as in :func:`optimize_thresholds`.
+        """
+        names = ("y_true", "y_score", "sample_weight", "counts")
+        inputs = paired((y_true, y_score, sample_weight, counts), names)
+        rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+        y_true, y_score, sample_weight, counts = rows.values
         scores = real_vector(y_score, "y_score")
         if scores.shape[0] == 0:
             truth = as_1d(y_true, "y_true")
