@@ -85,10 +85,14 @@ def _entries(value) -> np.ndarray | None:
     """Where ``value`` (one rating per item, or items × columns) has a missing entry:
     a bool array of its shape, or None when it cannot have one."""
     pd = _pandas()
+    if pd is not None and isinstance(value, pd.Series) and not value.hasnans:
+        return None
     if pd is not None and isinstance(value, (pd.Series, pd.DataFrame)):
         return np.asarray(value.isna(), dtype=bool)
     pl = _polars()
     if pl is not None and isinstance(value, pl.Series):
+        if value.null_count() == 0 and not (value.dtype.is_float() and value.is_nan().any()):
+            return None
         return _entries(value.to_numpy())
     if pl is not None and isinstance(value, pl.DataFrame):
         cols = [_entries(value[c]) for c in value.columns]
@@ -98,13 +102,12 @@ def _entries(value) -> np.ndarray | None:
         cols = [_entries(v) for v in value.values()]
         cols = [c.reshape(c.shape[0], -1) for c in cols if c is not None]
         return np.column_stack(cols) if cols else None
-    arr = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
-    if arr.dtype == object and arr.size:
-        try:  # a list of numbers: check it as numbers
-            arr = np.asarray(value)
-        except (ValueError, TypeError):
-            pass
+    arr = _array(value)
     if arr.dtype.kind in "fc":
+        # one pass without a copy when nothing is missing (the common case): min is NaN
+        # as soon as one value is
+        if arr.size == 0 or not np.isnan(arr.min() if arr.dtype.kind == "f" else arr.sum()):
+            return None
         return np.isnan(arr)
     if arr.dtype == object:
         return _object_missing(arr)
@@ -140,13 +143,17 @@ def _take(value, keep: np.ndarray):
         return {k: _take(v, keep) for k, v in value.items()}
     if isinstance(value, str):  # a column name (item=, cluster=): not per item
         return value
-    arr = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
-    if not isinstance(value, np.ndarray):
-        try:
-            arr = np.asarray(value)
-        except (ValueError, TypeError):
-            pass
-    return arr[keep]
+    return _array(value)[keep]
+
+
+def _array(value) -> np.ndarray:
+    """``value`` as an array without copying an array (ragged lists: an object array)."""
+    if isinstance(value, np.ndarray):
+        return value
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError):
+        return np.asarray(value, dtype=object)
 
 
 def _length(value) -> int | None:
