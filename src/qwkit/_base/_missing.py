@@ -194,7 +194,8 @@ def _where(value, entries_row: int, name: str) -> str:
         cols = list(value.keys()) if isinstance(value, Mapping) else getattr(value, "columns", None)
         col = f", column {cols[j]!r}" if cols is not None else f", column {j}"
     shown = _shown(value, entries_row, j)
-    return f"`{name}` has a missing value{shown} at index {entries_row}{col}"
+    at = f"row {entries_row}{col}" if col else f"index {entries_row}"
+    return f"`{name}` has a missing value{shown} at {at}"
 
 
 def _shown(value, row: int, col: int | None) -> str:
