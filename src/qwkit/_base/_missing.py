@@ -45,7 +45,15 @@ from qwkit._base._errors import QwkitError
 from qwkit._base._ratings import RatingsTable
 from qwkit._base._validation import check_choice, scalar
 
-__all__ = ["NAN_POLICIES", "NanPolicy", "Rows", "check_nan_policy", "missing_mask", "nan_rows"]
+__all__ = [
+    "NAN_POLICIES",
+    "RAISE_OR_OMIT",
+    "NanPolicy",
+    "Rows",
+    "check_nan_policy",
+    "missing_mask",
+    "nan_rows",
+]
 
 NanPolicy = Literal["propagate", "raise", "omit"]
 NAN_POLICIES: tuple[str, ...] = ("propagate", "raise", "omit")
