@@ -364,7 +364,7 @@ class TestConcordance:
     def test_missing_pairs_are_left_out_with_omit(self):
         x = [1.0, 2.0, None, 4.0, 5.5, 6.0]
         y = [1.2, np.nan, 3.0, 4.4, 5.0, 6.5]
-        with pytest.raises(ValueError, match=r"`x` has a missing value \(None\) at index 2"):
+        with pytest.raises(ValueError, match=r"`y` has a missing value \(nan\) at index 1"):
             qwkit.concordance_correlation(x, y)  # the default of two raters: raise
         res = qwkit.concordance_correlation(x, y, nan_policy="omit")
         ref = qwkit.concordance_correlation([1.0, 4.0, 5.5, 6.0], [1.2, 4.4, 5.0, 6.5])
