@@ -320,12 +320,20 @@ class TestKappaRegression:
                 ValueError,
                 r"`X` and `y` must have the same length; got 4 and 5",
             ),
-            ({"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]}, ValueError, r"`X` has a missing value \(nan\) at row 4"),
+            (
+                {"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]},
+                ValueError,
+                r"`X` has a missing value \(nan\) at row 4",
+            ),
             ({"X": [[0.0, np.inf]] * 5}, ValueError, r"`X` contains inf at row 0, column 1"),
             ({"X": [["a", "b"]] * 5}, TypeError, r"`X` must be numeric"),
             ({"X": scipy.sparse.csr_matrix(np.eye(5))}, TypeError, r"`X` must be a dense"),
             ({"X": None}, TypeError, r"`X` must be a 2-D array-like"),
-            ({"y": [1, 2, np.nan, 1, 2]}, ValueError, r"`y` has a missing value \(nan\) at index 2"),
+            (
+                {"y": [1, 2, np.nan, 1, 2]},
+                ValueError,
+                r"`y` has a missing value \(nan\) at index 2",
+            ),
             ({"y": [3, 3, 3, 3, 3]}, ValueError, r"`y` must take at least two distinct"),
             (
                 {"y": [1, 1, 1, 1, 2], "sample_weight": [1, 1, 1, 1, 0]},
