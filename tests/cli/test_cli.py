@@ -578,7 +578,7 @@ class TestBadInput:
 
     def test_missing_value_without_drop(self):
         line = fails("score", EXPSY, "-t", "r1", "-p", "r2")
-        assert "missing value in data row 1" in line and "--drop-missing" in line
+        assert "missing value in data row 1" in line and "--nan-policy omit" in line
 
     def test_non_integer_rating(self, wine_files):
         files, _ = wine_files

@@ -21,6 +21,7 @@ from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._agreement._score import _test
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import freeze_arrays, plain, public_module, reduce_dataclass
 from qwkit._base._validation import check_confidence_level, check_interval_method
 from qwkit._base._warnings import DegenerateIntervalWarning
@@ -143,7 +144,10 @@ _TWO_COORDS = np.array([0.0, 1.0])
 
 
 def category_agreement(
-    ratings: ArrayLike, *, labels: ArrayLike | None = None
+    ratings: ArrayLike,
+    *,
+    labels: ArrayLike | None = None,
+    nan_policy: NanPolicy = "omit",
 ) -> CategoryAgreementResult:
     """Fleiss' kappa of each category: how well raters agree on putting items in it.
 
@@ -155,6 +159,12 @@ def category_agreement(
     labels : array-like of shape (K,), default=None
         The categories, to order the result and to check the ratings against; only the
         categories that occur get a kappa.
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -195,6 +205,7 @@ def category_agreement(
     >>> round(float(res.zstatistic[0]), 3)
     5.192
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     prep = _in.prepare_for_coefficient(ratings, "fleiss", "identity", labels)
     panel = prep.panel
     per_item = panel.per_item.astype(np.float64)

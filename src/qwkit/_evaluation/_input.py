@@ -34,6 +34,7 @@ import numpy as np
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, check_nan_policy, nan_rows
 from qwkit._base._ratings import RatingsTable, slot_columns
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -46,7 +47,7 @@ from qwkit._base._scale import (
     scale_values,
 )
 from qwkit._base._scale_check import may_fire, merge_sketches, sketch_values, warn_codes
-from qwkit._base._validation import check_choice, show
+from qwkit._base._validation import show
 from qwkit._base._weights import check_weights, resolve, weights_name
 
 __all__ = [
@@ -58,8 +59,6 @@ __all__ = [
     "prepare",
     "trim_scores",
 ]
-
-NAN_POLICIES = ("raise", "omit")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -214,7 +213,7 @@ def prepare(
 ) -> Scores:
     """Validate human ratings and machine scores of the same items onto one scale."""
     hname, mname = names
-    policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    policy = check_nan_policy(nan_policy, RAISE_OR_OMIT)
     weights = check_weights(weights)
     human, machine = paired((human, machine), names)
     slots = isinstance(human, RatingsTable)
@@ -239,15 +238,7 @@ def prepare(
         )
     if m.shape[1] == 0:
         raise QwkitError(f"`{mname}` holds no scores; got shape {m.shape}.", parameter=mname)
-    if policy == "raise" and not m.present.all():
-        row, col = (int(i) for i in np.argwhere(~m.present)[0])
-        raise QwkitError(
-            f"`{mname}`{_which(m, col)} has no score for the item in row {row}; every "
-            f"item needs one, or pass nan_policy='omit' to leave out, for each model, the "
-            "items it did not score.",
-            parameter=mname,
-            row=row,
-        )
+    nan_rows(policy, (machine,), (mname,), kind="models", allowed=RAISE_OR_OMIT)
     if labels is None:
         orders = [x.declared for x in (h, m)]
         if all(o is not None for o in orders) and not (

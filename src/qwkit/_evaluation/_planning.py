@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._missing import NanPolicy
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice
 from qwkit._base._weights import WeightsLike
@@ -157,6 +158,7 @@ def degradation_sample_size(
     labels: ArrayLike | None = None,
     pairs: Literal["first", "all"] = "first",
     trim: bool | float = True,
+    nan_policy: NanPolicy = "raise",
 ) -> SampleSizeResult:
     """Double-scored items needed for the degradation test to show non-inferiority.
 
@@ -187,7 +189,7 @@ def degradation_sample_size(
     alpha : float, default=0.025
         One-sided level of the test, below 0.5; 0.025 is the level at which
         ``evaluate_scorer``'s 95% intervals decide.
-    weights, labels, pairs, trim
+    weights, labels, pairs, trim, nan_policy
         As for :func:`degradation_test` (pilot data only): the pilot's scores are read as
         the test will read the study's, so that its estimate is the test's statistic.
 
@@ -268,7 +270,9 @@ def degradation_sample_size(
                 parameter=missing,
             )
         target = _degradation(expected_degradation)
-        scores = prepare_inputs(human, machine, weights=weights, labels=labels, trim=trim).scores
+        scores = prepare_inputs(
+            human, machine, weights=weights, labels=labels, trim=trim, nan_policy=nan_policy
+        ).scores
         parts = degradation_sums(scores, 0, check_choice(pairs, "pairs", PAIRS))
         deg = combine([parts.human_machine, parts.human_human], np.subtract)
         infl = deg.influence()

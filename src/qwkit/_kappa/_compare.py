@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import (
     freeze_arrays,
@@ -176,6 +177,7 @@ def compare_kappa_test(
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+    nan_policy: NanPolicy = "raise",
 ) -> KappaComparisonResult:
     """Paired test of whether two models' kappas on the same items differ.
 
@@ -204,6 +206,10 @@ None or array-like of shape (K, K), default="quadratic"
         ``sample_weight``); the result equals that of the repeated rows.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"`` tests κ_a > κ_b.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out (from both kappas), with its item weight. The result has no NaN form:
+        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -276,9 +282,10 @@ None or array-like of shape (K, K), default="quadratic"
     alternative = check_alternative(alternative)
     weights = check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
-    y_true, y_pred_a, y_pred_b, sample_weight, counts = paired(
-        (y_true, y_pred_a, y_pred_b, sample_weight, counts), (*names, "sample_weight", "counts")
-    )
+    every = (*names, "sample_weight", "counts")
+    inputs = paired((y_true, y_pred_a, y_pred_b, sample_weight, counts), every)
+    rows = nan_rows(nan_policy, inputs, every, rated=3, allowed=RAISE_OR_OMIT)
+    y_true, y_pred_a, y_pred_b, sample_weight, counts = rows.values
     arrays, first = real_columns((y_true, y_pred_a, y_pred_b), names, labels)
     if any(f is not None for f in first):  # real-valued scores: the continuous form
         refuse_real(weights, names, arrays, first)
@@ -494,6 +501,7 @@ def pairwise_compare_kappa_test(
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     correction: Literal["holm", "bonferroni", "fdr_by"] = "holm",
+    nan_policy: NanPolicy = "raise",
 ) -> PairwiseComparisonResult:
     """Paired tests of every pair of several models' kappas on the same items, with
     p-values adjusted for multiplicity.
@@ -524,6 +532,11 @@ None or array-like of shape (K, K), default="quadratic"
         step-down (family-wise error rate), Bonferroni (the same, less powerful), or
         Benjamini–Yekutieli (false discovery rate). All three hold however the tests
         depend on each other — and tests that share a model do.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out of every pair (all are tested on the same items), with its item weight. The
+        result has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``,
+        "Missing values").
 
     Returns
     -------
@@ -585,6 +598,15 @@ None or array-like of shape (K, K), default="quadratic"
         (y_true, y_preds, sample_weight, counts), ("y_true", "y_preds", "sample_weight", "counts")
     )
     models, names, vectors = _models(y_preds, y_true)
+    every = ("y_true", *names, "sample_weight", "counts")
+    rows = nan_rows(
+        nan_policy,
+        (y_true, *vectors, sample_weight, counts),
+        every,
+        rated=1 + len(vectors),
+        allowed=RAISE_OR_OMIT,
+    )
+    y_true, *vectors, sample_weight, counts = rows.values
     pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
     all_names = ("y_true", *names)
     arrays, first = real_columns((y_true, *vectors), all_names, labels)

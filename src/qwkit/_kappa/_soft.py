@@ -16,6 +16,7 @@ from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import public_module
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
@@ -29,6 +30,7 @@ def soft_kappa_score(
     *,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> float:
     """Quadratic weighted kappa of real-valued predictions (the continuous form).
 
@@ -43,6 +45,10 @@ def soft_kappa_score(
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error; or (``"omit"``) its item is
+        left out, with its item weight; or (``"propagate"``) the result is NaN
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -72,9 +78,12 @@ def soft_kappa_score(
     >>> round(qwkit.soft_kappa_score([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6]), 6)
     0.959206
     """
-    y_true, y_score, sample_weight, counts = paired(
-        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
-    )
+    names = ("y_true", "y_score", "sample_weight", "counts")
+    inputs = paired((y_true, y_score, sample_weight, counts), names)
+    rows = nan_rows(nan_policy, inputs, names, rated=2)
+    if rows.propagate:
+        return float("nan")
+    y_true, y_score, sample_weight, counts = rows.values
     y, f = _soft_inputs(y_true, y_score)
     w = item_weights(sample_weight, counts, y.shape[0]).as_float()
     sums = SoftSums()
@@ -138,13 +147,17 @@ class SoftKappaAccumulator:
         sample_weight: ArrayLike | None = None,
         *,
         counts: ArrayLike | None = None,
+        nan_policy: NanPolicy = "raise",
     ) -> None:
         """Add a batch (``sample_weight`` or ``counts`` as in :func:`soft_kappa_score`).
-        An empty batch adds nothing."""
-        y_true, y_score, sample_weight, counts = paired(
-            (y_true, y_score, sample_weight, counts),
-            ("y_true", "y_score", "sample_weight", "counts"),
-        )
+        An empty batch adds nothing.
+        ``nan_policy``: a missing rating is an error (``"raise"``) or its item is left out
+        of the batch (``"omit"``), as in :func:`soft_kappa_score`.
+        """
+        names = ("y_true", "y_score", "sample_weight", "counts")
+        inputs = paired((y_true, y_score, sample_weight, counts), names)
+        rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+        y_true, y_score, sample_weight, counts = rows.values
         if len(as_1d(y_true, "y_true")) == 0:
             check_same_length(as_1d(y_true, "y_true"), as_1d(y_score, "y_score"), _SOFT_NAMES)
             item_weights(sample_weight, counts, 0, allow_zero_total=True)

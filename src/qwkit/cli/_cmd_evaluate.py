@@ -37,6 +37,7 @@ from qwkit.cli._options import (
     JsonOpt,
     LabelsOpt,
     MissingOpt,
+    NanPolicyOpt,
     Reading,
     SeedOpt,
     TitleOpt,
@@ -46,6 +47,7 @@ from qwkit.cli._options import (
     column_list,
     labels_option,
     missing_option,
+    nan_policy_option,
     option_blocks,
     report_option,
 )
@@ -68,11 +70,6 @@ class SmdDefinition(str, Enum):
 class Pairs(str, Enum):
     first = "first"
     all = "all"
-
-
-class NanPolicy(str, Enum):
-    raise_ = "raise"
-    omit = "omit"
 
 
 def _open_unit(value: float) -> float:
@@ -306,14 +303,7 @@ def evaluate(
             metavar="PAIRS",
         ),
     ] = Pairs.first,
-    nan_policy: Annotated[
-        NanPolicy,
-        typer.Option(
-            help="An empty machine cell: raise (an error) or omit (each machine is "
-            "evaluated on the items it scored; how many it left out is reported).",
-            metavar="POLICY",
-        ),
-    ] = NanPolicy.raise_,
+    nan_policy: NanPolicyOpt = None,
     alt_test: Annotated[
         bool,
         typer.Option(
@@ -353,6 +343,7 @@ def evaluate(
     interval, threshold, p-value and a verdict (pass: the whole interval on the passing
     side; fail: wholly on the other; inconclusive otherwise); beside them the human-human
     ceiling, the kappa of every pair of raters, PRMSE and the subgroups."""
+    policy = nan_policy_option(nan_policy)
     humans = column_list(human, "--human", at_least=2, example="h1,h2,h3")
     machines = column_list(machine, "--machine", at_least=1, example="model,llm")
     _distinct(
@@ -391,7 +382,7 @@ def evaluate(
                 machine=machines,
                 group=group,
                 labels=scale_given,
-                omit_unscored=nan_policy is NanPolicy.omit,
+                omit_unscored=policy == "omit",
                 text_allowed=weights is Weights.identity,
                 missing=codes,
                 console=stderr_console(),
@@ -434,7 +425,7 @@ def evaluate(
                     method=method.value,
                     n_resamples=n_resamples,
                     rng=seed,
-                    nan_policy=nan_policy.value,
+                    nan_policy=policy,
                     progress=progress,
                 )
             alternative = {}
@@ -447,7 +438,7 @@ def evaluate(
                         alignment=alignment.value,
                         weights=weights.value,
                         labels=data.labels,
-                        nan_policy=nan_policy.value,
+                        nan_policy=policy,
                     )
             if target is not None:
                 page = _evaluation_display.report(
@@ -480,7 +471,7 @@ def evaluate(
                     "cluster": cluster,
                     "trait": trait,
                     "n_rows": data.n_rows,
-                    "nan_policy": nan_policy.value,
+                    "nan_policy": policy,
                     **res.to_dict(),
                     **(
                         {"alt_test": {name: one.to_dict() for name, one in alternative.items()}}

@@ -25,11 +25,13 @@ from qwkit.cli._options import (
     ItemWeightColumns,
     JsonOpt,
     LabelsOpt,
+    NanPolicyOpt,
     Reading,
     TruthOpt,
     Weights,
     WeightsOpt,
     labels_option,
+    nan_policy_option,
     option_blocks,
 )
 
@@ -78,7 +80,8 @@ def score(
     interval: Interval = Interval(),
     item_weights: ItemWeightColumns = ItemWeightColumns(),
     reading: Reading = Reading(),
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     engine: Annotated[
         Engine,
         typer.Option(
@@ -107,6 +110,7 @@ def score(
     Kappa, its standard error and confidence interval, the p-value of the test of no
     agreement, and the confusion matrix. With --engine dask, PATH may be larger than
     memory."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if pred == truth:  # kappa of a column with itself is 1 and says nothing
         raise typer.BadParameter(
             f"column '{pred}' is given to both --truth and --pred; name two columns.",
@@ -248,7 +252,7 @@ def _dask_options(path: str, reading: Reading, drop_missing: bool, *, engine: st
         (reading.decimal != ".", "--decimal"),
         (reading.encoding != "utf-8", "--encoding"),
         (reading.sheet, "--sheet"),
-        (drop_missing, "--drop-missing"),
+        (drop_missing, "--nan-policy"),  # omit (or its alias --drop-missing)
     ):
         if given:
             raise typer.BadParameter(
@@ -337,7 +341,8 @@ def compare(
     interval: Interval = Interval(),
     item_weights: ItemWeightColumns = ItemWeightColumns(),
     reading: Reading = Reading(),
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     as_json: JsonOpt = False,
 ) -> None:
     """Paired comparison of models' kappas.
@@ -348,6 +353,7 @@ def compare(
     number of pairs (the intervals are not). A model's column may hold real-valued
     scores: quadratic kappa scores them as they are (its continuous form, as soft
     kappa), with the same paired standard error."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if len(pred) < 2:
         raise typer.BadParameter(
             f"give --pred at least twice (once per model); got {len(pred)}.",

@@ -63,7 +63,7 @@ def _null_error(column: str, array, rows: np.ndarray | None = None) -> CliError:
     i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
     return CliError(
         f"column '{column}' has a missing value in data row {file_row(i, rows)}; fill it or pass "
-        "--drop-missing to skip such rows."
+        "--nan-policy omit to skip such rows."
     )
 
 
@@ -267,7 +267,7 @@ class Loaded:
 
     columns: dict[str, np.ndarray]
     sample_weight: np.ndarray | None
-    dropped: int  # rows skipped by --drop-missing
+    dropped: int  # rows skipped by --nan-policy omit
     rows: np.ndarray | None  # 0-based file row of each kept position (None: all kept)
     #: The rating scale: the one given, or the order that ordered categories declare.
     labels: np.ndarray | None = None
