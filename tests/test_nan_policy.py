@@ -186,6 +186,13 @@ CASES = [
         part=lambda d: [r["models"] for r in d["results"].values()],
     ),
     Case(
+        "alt_test_sample_size",
+        lambda d, **p: qwkit.alt_test_sample_size(
+            d["human"], d["machine"], n_annotators=3, n_simulations=200, rng=0, **p
+        ),
+        "machine",
+    ),
+    Case(
         "degradation_sample_size",
         lambda d, **p: qwkit.degradation_sample_size(human=d["human"], machine=d["machine"], **p),
         "machine",

@@ -351,6 +351,7 @@ def alt_test_sample_size(
     max_items_per_rater: int = 10_000,
     n_simulations: int = 10_000,
     rng: int | np.random.Generator | None = None,
+    nan_policy: Literal["raise", "omit"] = "raise",
 ) -> AltTestSampleSizeResult:
     """Annotators and items per annotator for the Alternative Annotator Test to pass.
 
@@ -407,6 +408,9 @@ def alt_test_sample_size(
         Simulated studies per power (Monte Carlo SE of a power of 0.8: 0.004).
     rng : None, int or numpy.random.Generator, default=None
         Source of randomness of the simulations.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing judge score in the pilot: an error, or the item left out (as for
+        :func:`alt_test`; a missing annotation is an item that annotator did not annotate).
 
     Returns
     -------
@@ -500,7 +504,7 @@ def alt_test_sample_size(
             labels=labels,
             min_raters_per_item=min_raters_per_item,
             min_items_per_rater=2,
-            nan_policy="raise",
+            nan_policy=nan_policy,
         )
         rates = np.array([[np.mean(a.d == v) for v in (1.0, 0.0, -1.0)] for a in tested.annotators])
         effects = np.array(

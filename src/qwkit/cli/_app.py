@@ -136,7 +136,7 @@ PLAN = {
     "alt-test": Lazy(
         "qwkit.cli._cmd_plan",
         "plan_alt_test",
-        "Annotators and items per annotator for the alternative annotator test.",
+        "Annotators and items each for the alt-test.",
     ),
 }
 #: The commands of ``qwkit thresholds``.

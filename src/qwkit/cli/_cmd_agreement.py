@@ -112,7 +112,7 @@ _COEFFICIENT_HELP = (
 _WEIGHTS_HELP = (
     "Disagreement weights: "
     + "; ".join(f"{r.name}: {r.help}" for r in WEIGHTS.values())
-    + " (docs/agreement.md, §2)."
+    + " (docs/agreement.md, section 2)."
 )
 
 

@@ -326,7 +326,7 @@ def evaluate(
         typer.Option(
             help="With --alt-test: how alignment with the remaining annotators is scored "
             "(accuracy, rmse, or kappa; kappa or rmse for real-valued scores).",
-            metavar="ALIGNMENT",
+            metavar="NAME",
         ),
     ] = Alignment.accuracy,
     report: Annotated[str | None, report_option(" with the figures")] = None,

@@ -381,7 +381,7 @@ def plan_alt_test(
         typer.Option(
             help="With a pilot file: how alignment with the remaining annotators is scored "
             "(accuracy, rmse, or kappa).",
-            metavar="ALIGNMENT",
+            metavar="NAME",
         ),
     ] = Alignment.accuracy,
     weights: WeightsOpt = Weights.quadratic,
