@@ -21,6 +21,7 @@ from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._agreement._score import _test
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import freeze_arrays, plain, public_module, reduce_dataclass
 from qwkit._base._validation import check_confidence_level, check_interval_method
 from qwkit._base._warnings import DegenerateIntervalWarning
@@ -143,7 +144,7 @@ _TWO_COORDS = np.array([0.0, 1.0])
 
 
 def category_agreement(
-    ratings: ArrayLike, *, labels: ArrayLike | None = None
+    ratings: RatingsLike, *, labels: ArrayLike | None = None
 ) -> CategoryAgreementResult:
     """Fleiss' kappa of each category: how well raters agree on putting items in it.
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit import _kernels
 from qwkit._agreement import _input as _in
 from qwkit._agreement._icc_missing import MissingFit, agreement_interval, fit_missing
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level, check_interval_method
 from qwkit._table._resampling import ConfidenceInterval
@@ -389,7 +389,7 @@ def _missing(num: _in.Numeric, form: str):
 
 
 def icc(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     form: Literal["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"],
     confidence_level: float = 0.95,

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import public_module, result_dict
 
 __all__ = ["KendallWResult", "kendall_w"]
@@ -78,7 +78,7 @@ class KendallWResult:
 public_module(KendallWResult)
 
 
-def kendall_w(ratings: ArrayLike, *, correct_ties: bool = True) -> KendallWResult:
+def kendall_w(ratings: RatingsLike, *, correct_ties: bool = True) -> KendallWResult:
     """Kendall's coefficient of concordance of m raters ranking n items.
 
     Parameters

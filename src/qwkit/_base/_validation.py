@@ -14,14 +14,17 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import KeysView, ValuesView
+from collections.abc import KeysView, Mapping, ValuesView
 from fractions import Fraction
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError, at_index
 
 __all__ = [
+    "Columns",
     "as_1d",
     "as_real_array",
     "beyond_exact_floats",
@@ -47,6 +50,11 @@ __all__ = [
     "scalar",
     "show",
 ]
+
+#: Rating columns, as signatures accept them: an array-like of shape (n_items, n_columns)
+#: (an array, nested lists, a pandas or Polars data frame) or a mapping of column name →
+#: values (a dict of columns, one entry per column).
+Columns: TypeAlias = ArrayLike | Mapping[str, ArrayLike]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min

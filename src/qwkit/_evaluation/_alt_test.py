@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice, check_integer, check_real
 from qwkit._base._weights import WeightsLike
@@ -164,7 +165,7 @@ def _pseudo_values(candidate, others, wmat) -> np.ndarray:
 
 
 def alt_test(
-    human: ArrayLike,
+    human: RatingsLike,
     judge: ArrayLike,
     *,
     epsilon: float = 0.2,

@@ -17,8 +17,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._registry import CRITERIA, DEFAULT_CRITERIA
 from qwkit._base._validation import (
+    Columns,
     check_choice,
     check_confidence_level,
     check_n_resamples,
@@ -543,8 +545,8 @@ def _ticker(progress, total: int) -> Callable[[], None]:
 
 
 def evaluate_scorer(
-    human: ArrayLike,
-    machine: ArrayLike,
+    human: RatingsLike,
+    machine: Columns,
     *,
     item: ArrayLike | str | None = None,
     cluster: ArrayLike | str | None = None,
