@@ -16,7 +16,7 @@ import numbers
 import sys
 from collections.abc import KeysView, Mapping, ValuesView
 from fractions import Fraction
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -55,6 +55,8 @@ __all__ = [
 #: (an array, nested lists, a pandas or Polars data frame) or a mapping of column name →
 #: values (a dict of columns, one entry per column).
 Columns: TypeAlias = ArrayLike | Mapping[str, ArrayLike]
+
+_Choice = TypeVar("_Choice")
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
@@ -584,7 +586,7 @@ _METHODS = ("asymptotic", "bootstrap", "percentile", "jackknife")
 MAX_BOOTSTRAP_BYTES = 2**30
 
 
-def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+def check_choice(value: _Choice, name: str, choices: tuple[str, ...]) -> _Choice:
     """``value`` if it is one of the strings ``choices``, else a QwkitError naming ``name``
     — the one check of every option that takes one of a few words.
 
@@ -605,7 +607,7 @@ def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def check_alternative(alternative) -> str:
+def check_alternative(alternative: _Choice) -> _Choice:
     return check_choice(alternative, "alternative", _ALTERNATIVES)
 
 
@@ -624,7 +626,7 @@ def check_confidence_level(confidence_level) -> float:
     return level
 
 
-def check_method(method, methods=_METHODS) -> str:
+def check_method(method: _Choice, methods: tuple[str, ...] = _METHODS) -> _Choice:
     return check_choice(method, "method", methods)
 
 
