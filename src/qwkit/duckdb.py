@@ -30,7 +30,9 @@ from numpy.typing import ArrayLike
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
 from qwkit._base._extras import require
 
-duckdb = require("duckdb", feature="qwkit.duckdb", package="duckdb", extra="duckdb", minimum="1.1")
+require("duckdb", feature="qwkit.duckdb", package="duckdb", extra="duckdb", minimum="1.1")
+
+import duckdb
 
 from qwkit import AgreementTestResult, KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitError, QwkitTypeError
