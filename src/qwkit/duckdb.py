@@ -528,7 +528,7 @@ def agreement_test(
 
 
 for _f in (kappa_score, kappa_test, confusion_matrix, optimize_thresholds):
-    _f.__doc__ = _f.__doc__.replace("    {common}\n", _COMMON.lstrip("\n"))
-for _f in (agreement_score, agreement_test):
-    _f.__doc__ = _f.__doc__.replace("    {many}\n", _MANY.lstrip("\n"))
-del _f
+    _f.__doc__ = (_f.__doc__ or "").replace("    {common}\n", _COMMON.lstrip("\n"))
+for _g in (agreement_score, agreement_test):
+    _g.__doc__ = (_g.__doc__ or "").replace("    {many}\n", _MANY.lstrip("\n"))
+del _f, _g
