@@ -81,7 +81,7 @@ class CategoryAgreementResult:
 
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str = "asymptotic"
-    ) -> ConfidenceInterval:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each category's interval, statistic ± t(1 − α/2, n − 1)·SE (irrCAC's
         interval, upper limit capped at 1), as arrays.
 
@@ -98,7 +98,8 @@ class CategoryAgreementResult:
         t = float(special.stdtrit(max(self.n_items - 1, 1), (1.0 + level) / 2.0))
         low = self.statistic - t * self.standard_error
         high = np.minimum(self.statistic + t * self.standard_error, 1.0)
-        return ConfidenceInterval(low, high)
+        # a ConfidenceInterval (low, high) holding arrays, one value per category
+        return ConfidenceInterval(low, high)  # type: ignore[arg-type]
 
     def summary(self, confidence_level: float = 0.95) -> str:
         """A table: each category's kappa, standard errors, limits, z and p-value."""
