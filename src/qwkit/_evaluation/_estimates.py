@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize, special
@@ -617,7 +617,7 @@ class IntervalResult:
     ``_fields`` (the names ``to_dict`` lists before the interval)."""
 
     __slots__ = ()
-    _fields: tuple = ()
+    _fields: ClassVar[tuple] = ()
     # The fields of the subclasses that these methods read (annotations only).
     confidence_level: float
     method: str

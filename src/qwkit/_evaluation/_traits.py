@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -287,7 +287,7 @@ n_resamples, rng, nan_policy
     if n is None:
         raise QwkitTypeError(f"`trait` must be array-like; got {trait!r}.", parameter="trait")
     found = categories(trait, "trait", n)
-    options = {
+    options: dict[str, Any] = {
         "weights": weights,
         "labels": labels,
         "criteria": criteria,
