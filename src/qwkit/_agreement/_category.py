@@ -99,7 +99,7 @@ class CategoryAgreementResult:
         low = self.statistic - t * self.standard_error
         high = np.minimum(self.statistic + t * self.standard_error, 1.0)
         # a ConfidenceInterval (low, high) holding arrays, one value per category
-        return ConfidenceInterval(low, high)  # type: ignore[arg-type]
+        return ConfidenceInterval(low, high)  # type: ignore[arg-type, return-value]
 
     def summary(self, confidence_level: float = 0.95) -> str:
         """A table: each category's kappa, standard errors, limits, z and p-value."""
