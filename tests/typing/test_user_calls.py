@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import polars as pl
+import pytest
 from typing_extensions import assert_type
 
 import qwkit
@@ -120,6 +121,13 @@ def test_evaluate_hanna() -> None:
         res = qwkit.evaluate_scorer(hanna.human[code], hanna.chatgpt[code], pairs="all")
     assert_type(res.degradation.human_human, float)
     assert_type(res.kappa.statistic, float)
+
+
+def test_unknown_name() -> None:
+    """A misspelt name is an error for the type checker too (the lazy module-level
+    ``__getattr__`` is hidden from it): this ignore would be unused otherwise."""
+    with pytest.raises(AttributeError):
+        qwkit.kapa_score  # type: ignore[attr-defined]  # noqa: B018
 
 
 def test_cost() -> None:
