@@ -36,6 +36,7 @@ import duckdb
 
 from qwkit import AgreementTestResult, KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._registry import Coefficient
 from qwkit._base._weights import WeightsLike
 from qwkit._integrations import _sql_engine as _e
 from qwkit._integrations._sql_text import dialect_of
@@ -54,9 +55,6 @@ NanPolicy = Literal["raise", "omit"]
 #: What ``data`` may be.
 Data = object
 By = str | Sequence[str] | None
-Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
-]
 
 _KINDS = {
     **dict.fromkeys(
