@@ -288,15 +288,17 @@ _HOMES: dict[str, str] = {
 _HOME_OF = {name: home for home, names in _HOMES.items() for name in names.split()}
 
 
-def __getattr__(name: str):
-    """Import a public name from its home on first use (PEP 562) and keep it here."""
-    try:
-        home = _HOME_OF[name]
-    except KeyError:
-        raise AttributeError(f"module 'qwkit' has no attribute {name!r}") from None
-    value = getattr(_import_module(home), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the imports above: `qwkit.typo` is an error
+
+    def __getattr__(name: str) -> object:
+        """Import a public name from its home on first use (PEP 562) and keep it here."""
+        try:
+            home = _HOME_OF[name]
+        except KeyError:
+            raise AttributeError(f"module 'qwkit' has no attribute {name!r}") from None
+        value = getattr(_import_module(home), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

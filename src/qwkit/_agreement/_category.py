@@ -22,6 +22,7 @@ from scipy import special
 from qwkit._agreement import _input as _in
 from qwkit._agreement._score import _test
 from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import freeze_arrays, plain, public_module, reduce_dataclass
 from qwkit._base._validation import check_confidence_level, check_interval_method
 from qwkit._base._warnings import DegenerateIntervalWarning
@@ -81,7 +82,7 @@ class CategoryAgreementResult:
 
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str = "asymptotic"
-    ) -> ConfidenceInterval:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each category's interval, statistic ± t(1 − α/2, n − 1)·SE (irrCAC's
         interval, upper limit capped at 1), as arrays.
 
@@ -98,7 +99,8 @@ class CategoryAgreementResult:
         t = float(special.stdtrit(max(self.n_items - 1, 1), (1.0 + level) / 2.0))
         low = self.statistic - t * self.standard_error
         high = np.minimum(self.statistic + t * self.standard_error, 1.0)
-        return ConfidenceInterval(low, high)
+        # a ConfidenceInterval (low, high) holding arrays, one value per category
+        return ConfidenceInterval(low, high)  # type: ignore[arg-type, return-value]
 
     def summary(self, confidence_level: float = 0.95) -> str:
         """A table: each category's kappa, standard errors, limits, z and p-value."""
@@ -144,7 +146,7 @@ _TWO_COORDS = np.array([0.0, 1.0])
 
 
 def category_agreement(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     labels: ArrayLike | None = None,
     nan_policy: NanPolicy = "omit",

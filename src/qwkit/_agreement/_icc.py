@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit import _kernels
@@ -25,6 +24,7 @@ from qwkit._agreement import _input as _in
 from qwkit._agreement._icc_missing import MissingFit, agreement_interval, fit_missing
 from qwkit._base._errors import QwkitError
 from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._registry import ICC_FORMS, ICCForm
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level, check_interval_method
@@ -382,7 +382,7 @@ def _missing(num: _in.Numeric, form: str):
 
 
 def icc(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     form: ICCForm,
     confidence_level: float = 0.95,

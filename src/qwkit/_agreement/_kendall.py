@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import public_module, result_dict
 
 __all__ = ["KendallWResult", "kendall_w"]
@@ -80,7 +80,7 @@ public_module(KendallWResult)
 
 
 def kendall_w(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     correct_ties: bool = True,
     nan_policy: NanPolicy = "omit",

@@ -39,6 +39,7 @@ from qwkit._agreement._model import metric_of, model_of
 from qwkit._agreement._stats import _REL_ZERO
 from qwkit._base._errors import QwkitError
 from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._registry import RaterWeightsName
 from qwkit._base._results import labels_dict, plain, public_module
 from qwkit._base._validation import check_confidence_level
@@ -396,7 +397,7 @@ def _light_of(panel: _in.Panel, weights: str, matrix):
 
 
 def rater_agreement(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,

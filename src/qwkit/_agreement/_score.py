@@ -25,7 +25,7 @@ from qwkit._agreement._light import Light
 from qwkit._agreement._model import model_of
 from qwkit._base._items import paired
 from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
-from qwkit._base._ratings import RatingsTable, from_long
+from qwkit._base._ratings import RatingsLike, RatingsTable, from_long
 from qwkit._base._registry import COEFFICIENTS, Coefficient, CountsCoefficient, RaterWeightsName
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
@@ -328,7 +328,7 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
 
 
 def agreement_score(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     coefficient: Coefficient,
     weights: Weights | ArrayLike | None = "quadratic",
@@ -503,7 +503,7 @@ def agreement_from_counts(
 
 
 def agreement_test(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     coefficient: Coefficient,
     weights: Weights | ArrayLike | None = "quadratic",

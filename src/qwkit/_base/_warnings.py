@@ -13,6 +13,7 @@ import functools
 import os
 import sys
 import warnings
+from types import FrameType
 
 from qwkit._base._errors import QwkitTypeError
 
@@ -94,7 +95,7 @@ class ConvergenceWarning(RuntimeWarning):
 def _outside_caller_level() -> int:
     """``stacklevel`` of the first frame outside the qwkit package, for a warning issued
     by the caller of :func:`warn`."""
-    frame = sys._getframe(2)  # the caller of warn()
+    frame: FrameType | None = sys._getframe(2)  # the caller of warn()
     level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back

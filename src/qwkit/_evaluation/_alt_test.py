@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice, check_integer, check_real
 from qwkit._base._warnings import DesignWarning, warn
@@ -236,7 +237,7 @@ def _kappa_pvalue(judge, human, others, wmat, epsilon: float):
 
 
 def alt_test(
-    human: ArrayLike,
+    human: RatingsLike,
     judge: ArrayLike,
     *,
     epsilon: float = 0.2,

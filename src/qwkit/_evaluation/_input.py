@@ -72,7 +72,7 @@ class Scores:
     real: tuple[bool, ...]  # machine column j holds real-valued scores
     wmat: np.ndarray | None  # None: quadratic weights (moments); else [reference, candidate]
     weights: str  # the name of the weights ("custom" for a matrix)
-    scale: object  # the category at each position (ndarray, or a range for wide scales)
+    scale: np.ndarray | range  # the category at each position (ndarray, or a range for wide scales)
     n_omitted: tuple[int, ...]  # items each machine column did not score
     #: the values of the moments, relative to ``origin`` (the same arrays as ``human`` and
     #: ``machine`` where positions and values differ by ``origin`` only)
@@ -479,7 +479,7 @@ def check_trim(trim) -> float | None:
             f"0.4998); got {trim!r}.",
             parameter="trim",
         )
-    if not (math.isfinite(trim) and trim >= 0):
+    if not (math.isfinite(trim) and float(trim) >= 0):
         raise QwkitError(
             f"`trim` as a tolerance must be a finite number ≥ 0; got {trim!r}.",
             parameter="trim",
@@ -511,8 +511,8 @@ def trim_scores(scores: Scores, trim: bool, tolerance: float = TRIM_TOLERANCE) -
     if not trim or not any(outside):
         return Trimmed(scores, (0,) * len(outside), tuple(outside))
     machine = machine.copy()
-    real = np.asarray(scores.real)
-    machine[:, real] = np.clip(machine[:, real], lo, hi)
+    real_cols = np.asarray(scores.real)
+    machine[:, real_cols] = np.clip(machine[:, real_cols], lo, hi)
     # real-valued scores need a scale of consecutive integers, whose values are its
     # positions (from the origin): one array is both
     trimmed = dataclasses.replace(scores, machine=machine, machine_values=machine)

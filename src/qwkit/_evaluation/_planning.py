@@ -14,6 +14,7 @@ from scipy import special
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._missing import NanPolicy
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice
 from qwkit._base._weights import WeightsLike
@@ -148,7 +149,7 @@ def degradation_sample_size(
     human_human: float | None = None,
     human_machine: float | None = None,
     *,
-    human: ArrayLike | None = None,
+    human: RatingsLike | None = None,
     machine: ArrayLike | None = None,
     expected_degradation: float | None = None,
     margin: float = 0.10,
