@@ -153,9 +153,10 @@ class Pairs:
     def k(self) -> int:
         return int(self.wmat.shape[0])
 
-    def refit(self, weight: np.ndarray):
-        """Optimal cut points and in-sample kappa for pair weights ``weight`` (zeros
-        allowed); None when the subsample has fewer than two true classes."""
+    def refit(self, weight: np.ndarray, *, with_kappa: bool = True):
+        """Optimal cut points and in-sample kappa (None without ``with_kappa``) for pair
+        weights ``weight`` (zeros allowed); None when the subsample has fewer than two
+        true classes."""
         keep = weight > 0
         code = self.code[keep]
         w = weight[keep]
@@ -181,7 +182,7 @@ class Pairs:
             self.wmat,
             self.scale,
         )
-        return found.cuts, table_kappa(found.table, self.wmat)
+        return found.cuts, (table_kappa(found.table, self.wmat) if with_kappa else None)
 
     def table(self, cuts: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """K×K table (true × class under ``cuts``) of the pairs with weights ``weight``."""
