@@ -616,11 +616,11 @@ def human_scale_estimate(
     >>> res = qwkit.human_scale_estimate(human, judge[:200], judge[200:])
     >>> r = res.estimate()
     >>> round(r.estimate, 3), [round(x, 3) for x in (r.low, r.high)]
-    (3.037, [2.971, 3.103])
+    (3.015, [2.905, 3.125])
     >>> round(r.human_only, 3), [round(x, 3) for x in (r.human_only_low, r.human_only_high)]
-    (3.05, [2.893, 3.207])
+    (2.91, [2.747, 3.073])
     >>> round(r.effective_labels)
-    1106
+    440
     """
     statistic = check_choice(statistic, "statistic", STATISTICS)
     if calibration is not None:
