@@ -509,8 +509,8 @@ def human_of(human, labels, name: str) -> Human:
     used = np.unique(h.codes)
     if used.shape[0] < 2:
         raise QwkitError(
-            f"`{name}` holds only the rating {h.scale[used[0]]!r}; the labelled items need at "
-            "least two human categories (kappa, cut points and the judge's relation to the "
+            f"`{name}` holds only the rating {plain(h.scale[used[0]])!r}; the labelled items "
+            "need at least two human categories (kappa, cut points and the judge's relation to the "
             "humans are undefined otherwise).",
             parameter=name,
         )
