@@ -20,7 +20,7 @@ of ppi_py's formulas (``numpy_ppi``), and the mean
 ratio of the PPI++ width to the humans-only width (at most 1 by construction, eq. P6).
 Monte-Carlo SE of a coverage near 0.95: 0.0031 at 5,000 replicates.
 
-Second table, per judge: the calibrated judge (``calibrate_judge``, exact cut points,
+Fourth table, per judge: the calibrated judge (``calibrate_judge``, exact cut points,
 10-fold cross-fitting) fitted on a random half of the stories and scored on the other half
 (kappa of its classes against every human rating of the held-out stories), beside the
 raw judge (its 1–5 scores) rounded to the nearest label, and the optimism-corrected kappa of the fit
@@ -28,7 +28,12 @@ against that held-out kappa: the mean of (corrected − held-out) and of its abs
 over 200 splits (the mean difference is the correction's bias; the absolute one is
 dominated by the sampling error of the held-out kappa on 528 stories).
 
-Third table: time of ``human_scale_estimate`` on 10⁴ labelled and 10⁶ unlabelled items,
+Third table: the same per story generator (``groups``: eleven estimates per replicate,
+about 10 or 20 labelled stories each at 10 or 20 %), pooled over the generators: the
+coverage of each generator's full-data mean, and the share of estimates that use the judge
+(λ ≠ 0).
+
+Last table: time of ``human_scale_estimate`` on 10⁴ labelled and 10⁶ unlabelled items,
 against a straightforward numpy PPI++ (the formulas of ppi_py for the mean: np.cov, np.var,
 one λ).
 """
@@ -60,7 +65,7 @@ def population(criterion: str):
             warnings.simplefilter("ignore", RuntimeWarning)  # a story with no answer
             s = np.nanmean(scores, axis=1)
         ok = np.isfinite(s)
-        out[name] = (human[ok], s[ok])
+        out[name] = (human[ok], s[ok], hanna.system[ok])
     return out
 
 
@@ -82,6 +87,35 @@ def coverage(human, judge, fraction, reps, gen):
         _, lo, hi = numpy_ppi(human[lab].mean(axis=1), judge[lab], judge[unl])
         hit_normal += lo <= truth <= hi
     return n, hit / reps, hit0 / reps, hit_normal / reps, ratio / reps
+
+
+def group_coverage(human, judge, system, fraction, reps, gen):
+    """Per story generator: coverage of each generator's full-data mean by its PPI++ and
+    humans-only intervals (pooled over the eleven), and the share that are PPI++."""
+    truth = {g: human[system == g].mean() for g in np.unique(system)}
+    size = human.shape[0]
+    n = round(fraction * size)
+    hit = hit0 = total = used = 0
+    for _ in range(reps):
+        draw = gen.integers(0, size, size)
+        lab, unl = draw[:n], draw[n:]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", qwkit.DegenerateIntervalWarning)
+            try:
+                res = qwkit.human_scale_estimate(
+                    human[lab], judge[lab], judge[unl], groups=system[lab],
+                    groups_unlabelled=system[unl],
+                )  # fmt: skip
+            except qwkit.QwkitError:  # a generator with fewer than 2 labelled stories
+                continue
+        for r in res.estimates:
+            if r.group is None:
+                continue
+            total += 1
+            hit += r.low <= truth[r.group] <= r.high
+            hit0 += r.human_only_low <= truth[r.group] <= r.human_only_high
+            used += r.lam != 0.0
+    return n, hit / total, hit0 / total, used / total, total
 
 
 def held_out(human, judge, splits, gen):
@@ -164,6 +198,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=5000)
     parser.add_argument("--splits", type=int, default=200)
+    parser.add_argument("--group-reps", type=int, default=1000)
     parser.add_argument("--criterion", default="RE")
     parser.add_argument("--seed", type=int, default=20261208)
     args = parser.parse_args()
@@ -175,11 +210,25 @@ def main() -> None:
         "| judge | stories | labelled | n | PPI++ coverage | humans-only coverage | ppi_py-style normal PPI++ coverage | width PPI++ / humans |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, (human, judge) in pop.items():
+    for name, (human, judge, _) in pop.items():
         for fraction in FRACTIONS:
             n, c, c0, cn, ratio = coverage(human, judge, fraction, args.reps, gen)
             print(
                 f"| {name} | {human.shape[0]} | {100 * fraction:g} % | {n} | {c:.3f} | {c0:.3f} | {cn:.3f} | {ratio:.3f} |",
+                flush=True,
+            )
+    print(f"\nPer story generator (groups), {args.group_reps} replicates per cell\n")
+    print(
+        "| judge | labelled | n | PPI++ coverage | humans-only coverage | PPI++ (λ ≠ 0) | intervals |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, (human, judge, system) in pop.items():
+        for fraction in (0.10, 0.20):
+            n, c, c0, share, total = group_coverage(
+                human, judge, system, fraction, args.group_reps, gen
+            )
+            print(
+                f"| {name} | {100 * fraction:g} % | {n} | {c:.3f} | {c0:.3f} | {share:.3f} | {total} |",
                 flush=True,
             )
     print(f"\n{args.splits} random halves per judge: fit on one, kappa on the other\n")
@@ -187,7 +236,7 @@ def main() -> None:
         "| judge | held-out kappa, calibrated | held-out kappa, raw rounded | mean (corrected − held-out) ± MC SE | mean abs(corrected − held-out) |"
     )
     print("|---|---:|---:|---:|---:|")
-    for name, (human, judge) in pop.items():
+    for name, (human, judge, _) in pop.items():
         k, k0, d, se, ad = held_out(human, judge, args.splits, gen)
         print(f"| {name} | {k:.3f} | {k0:.3f} | {d:+.4f} ± {se:.4f} | {ad:.4f} |", flush=True)
     print("\n10⁴ labelled and 10⁶ unlabelled items (best of 5)\n")

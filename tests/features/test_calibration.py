@@ -118,13 +118,20 @@ class TestHumanScaleEstimate:
             t = stats.t.ppf(0.975, df)
             assert r.low == pytest.approx(est - t * math.sqrt(var), rel=1e-10, abs=1e-12)
 
-    def test_never_wider_than_humans_only(self):
+    def test_narrower_with_an_informative_judge_and_barely_wider_with_a_useless_one(self):
+        # n = 90 labelled, about 30 per group. An informative judge narrows every interval;
+        # a useless one costs at most the price of estimating lambda: the t quantile on
+        # n - 2 df, the residual divisor n - 2 and lambda's noise (about 1.02 at n = 30)
         y, f, fu, gl, gu = self._grouped()
+        res = qwkit.human_scale_estimate(y, f, fu, groups=gl, groups_unlabelled=gu)
+        for r in res.estimates:
+            assert r.high - r.low < r.human_only_high - r.human_only_low
         useless = np.random.default_rng(1).normal(size=f.size + fu.size)
-        for judge_l, judge_u in ((f, fu), (useless[: f.size], useless[f.size :])):
-            res = qwkit.human_scale_estimate(y, judge_l, judge_u, groups=gl, groups_unlabelled=gu)
-            for r in res.estimates:
-                assert r.high - r.low <= r.human_only_high - r.human_only_low + 1e-12
+        res = qwkit.human_scale_estimate(
+            y, useless[: f.size], useless[f.size :], groups=gl, groups_unlabelled=gu
+        )
+        ratios = [(r.high - r.low) / (r.human_only_high - r.human_only_low) for r in res.estimates]
+        assert max(ratios) < 1.1 and np.mean(ratios) < 1.05
 
     def test_coverage_of_a_known_truth_at_small_n(self):
         # infinite population with a known mean; n = 20 labelled, a strongly biased judge.

@@ -48,7 +48,6 @@ def _one(y, f, fu, level):
     """PPI++ and the humans-only estimate of one group and quantity, from the
     definitions (eqs. P1–P7)."""
     n, big_n = y.shape[0], fu.shape[0]
-    t = lambda df: stats.t.ppf(0.5 + level / 2, df)  # noqa: E731
     var0 = np.var(y, ddof=1) / n  # (P5)
     classical = (y.mean(), var0, n - 1)
     sff = np.var(f, ddof=1) if n > 1 else 0.0
@@ -62,8 +61,6 @@ def _one(y, f, fu, level):
     s2e = np.sum((e - e.mean()) ** 2) / (n - 2)
     lev = (f.mean() - fu.mean()) ** 2 / ((n - 1) * sff) if sff > 0 else 0.0
     var = s2e * (1 / n + lev) + lam**2 * sfu / big_n  # (P4)
-    if t(n - 2) * math.sqrt(var) > t(n - 1) * math.sqrt(var0):  # (P6)
-        return classical, 0.0
     return (est, var, n - 2), lam
 
 

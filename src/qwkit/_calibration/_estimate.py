@@ -511,8 +511,10 @@ def human_scale_estimate(
     Prediction-powered inference (Angelopoulos et al. 2023) corrects the judge's
     predictions on the unlabelled items by its errors on the labelled ones; the
     power-tuned form (PPI++, Angelopoulos, Duchi & Zrnic 2023) weighs the judge by how
-    much it helps, so that the interval is valid however poor or biased the judge and
-    never wider than the humans-only one.
+    much it helps, so that the interval is valid however poor or biased the judge, and
+    narrower than the humans-only one whenever the judge carries information (at worst,
+    with a useless judge, a few per cent wider at very small n: the price of estimating
+    λ).
 
     Parameters
     ----------
@@ -581,9 +583,11 @@ def human_scale_estimate(
     error is the regression estimator's (eq. P4: the residual variance on n − 2 degrees
     of freedom, with the leverage of f̄ − mean f̃), and the interval uses Student's t —
     which at small n holds its level where the normal interval of the PPI++ paper does
-    not (the simulation of the docs page). When that interval would be wider than the
-    humans-only one (eq. P5), λ is set to 0 and the estimate is the humans-only one
-    (eq. P6): never wider. The effective number of human labels is S²_Y / V̂ (eq. P7).
+    not (the simulation of the docs page). The humans-only estimate (eq. P5) is beside
+    it, and replaces it only where the judge cannot be used (eq. P6: a judge constant on
+    the labelled items, no unlabelled item, fewer than 3 labelled items) — never because
+    its interval came out narrower, which would break the coverage. The effective number
+    of human labels is n·(S²_Y/n) / V̂ (eq. P7).
     λ̂ is not clipped to [0, 1] as ``ppi_py`` clips it: the judge's scale need not be the
     humans'. The target is the mean of the population the labelled and unlabelled items
     are drawn from, at random; groups are compared by the difference of their
@@ -740,7 +744,7 @@ def _rows(y, f, fu, gl, gu, names, quantities, level):
                 n_labelled=n_lab,
                 n_unlabelled=int(m_big[gi]),
                 effective_labels=float(eff),  # (P7)
-                note=REASONS.get(int(res.reason[gi, c]), "") if res.reason[gi, c] != 1 else "",
+                note=REASONS.get(int(res.reason[gi, c]), ""),
             )
 
 
