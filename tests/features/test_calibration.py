@@ -104,7 +104,7 @@ class TestHumanScaleEstimate:
             ym, fm, fum = y[:, None], f[:, None], fu[:, None]
         else:
             ym, fm, fum = ((v[:, None] == np.arange(1, 6)).astype(float) for v in (y, f, fu))
-        want = naive_ppi(ym, fm, fum, gl, gu)
+        want = naive_ppi(ym, fm, fum, gl, gu, shared=True)
         overall = naive_ppi(ym, fm, fum, np.zeros(y.size), np.zeros(fu.size))
         want.update({(None, c): v for (_, c), v in overall.items()})
         for r in res.estimates:

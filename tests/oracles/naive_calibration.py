@@ -64,14 +64,42 @@ def _one(y, f, fu, level):
     return (est, var, n - 2), lam
 
 
-def naive_ppi(y, f, fu, gl, gu, level=0.95):
-    """{(group, column): (estimate, variance, df, lam, classical, classical variance)}
-    for y, f: (n, d), fu: (N, d), groups gl (n,), gu (N,)."""
-    out = {}
+def _shared_lambda(y, f, fu, gl, gu):
+    """One λ for all groups from the pooled within-group moments (eq. P3g), by loops."""
+    num = den = 0.0
     for g in np.unique(gl):
-        for c in range(y.shape[1]):
+        a, b = gl == g, gu == g
+        n, big_n = a.sum(), b.sum()
+        if n < 2:
+            continue
+        sff = np.var(f[a], ddof=1)
+        sfu = np.var(fu[b], ddof=1) if big_n > 1 else 0.0
+        num += (n - 1) * np.cov(y[a], f[a], ddof=1)[0, 1]
+        den += (n - 1) * (sff + (n / big_n if big_n else 0.0) * sfu)
+    return num / den if den > 0 else 0.0
+
+
+def naive_ppi(y, f, fu, gl, gu, level=0.95, *, shared=False):
+    """{(group, column): (estimate, variance, df, lam, classical, classical variance)}
+    for y, f: (n, d), fu: (N, d), groups gl (n,), gu (N,); ``shared``: one λ for all the
+    groups and each group's plug-in variance (eqs. P3g, P4g)."""
+    out = {}
+    for c in range(y.shape[1]):
+        lam_all = _shared_lambda(y[:, c], f[:, c], fu[:, c], gl, gu) if shared else None
+        for g in np.unique(gl):
             a, b = gl == g, gu == g
-            (est, var, df), lam = _one(y[a, c], f[a, c], fu[b, c], level)
-            classical = y[a, c].mean()
-            out[(g, c)] = (est, var, df, lam, classical, np.var(y[a, c], ddof=1) / a.sum())
+            yy, ff, fuu = y[a, c], f[a, c], fu[b, c]
+            classical = yy.mean()
+            var0 = np.var(yy, ddof=1) / a.sum()
+            if not shared:
+                (est, var, df), lam = _one(yy, ff, fuu, level)
+            elif a.sum() < 3 or b.sum() == 0 or lam_all == 0.0:
+                est, var, df, lam = classical, var0, a.sum() - 1, 0.0
+            else:
+                lam = lam_all
+                est = yy.mean() + lam * (fuu.mean() - ff.mean())  # (P1)
+                var = np.var(yy - lam * ff, ddof=1) / a.sum()  # (P4g)
+                var += lam**2 * (np.var(fuu, ddof=1) if b.sum() > 1 else 0.0) / b.sum()
+                df = a.sum() - 1
+            out[(g, c)] = (est, var, df, lam, classical, var0)
     return out

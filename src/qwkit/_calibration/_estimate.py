@@ -589,7 +589,10 @@ def human_scale_estimate(
     its interval came out narrower, which would break the coverage. The effective number
     of human labels is n·(S²_Y/n) / V̂ (eq. P7).
     λ̂ is not clipped to [0, 1] as ``ppi_py`` clips it: the judge's scale need not be the
-    humans'. The target is the mean of the population the labelled and unlabelled items
+    humans'. With groups, one λ serves every group (eq. P3g: pooled within-group
+    moments; each group's variance the plug-in P4g on n_g − 1 degrees of freedom): a λ
+    tuned on a group's few items is noise. The target is the mean of the population the
+    labelled and unlabelled items
     are drawn from, at random; groups are compared by the difference of their
     estimates (eq. P9), with Holm's adjustment over the pairs, and ranked with the ranks
     those tests allow (eq. P10).
@@ -686,7 +689,7 @@ def human_scale_estimate(
                 parameter="groups" if count[few[0]] else "groups_unlabelled",
             )
         names = tuple(plain(group_names))
-        group_rows = list(_rows(y, f, fu, cl, cu, list(names), quantities, level))
+        group_rows = list(_rows(y, f, fu, cl, cu, list(names), quantities, level, shared=True))
         rows += group_rows
         comparisons = _comparisons(group_rows, names, quantities, level)
     degenerate = [r for r in rows if r.human_only_standard_error == 0.0]
@@ -711,9 +714,10 @@ def human_scale_estimate(
     )
 
 
-def _rows(y, f, fu, gl, gu, names, quantities, level):
-    """The ScaleEstimate of every group (``names``) and quantity."""
-    res = ppi(moments(y, f, gl, fu, gu, len(names)), level)
+def _rows(y, f, fu, gl, gu, names, quantities, level, *, shared=False):
+    """The ScaleEstimate of every group (``names``) and quantity; ``shared``: one λ for
+    all the groups (eqs. P3g, P4g)."""
+    res = ppi(moments(y, f, gl, fu, gu, len(names)), level, shared=shared)
     m_n = np.bincount(gl, minlength=len(names))
     m_big = np.bincount(gu, minlength=len(names))
     for gi, name in enumerate(names):

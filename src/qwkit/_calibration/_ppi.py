@@ -11,6 +11,14 @@ predictions f̃; for each group and each coordinate (the mean, or one category's
         eᵢ = Yᵢ − λ̂fᵢ, on n − 2 degrees of freedom                                (P4)
     classical: Ȳ, S_YY/n, on n − 1 degrees of freedom                              (P5)
 
+and for the groups of one call, one λ from the pooled within-group moments, the same
+for every group (a fixed λ keeps each group's estimate unbiased; pooling keeps it from
+the noise of a group's few items), each group's variance the plug-in P2 on n_g − 1
+degrees of freedom:
+
+    λ̂ = Σ_g (n_g − 1)·S_Yf,g / Σ_g (n_g − 1)·(S_ff,g + (n_g/N_g)·S̃_ff,g)           (P3g)
+    V̂_g = S²(Y − λ̂f)_g / n_g + λ̂²·S̃_ff,g / N_g                                   (P4g)
+
 with the classical estimate where the judge cannot be used (P6: constant on the
 labelled items, no unlabelled item, fewer than 3 labelled items), and the effective
 number of human labels S_YY / V̂ (P7). Everything is computed from per-group moments
@@ -134,8 +142,9 @@ class PPI:
     reason: np.ndarray
 
 
-def ppi(m: Moments, level: float) -> PPI:
-    """Eqs. P1–P6 for every group and coordinate.
+def ppi(m: Moments, level: float, *, shared: bool = False) -> PPI:
+    """Eqs. P1–P6 for every group and coordinate; with ``shared``, one λ per coordinate
+    for all the groups (eqs. P3g, P4g).
 
     No estimate falls back to the classical one because its interval came out wider:
     choosing the narrower of two intervals after seeing both breaks the coverage (0.935
@@ -146,18 +155,27 @@ def ppi(m: Moments, level: float) -> PPI:
     reason = np.zeros(n.shape, dtype=np.int64)
     with np.errstate(invalid="ignore", divide="ignore"):
         denom = m.sff + np.where(big_n > 0, n / big_n, 0.0) * m.sfu
-        lam = np.where(denom > 0, m.syf / denom, 0.0)  # (P3)
-        reason[denom <= 0] = 2
+        if shared:  # pooled within-group moments: one λ for every group   (P3g)
+            w = np.maximum(n - 1, 0.0)
+            pooled = (w * denom).sum(axis=0)
+            lam = np.where(pooled > 0, (w * m.syf).sum(axis=0) / pooled, 0.0) * np.ones_like(n)
+            reason[np.broadcast_to(pooled <= 0, n.shape)] = 2
+        else:
+            lam = np.where(denom > 0, m.syf / denom, 0.0)  # (P3)
+            reason[denom <= 0] = 2
         reason[big_n == 0] = 3
         reason[n < 3] = 4
         lam = np.where(reason > 0, 0.0, lam)
         est = m.y_mean + lam * (m.fu_mean - m.f_mean)  # (P1)
-        sse = np.maximum((n - 1) * (m.syy - 2 * lam * m.syf + lam * lam * m.sff), 0.0)
-        lev = np.where(m.sff > 0, (m.f_mean - m.fu_mean) ** 2 / ((n - 1) * m.sff), 0.0)
-        var = sse / (n - 2) * (1 / n + lev) + np.where(
-            big_n > 0, lam * lam * m.sfu / big_n, 0.0
-        )  # (P4)
-        df = n - 2
+        see = np.maximum(m.syy - 2 * lam * m.syf + lam * lam * m.sff, 0.0)  # S² of Y − λf
+        unl = np.where(big_n > 0, lam * lam * m.sfu / big_n, 0.0)
+        if shared:
+            var = see / n + unl  # (P4g)
+            df = n - 1
+        else:
+            lev = np.where(m.sff > 0, (m.f_mean - m.fu_mean) ** 2 / ((n - 1) * m.sff), 0.0)
+            var = see * (n - 1) / (n - 2) * (1 / n + lev) + unl  # (P4)
+            df = n - 2
         var0 = m.syy / n  # (P5)
         df0 = n - 1
     classical = reason > 0
