@@ -41,6 +41,10 @@ COMMANDS = [
     ["thresholds"],
     ["thresholds", "fit"],
     ["thresholds", "apply"],
+    ["calibrate"],
+    ["calibrate", "fit"],
+    ["calibrate", "apply"],
+    ["calibrate", "estimate"],
 ]
 
 

@@ -143,17 +143,17 @@ CALIBRATE = {
     "fit": Lazy(
         "qwkit.cli._cmd_calibrate",
         "calibrate_fit",
-        "Map a judge's scores onto the human scale, with the kappa on new items.",
+        "Map a judge's scores onto the human scale.",
     ),
     "apply": Lazy(
         "qwkit.cli._cmd_calibrate",
         "calibrate_apply",
-        "Put a judge's scores on the human scale with a fitted mapping.",
+        "Put a judge's scores on the human scale.",
     ),
     "estimate": Lazy(
         "qwkit.cli._cmd_calibrate",
         "calibrate_estimate",
-        "Human-scale means or category shares of the unlabelled rows, by PPI++.",
+        "Human-scale means and shares, by PPI++.",
     ),
 }
 
@@ -190,7 +190,7 @@ thresholds_app = typer.Typer(
 app.add_typer(thresholds_app, name="thresholds")
 calibrate_app = typer.Typer(
     cls=_Calibrate,
-    help="An LLM judge on the human scale: fit the mapping, apply it, estimate by PPI++.",
+    help="An LLM judge on the human scale: fit, apply, estimate.",
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings=_CONTEXT,

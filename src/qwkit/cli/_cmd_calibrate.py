@@ -157,7 +157,7 @@ def calibrate_fit(
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Map a judge's scores onto the human scale, with the kappa on new items.
+    """Map a judge's scores onto the human scale.
 
     The exact kappa-optimal cut points of the judge's score against every human rating of
     the rows that have one (or isotonic regression), its in-sample kappa, the
@@ -252,10 +252,11 @@ def calibrate_apply(
     sheet: SheetOpt = None,
     force: ForceOpt = False,
 ) -> None:
-    """Put a judge's scores on the human scale with a fitted mapping.
+    """Put a judge's scores on the human scale.
 
-    Writes the file back with a new column: the human-scale class of each row's judge
-    score (a row without a score is an error)."""
+    With a mapping fitted by `qwkit calibrate fit`, writes the file back with a new
+    column: the human-scale class of each row's judge score (a row without a score is an
+    error)."""
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
     encoding = encoding_option(encoding)
@@ -310,8 +311,9 @@ def calibrate_estimate(
     sheet: SheetOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Human-scale means or category shares of the unlabelled rows, by PPI++.
+    """Human-scale means and shares, by PPI++.
 
+    The mean human rating (or each category's share) of the rows without a human rating.
     The rows with a human rating are the labelled slice; the others are estimated from the
     judge's scores, corrected by its errors on the labelled slice (prediction-powered
     inference, power-tuned): intervals valid however biased the judge, never wider than
