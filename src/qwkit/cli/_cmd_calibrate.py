@@ -25,22 +25,17 @@ from qwkit.cli import _cmd_thresholds, _columns, _display, _io, _output, _spec
 from qwkit.cli._errors import CliError, guard, in_file_terms, stderr_console
 from qwkit.cli._options import (
     CiOpt,
-    DecimalOpt,
-    EncodingOpt,
     FileArg,
     ForceOpt,
     JsonOpt,
     LabelsOpt,
-    SepOpt,
-    SheetOpt,
+    Reading,
     Weights,
     WeightsOpt,
     check_one_stdout,
     column_list,
-    decimal_option,
-    encoding_option,
     labels_option,
-    sep_option,
+    option_blocks,
 )
 
 __all__ = ["calibrate_apply", "calibrate_estimate", "calibrate_fit"]
@@ -87,12 +82,12 @@ SeedOpt = Annotated[
 ]
 
 
-def _load(file, humans, judge, group, scale_given, sep, decimal, encoding, sheet):
+def _load(file, humans, judge, group, scale_given, reading: Reading):
     """The human ratings (items × raters, NaN where not rated), the judge's scores, the
     groups and the scale; ``rated``: the rows with at least one human rating."""
     if judge in humans or (group is not None and group in (*humans, judge)):
         raise typer.BadParameter("a column is given twice (--human, --judge, --group).")
-    with _io.open_source(file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet) as source:
+    with reading.open(file) as source:
         data = _columns.load_scored(
             source,
             human=humans,
@@ -116,6 +111,7 @@ def _print_tables(tables, console) -> None:
         console.print()
 
 
+@option_blocks
 def calibrate_fit(
     file: FileArg,
     human: HumanOpt,
@@ -150,10 +146,7 @@ def calibrate_fit(
     splits: SplitsOpt = 10,
     ci: CiOpt = 0.95,
     seed: SeedOpt = 20261121,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    reading: Reading = Reading(),
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -165,19 +158,11 @@ def calibrate_fit(
     the raw judge rounded to the nearest label beside them."""
     humans = column_list(human, "--human", at_least=1, example="h1,h2,h3")
     scale_given = labels_option(labels)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     check_one_stdout(output, as_json, "-o")
     with guard():
-        target = None
-        if output is not None:
-            target = _output.plan(
-                output, kind=_output.THRESHOLDS, inputs=[_output.Input.of(file)], force=force
-            )
-        data, matrix, scores, rated, _ = _load(
-            file, humans, judge, None, scale_given, sep, decimal, encoding, sheet
-        )
+        target = _output.plan_given(output, kind=_output.THRESHOLDS, file=file, force=force)
+        data, matrix, scores, rated, _ = _load(file, humans, judge, None, scale_given, reading)
         if not rated.any():
             raise CliError(f"no row has a human rating in {', '.join(humans)}.")
         rows = np.flatnonzero(rated)
@@ -215,6 +200,7 @@ def calibrate_fit(
             console.print(f"wrote {output}")
 
 
+@option_blocks
 def calibrate_apply(
     file: FileArg,
     judge: JudgeOpt,
@@ -246,10 +232,7 @@ def calibrate_apply(
             metavar="NAME",
         ),
     ] = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    reading: Reading = Reading(),
     force: ForceOpt = False,
 ) -> None:
     """Put a judge's scores on the human scale.
@@ -257,9 +240,7 @@ def calibrate_apply(
     With a mapping fitted by `qwkit calibrate fit`, writes the file back with a new
     column: the human-scale class of each row's judge score (a row without a score is an
     error)."""
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     if file == _io.STDIN and mapping == _io.STDIN:
         raise typer.BadParameter(
             "FILE and --mapping cannot both be standard input ('-').", param_hint="--mapping"
@@ -268,14 +249,13 @@ def calibrate_apply(
         inputs = [_output.Input.of(file), _output.Input.of(mapping, "mapping file")]
         target = _output.plan(output, kind=_output.TABLE, inputs=inputs, force=force)
         cuts, scale = _spec.read_thresholds(mapping)
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        with reading.open(file) as source:
             _cmd_thresholds._apply(
-                source, target, cuts, scale, judge, column or f"{judge}_human", sep, False
+                source, target, cuts, scale, judge, column or f"{judge}_human", reading.sep, False
             )
 
 
+@option_blocks
 def calibrate_estimate(
     file: FileArg,
     human: HumanOpt,
@@ -305,10 +285,7 @@ def calibrate_estimate(
     splits: SplitsOpt = 10,
     ci: CiOpt = 0.95,
     seed: SeedOpt = 20261121,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    reading: Reading = Reading(),
     as_json: JsonOpt = False,
 ) -> None:
     """Human-scale means and shares, by PPI++.
@@ -320,13 +297,9 @@ def calibrate_estimate(
     the humans-only ones printed beside them."""
     humans = column_list(human, "--human", at_least=1, example="h1,h2,h3")
     scale_given = labels_option(labels)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     with guard():
-        data, matrix, scores, rated, _ = _load(
-            file, humans, judge, group, scale_given, sep, decimal, encoding, sheet
-        )
+        data, matrix, scores, rated, _ = _load(file, humans, judge, group, scale_given, reading)
         if not rated.any():
             raise CliError(f"no row has a human rating in {', '.join(humans)}.")
         if rated.all():
