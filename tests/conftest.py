@@ -33,6 +33,7 @@ LONGEST_FIRST = (
     "test_cli_outputs.py",
     "test_study_training.py",
     "test_memory_flat.py",  # one limited subprocess
+    "test_typing.py",  # mypy on the package: about a minute on a fresh clone
 )
 
 

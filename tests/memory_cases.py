@@ -202,6 +202,9 @@ def _cases():
             read(qwkit.alt_test(_panel(f), f(C), min_items_per_rater=5, alignment=a))
             for a in ("accuracy", "rmse", "kappa")
         ],
+        "alt_test_sample_size": lambda f: qwkit.alt_test_sample_size(
+            _panel(f), f(C), n_annotators=3, n_simulations=200, max_items_per_rater=200, rng=0
+        ),
         "degradation_sample_size": lambda f: qwkit.degradation_sample_size(
             human=_panel(f)[:, :2], machine=f(C), expected_degradation=0.0
         ),

@@ -147,6 +147,13 @@ METRICS = [
         rtol=1e-10,
     ),
     Metric(
+        "compare_kappa_test, real-valued",
+        lambda d, **kw: _test_compare(qwkit.compare_kappa_test(d.y1, d.score, d.y3, **kw)),
+        inference=True,
+        exact_counts=False,
+        rtol=1e-10,
+    ),
+    Metric(
         "pairwise_compare_kappa_test",
         lambda d, **kw: _pairwise(
             qwkit.pairwise_compare_kappa_test(d.y1, {"a": d.y2, "b": d.y3}, **kw)

@@ -51,6 +51,7 @@ _NEEDS_LABELS = (
     "prmse",
     "standardized_mean_difference",
     "alt_test",
+    "alt_test_sample_size",
     "degradation_sample_size",
     "qwkit.dask",
     "qwkit.dask optimize_thresholds",

@@ -242,8 +242,11 @@ class TestCompare:
     def test_many_models_errors_name_the_column(self, tmp_path):
         path = tmp_path / "bad.csv"
         path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,2.5\n3,3,2,3\n")
-        line = fails("compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c")
-        assert "column 'c' must hold integer ratings; data row 2 has 2.5" in line
+        line = fails(
+            "compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--weights", "linear"
+        )
+        assert "column 'c' holds real-valued scores (data row 2 has 2.5)" in line
+        assert "--weights quadratic" in line
         path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,7\n3,3,2,3\n")
         line = fails(
             "compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--labels", "1,2,3"
@@ -575,7 +578,7 @@ class TestBadInput:
 
     def test_missing_value_without_drop(self):
         line = fails("score", EXPSY, "-t", "r1", "-p", "r2")
-        assert "missing value in data row 1" in line and "--drop-missing" in line
+        assert "missing value in data row 1" in line and "--nan-policy omit" in line
 
     def test_non_integer_rating(self, wine_files):
         files, _ = wine_files

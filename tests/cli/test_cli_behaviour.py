@@ -193,8 +193,11 @@ class TestRowsInErrors:
 
     def test_compare_names_the_second_model(self, tmp_path):
         path = write_file(tmp_path / "f.csv", "grade,a,b\n1,2,1\n2,3,2.5\n")
-        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b")
-        assert "column 'b' must hold integer ratings; data row 2 has 2.5" in line
+        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b", "--weights", "identity")
+        assert "column 'b' holds real-valued scores (data row 2 has 2.5)" in line
+        path = write_file(tmp_path / "g.csv", "grade,a,b\n1,2,1\n2,3,2\n2.5,3,2\n")
+        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b", "--weights", "linear")
+        assert "column 'grade' holds real-valued scores (data row 3 has 2.5)" in line
 
     def test_api_errors_are_mapped_to_columns_and_rows(self):
         # from the error's attributes (parameter, row), through the kept-row map

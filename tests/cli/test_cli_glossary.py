@@ -23,6 +23,8 @@ GLOSSARY_HEADING = "### On the command line"
 #: Two words that look alike but name different things.
 DISTINCT = {
     frozenset({"--rater", "--raters"}): "a long file's rater column / a wide file's columns",
+    frozenset({"--rater", "--raters-per-item"}): "a rater column / a planned study's design",
+    frozenset({"--raters", "--raters-per-item"}): "rater columns / a planned study's design",
 }
 #: Options whose default differs between commands, and why.
 OWN_DEFAULTS = {
@@ -132,7 +134,7 @@ class TestGlossary:
     def test_the_walk_finds_every_command(self):
         paths = {path for path, _ in COMMANDS}
         assert {"score", "agreement", "evaluate", "thresholds fit", "demo"} <= paths
-        assert len(paths) == len(_app.COMMANDS) + len(_app.THRESHOLDS)
+        assert len(paths) == len(_app.COMMANDS) + len(_app.THRESHOLDS) + len(_app.PLAN)
 
     def test_every_option_is_in_the_glossary(self):
         assert _not_words(USED) == {}, "add these options to CONTRIBUTING.md's glossary"

@@ -45,6 +45,9 @@ COMMANDS = [
     ["calibrate", "fit"],
     ["calibrate", "apply"],
     ["calibrate", "estimate"],
+    ["plan"],
+    ["plan", "degradation"],
+    ["plan", "alt-test"],
 ]
 
 

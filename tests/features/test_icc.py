@@ -363,10 +363,12 @@ class TestConcordance:
         t, se = math.atanh(res.statistic), res.standard_error / (1 - res.statistic**2)
         assert (lo_z, hi_z) == pytest.approx((math.tanh(t - z * se), math.tanh(t + z * se)))
 
-    def test_missing_pairs_are_left_out(self):
+    def test_missing_pairs_are_left_out_with_omit(self):
         x = [1.0, 2.0, None, 4.0, 5.5, 6.0]
         y = [1.2, np.nan, 3.0, 4.4, 5.0, 6.5]
-        res = qwkit.concordance_correlation(x, y)
+        with pytest.raises(ValueError, match=r"`y` has a missing value \(nan\) at index 1"):
+            qwkit.concordance_correlation(x, y)  # the default of two raters: raise
+        res = qwkit.concordance_correlation(x, y, nan_policy="omit")
         ref = qwkit.concordance_correlation([1.0, 4.0, 5.5, 6.0], [1.2, 4.4, 5.0, 6.5])
         assert res.statistic == ref.statistic and res.n_items == 4
 
@@ -389,7 +391,7 @@ class TestConcordance:
         with pytest.raises(ValueError, match="same length"):
             qwkit.concordance_correlation([1, 2, 3], [1, 2, 3, 4])
         with pytest.raises(ValueError, match="at least three pairs"):
-            qwkit.concordance_correlation([1, 2, np.nan], [1, 2, 3])
+            qwkit.concordance_correlation([1, 2, np.nan], [1, 2, 3], nan_policy="omit")
         with pytest.raises(ValueError, match="0/0"):
             qwkit.concordance_correlation([2, 2, 2], [2, 2, 2])
         with pytest.raises(ValueError, match="`y` must be 1-D"):

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit import _kernels
 from qwkit._agreement import _input as _in
 from qwkit._agreement._icc_missing import MissingFit, agreement_interval, fit_missing
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._registry import ICC_FORMS, ICCForm
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level, check_interval_method
@@ -381,10 +382,11 @@ def _missing(num: _in.Numeric, form: str):
 
 
 def icc(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     form: ICCForm,
     confidence_level: float = 0.95,
+    nan_policy: NanPolicy = "omit",
 ) -> ICCResult:
     """Intraclass correlation of numeric ratings, with its F test and interval.
 
@@ -404,6 +406,12 @@ def icc(
     confidence_level : float, default=0.95
         The level of the result's :meth:`~ICCResult.confidence_interval` and
         :meth:`~ICCResult.summary` by default (any other level may be asked there).
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -463,6 +471,7 @@ def icc(
     >>> float(f"{res.pvalue:.2g}")                           # psych::ICC: 0.00013
     0.00013
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     form = _check_form(form)
     level = check_confidence_level(confidence_level)
     num = _in.prepare_numeric(ratings, "the ICC")

@@ -38,6 +38,8 @@ from qwkit._agreement import _metrics as _m
 from qwkit._agreement._model import metric_of, model_of
 from qwkit._agreement._stats import _REL_ZERO
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._registry import RaterWeightsName
 from qwkit._base._results import labels_dict, plain, public_module
 from qwkit._base._validation import check_confidence_level
@@ -395,11 +397,12 @@ def _light_of(panel: _in.Panel, weights: str, matrix):
 
 
 def rater_agreement(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     confidence_level: float = 0.95,
+    nan_policy: NanPolicy = "omit",
 ) -> RaterAgreementResult:
     """Each rater's agreement with the other raters, with an interval: how crowds are
     cleaned.
@@ -423,6 +426,12 @@ def rater_agreement(
     confidence_level : float, default=0.95
         Level of each rater's interval (t on n_items − 1 degrees of freedom, upper
         limit capped at 1).
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -460,6 +469,7 @@ def rater_agreement(
     >>> res.n_items.tolist()
     [9, 10, 10, 11]
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     panel, name, matrix = _in.prepare_panel(ratings, weights, labels)
     _in.check_pairs(panel)
     metric, dmax = metric_of(_in.prepared("conger", name, matrix, panel))

@@ -24,7 +24,8 @@ from qwkit._agreement._benchmark import BenchmarkResult, Scale, benchmark
 from qwkit._agreement._light import Light
 from qwkit._agreement._model import model_of
 from qwkit._base._items import paired
-from qwkit._base._ratings import RatingsTable, from_long
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike, RatingsTable, from_long
 from qwkit._base._registry import COEFFICIENTS, Coefficient, CountsCoefficient, RaterWeightsName
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
@@ -327,12 +328,13 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
 
 
 def agreement_score(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     coefficient: Coefficient,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     replace_undefined_by: float = np.nan,
+    nan_policy: NanPolicy = "omit",
 ) -> float:
     """Weighted agreement among any number of raters, with missing ratings.
 
@@ -372,6 +374,12 @@ def agreement_score(
     replace_undefined_by : float, default=nan
         Returned (with an :class:`UndefinedKappaWarning`) when the coefficient is
         undefined (zero chance-expected disagreement).
+    nan_policy : {"omit", "raise", "propagate"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater);
+        ``"propagate"`` makes the coefficient NaN when the table is not complete
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -434,6 +442,8 @@ def agreement_score(
     >>> round(qwkit.agreement_score(ratings, coefficient="krippendorff"), 6)
     0.849107
     """
+    if nan_rows(nan_policy, (ratings,), ("ratings",), kind="table").propagate:
+        return float("nan")
     prep = _in.prepare_for_coefficient(ratings, coefficient, weights, labels, value_only=True)
     return _score(prep, check_replace_undefined_by(replace_undefined_by))
 
@@ -493,13 +503,14 @@ def agreement_from_counts(
 
 
 def agreement_test(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     coefficient: Coefficient,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
     n_population: float | None = None,
+    nan_policy: NanPolicy = "omit",
 ) -> AgreementTestResult:
     """Agreement among any number of raters with its standard error, test and intervals.
 
@@ -513,6 +524,12 @@ def agreement_test(
     n_population : float, default=None
         Size N of the population of items the rated ones were drawn from: the
         variance is multiplied by 1 − n/N (R irrCAC's ``N``). None: infinite.
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -564,6 +581,7 @@ def agreement_test(
     >>> float(f"{one_sided.pvalue:.7g}")
     0.0002095865
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     prep = _in.prepare_for_coefficient(ratings, coefficient, weights, labels)
     return _test(prep, alternative, n_population)
 

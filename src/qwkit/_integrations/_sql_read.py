@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,7 +117,7 @@ def in_group(exc: QwkitError, spec: Spec, key: Group) -> QwkitError:
     )
 
 
-def finish(groups: dict[Group, object], spec: Spec, compute: Callable):
+def finish(groups: Mapping[Group, object], spec: Spec, compute: Callable):
     """``compute(state)`` of each group (a dict by group with ``by``, else the one
     result); an error names its group."""
     out = {}

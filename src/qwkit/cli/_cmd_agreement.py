@@ -44,12 +44,14 @@ from qwkit.cli._options import (
     LabelsOpt,
     Method,
     MissingOpt,
+    NanPolicyOpt,
     Reading,
     TitleOpt,
     check_one_stdout,
     column_list,
     labels_option,
     missing_option,
+    nan_policy_option,
     option_blocks,
     report_option,
 )
@@ -110,7 +112,7 @@ _COEFFICIENT_HELP = (
 _WEIGHTS_HELP = (
     "Disagreement weights: "
     + "; ".join(f"{r.name}: {r.help}" for r in WEIGHTS.values())
-    + " (docs/agreement.md, §2)."
+    + " (docs/agreement.md, section 2)."
 )
 
 
@@ -455,6 +457,7 @@ def agreement(
     ] = AgreementWeights.quadratic,
     labels: LabelsOpt = None,
     missing: MissingOpt = None,
+    nan_policy: NanPolicyOpt = None,
     interval: Interval = Interval(),
     report: Annotated[
         str | None,
@@ -470,6 +473,7 @@ def agreement(
     Each coefficient with its standard error (Gwet 2014), interval and the p-value of
     the test of no agreement beyond chance. Text ratings need --labels unless --weights
     identity."""
+    policy = nan_policy_option(nan_policy, default="omit")  # an empty cell: not rated
     columns = _layout(raters, long, item, rater, rating)
     chosen = coefficient_option(coefficient)
     scale_given = labels_option(labels)
@@ -516,21 +520,29 @@ def agreement(
                 if form is not None:
                     if numbers is None:
                         numbers = _reliability.positions(data.ratings, data.labels)
-                    results.append(_reliability.icc_result(numbers, form, ci))
+                    results.append(_reliability.icc_result(numbers, form, ci, policy))
                     continue
                 res = qwkit.agreement_test(
-                    data.ratings, coefficient=name, weights=weights.value, labels=data.labels
+                    data.ratings,
+                    coefficient=name,
+                    weights=weights.value,
+                    labels=data.labels,
+                    nan_policy=policy,
                 )
                 low, high = interval.of(res)
                 results.append((res, low, high))
             categories = None
             if by_category:
-                categories = _reliability.by_category(data.ratings, data.labels)
+                categories = _reliability.by_category(data.ratings, data.labels, policy)
             per_rater = None
             if by_rater or target is not None:
                 per_rater = _named(
                     qwkit.rater_agreement(
-                        data.ratings, weights=weights.value, labels=data.labels, confidence_level=ci
+                        data.ratings,
+                        weights=weights.value,
+                        labels=data.labels,
+                        confidence_level=ci,
+                        nan_policy=policy,
                     ),
                     data,
                 )

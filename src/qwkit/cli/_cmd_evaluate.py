@@ -31,11 +31,13 @@ from qwkit.cli._errors import (
     warning_texts,
 )
 from qwkit.cli._options import (
+    Alignment,
     FileArg,
     ForceOpt,
     JsonOpt,
     LabelsOpt,
     MissingOpt,
+    NanPolicyOpt,
     Reading,
     SeedOpt,
     TitleOpt,
@@ -45,6 +47,7 @@ from qwkit.cli._options import (
     column_list,
     labels_option,
     missing_option,
+    nan_policy_option,
     option_blocks,
     report_option,
 )
@@ -67,11 +70,6 @@ class SmdDefinition(str, Enum):
 class Pairs(str, Enum):
     first = "first"
     all = "all"
-
-
-class NanPolicy(str, Enum):
-    raise_ = "raise"
-    omit = "omit"
 
 
 def _open_unit(value: float) -> float:
@@ -305,14 +303,32 @@ def evaluate(
             metavar="PAIRS",
         ),
     ] = Pairs.first,
-    nan_policy: Annotated[
-        NanPolicy,
+    nan_policy: NanPolicyOpt = None,
+    alt_test: Annotated[
+        bool,
         typer.Option(
-            help="An empty machine cell: raise (an error) or omit (each machine is "
-            "evaluated on the items it scored; how many it left out is reported).",
-            metavar="POLICY",
+            "--alt-test",
+            help="Also run the alternative annotator test (Calderon et al. 2025): may each "
+            "machine replace one of the human annotators? Printed after the criteria, in "
+            "--json ('alt_test') and in the report. Three or more --human columns.",
         ),
-    ] = NanPolicy.raise_,
+    ] = False,
+    epsilon: Annotated[
+        float,
+        typer.Option(
+            help="With --alt-test: its margin, how much better than the machine an annotator "
+            "may be (0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers).",
+            metavar="X",
+        ),
+    ] = 0.2,
+    alignment: Annotated[
+        Alignment,
+        typer.Option(
+            help="With --alt-test: how alignment with the remaining annotators is scored "
+            "(accuracy, rmse, or kappa; kappa or rmse for real-valued scores).",
+            metavar="NAME",
+        ),
+    ] = Alignment.accuracy,
     report: Annotated[str | None, report_option(" with the figures")] = None,
     title: TitleOpt = None,
     reading: Reading = Reading(),
@@ -327,6 +343,7 @@ def evaluate(
     interval, threshold, p-value and a verdict (pass: the whole interval on the passing
     side; fail: wholly on the other; inconclusive otherwise); beside them the human-human
     ceiling, the kappa of every pair of raters, PRMSE and the subgroups."""
+    policy = nan_policy_option(nan_policy)
     humans = column_list(human, "--human", at_least=2, example="h1,h2,h3")
     machines = column_list(machine, "--machine", at_least=1, example="model,llm")
     _distinct(
@@ -338,6 +355,20 @@ def evaluate(
         ("--trait", trait),
     )
     chosen = _criteria_list(criteria)
+    if alt_test and trait is not None:
+        raise typer.BadParameter(
+            "--alt-test runs on one trait at a time: filter the file to one trait.",
+            param_hint="'--alt-test'",
+        )
+    if not alt_test and (epsilon != 0.2 or alignment is not Alignment.accuracy):
+        raise typer.BadParameter(
+            "--epsilon and --alignment set the alternative annotator test: add --alt-test.",
+            param_hint="'--alt-test'",
+        )
+    if not 0.0 <= epsilon < 1.0:
+        raise typer.BadParameter(
+            f"must be at least 0 and below 1; got {epsilon:g}.", param_hint="'--epsilon'"
+        )
     scale_given = labels_option(labels)
     codes = missing_option(missing)
     reading = reading.checked()
@@ -351,7 +382,7 @@ def evaluate(
                 machine=machines,
                 group=group,
                 labels=scale_given,
-                omit_unscored=nan_policy is NanPolicy.omit,
+                omit_unscored=policy == "omit",
                 text_allowed=weights is Weights.identity,
                 missing=codes,
                 console=stderr_console(),
@@ -394,9 +425,21 @@ def evaluate(
                     method=method.value,
                     n_resamples=n_resamples,
                     rng=seed,
-                    nan_policy=nan_policy.value,
+                    nan_policy=policy,
                     progress=progress,
                 )
+            alternative = {}
+            if alt_test:
+                for name, scores in data.machine.items():
+                    alternative[name] = qwkit.alt_test(
+                        data.human,
+                        scores,
+                        epsilon=epsilon,
+                        alignment=alignment.value,
+                        weights=weights.value,
+                        labels=data.labels,
+                        nan_policy=policy,
+                    )
             if target is not None:
                 page = _evaluation_display.report(
                     res,
@@ -410,6 +453,11 @@ def evaluate(
                     n_resamples=n_resamples,
                 )
         if target is not None:
+            if alternative:
+                page.section("Alternative annotator test")
+                for name, one in alternative.items():
+                    page.section(f"'{name}'", level=3)
+                    page.preformatted(one.summary())
             page.add_warnings(warning_texts(caught))
             _output.write_text(target, page.render())
         if as_json:
@@ -423,12 +471,20 @@ def evaluate(
                     "cluster": cluster,
                     "trait": trait,
                     "n_rows": data.n_rows,
-                    "nan_policy": nan_policy.value,
+                    "nan_policy": policy,
                     **res.to_dict(),
+                    **(
+                        {"alt_test": {name: one.to_dict() for name, one in alternative.items()}}
+                        if alt_test
+                        else {}
+                    ),
                 }
             )
             return
         console = _display.stdout_console(to_stderr=target is not None and target.is_stdout)
         _evaluation_display.print_evaluation(res, console, label=source.label)
+        for name, one in alternative.items():
+            console.print(f"\n'{name}' as an annotator:")
+            console.print(one.summary(), markup=False, highlight=False)
         if target is not None and not target.is_stdout:
             console.print(f"wrote {report}")

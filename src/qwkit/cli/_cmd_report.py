@@ -18,12 +18,14 @@ from qwkit.cli._options import (
     ItemWeightColumns,
     LabelsOpt,
     Method,
+    NanPolicyOpt,
     Reading,
     TitleOpt,
     TruthOpt,
     Weights,
     WeightsOpt,
     labels_option,
+    nan_policy_option,
     option_blocks,
 )
 
@@ -95,7 +97,8 @@ def report(
     optimism_method: OptimismOpt = Optimism.cv,
     optimism_resamples: OptimismResamplesOpt = 200,
     reading: Reading = Reading(),
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     title: TitleOpt = None,
     force: ForceOpt = False,
 ) -> None:
@@ -105,6 +108,7 @@ def report(
     heatmap, agreement class by class, and for scores the cut points (fitted here: with
     the kappa they will have on new data, --optimism). Warnings (e.g. an undefined
     kappa) are shown in the report as well as on stderr."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if (pred is None) == (score_col is None):
         raise typer.BadParameter(
             "give exactly one of --pred and --score.", param_hint="--pred/--score"

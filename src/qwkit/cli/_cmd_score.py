@@ -25,11 +25,13 @@ from qwkit.cli._options import (
     ItemWeightColumns,
     JsonOpt,
     LabelsOpt,
+    NanPolicyOpt,
     Reading,
     TruthOpt,
     Weights,
     WeightsOpt,
     labels_option,
+    nan_policy_option,
     option_blocks,
 )
 
@@ -78,7 +80,8 @@ def score(
     interval: Interval = Interval(),
     item_weights: ItemWeightColumns = ItemWeightColumns(),
     reading: Reading = Reading(),
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     engine: Annotated[
         Engine,
         typer.Option(
@@ -107,6 +110,7 @@ def score(
     Kappa, its standard error and confidence interval, the p-value of the test of no
     agreement, and the confusion matrix. With --engine dask, PATH may be larger than
     memory."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if pred == truth:  # kappa of a column with itself is 1 and says nothing
         raise typer.BadParameter(
             f"column '{pred}' is given to both --truth and --pred; name two columns.",
@@ -248,7 +252,7 @@ def _dask_options(path: str, reading: Reading, drop_missing: bool, *, engine: st
         (reading.decimal != ".", "--decimal"),
         (reading.encoding != "utf-8", "--encoding"),
         (reading.sheet, "--sheet"),
-        (drop_missing, "--drop-missing"),
+        (drop_missing, "--nan-policy"),  # omit (or its alias --drop-missing)
     ):
         if given:
             raise typer.BadParameter(
@@ -314,9 +318,10 @@ def compare(
         typer.Option(
             "--pred",
             "-p",
-            help="Column of a model's ratings; give it once per model, at least twice. "
-            "With two models: their paired comparison; with more: every pair, with "
-            "p-values adjusted for the number of pairs (--correction).",
+            help="Column of a model's ratings, or of its real-valued scores (quadratic "
+            "weights score them by kappa's continuous form); give it once per model, at "
+            "least twice. With two models: their paired comparison; with more: every pair, "
+            "with p-values adjusted for the number of pairs (--correction).",
             show_default=False,
             metavar="COLUMN",
         ),
@@ -336,7 +341,8 @@ def compare(
     interval: Interval = Interval(),
     item_weights: ItemWeightColumns = ItemWeightColumns(),
     reading: Reading = Reading(),
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     as_json: JsonOpt = False,
 ) -> None:
     """Paired comparison of models' kappas.
@@ -344,7 +350,10 @@ def compare(
     The difference of two models' kappas against the same reference ratings, on the
     same items, with its standard error, confidence interval and p-value. With three or
     more models, every pair is compared so, and the p-values are adjusted for the
-    number of pairs (the intervals are not)."""
+    number of pairs (the intervals are not). A model's column may hold real-valued
+    scores: quadratic kappa scores them as they are (its continuous form, as soft
+    kappa), with the same paired standard error."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if len(pred) < 2:
         raise typer.BadParameter(
             f"give --pred at least twice (once per model); got {len(pred)}.",
@@ -394,12 +403,13 @@ def compare(
             )
             return
         number, ci, method = _display.number, interval.ci, interval.method
+        form = _form(res.weights, res.real_valued)
         _display.stdout_console().print(
             _display.stats_table(
                 f"{source.label}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
                 [
-                    (f"kappa a ({res.weights} weights)", number(res.kappa_a)),
-                    (f"kappa b ({res.weights} weights)", number(res.kappa_b)),
+                    (f"kappa a ({form})", number(res.kappa_a)),
+                    (f"kappa b ({form})", number(res.kappa_b)),
                     ("difference a − b", number(res.statistic)),
                     ("standard error (paired)", number(res.standard_error)),
                     (
@@ -411,6 +421,12 @@ def compare(
                 ],
             )
         )
+
+
+def _form(weights: str, real_valued: bool) -> str:
+    """How a table names the kappas: their weights, and the continuous form when a
+    column held real-valued scores."""
+    return f"{weights} weights" + (", continuous form" if real_valued else "")
 
 
 def _compare_many(file, source, data, truth, pred, weights, correction, interval, as_json) -> None:
@@ -448,7 +464,8 @@ def _compare_many(file, source, data, truth, pred, weights, correction, interval
     console = _display.stdout_console()
     kappas = Table(title=f"{source.label}: {len(pred)} models against '{truth}'")
     kappas.add_column("model")
-    kappas.add_column(f"kappa ({res.weights} weights)", justify="right")
+    real = any(one.real_valued for one in res.comparisons)
+    kappas.add_column(f"kappa ({_form(res.weights, real)})", justify="right")
     for model, kappa in zip(res.models, res.kappas, strict=True):
         kappas.add_row(f"'{model}'", number(kappa))
     console.print(kappas)

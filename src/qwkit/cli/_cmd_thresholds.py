@@ -32,12 +32,14 @@ from qwkit.cli._options import (
     ItemWeightColumns,
     JsonOpt,
     LabelsOpt,
+    NanPolicyOpt,
     Reading,
     TruthOpt,
     Weights,
     WeightsOpt,
     check_one_stdout,
     labels_option,
+    nan_policy_option,
     option_blocks,
 )
 
@@ -76,7 +78,8 @@ def thresholds_fit(
     seed: OptimismSeedOpt = 20261121,
     item_weights: ItemWeightColumns = ItemWeightColumns(),
     reading: Reading = Reading(),
-    drop_missing: DropOpt = False,
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -86,6 +89,7 @@ def thresholds_fit(
     reference ratings: the exact global optimum, not a local search. Their kappa on
     these rows is optimistic; the optimism corrected kappa (--optimism) is what these
     cut points will score on new data, with its interval."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     item_weights = item_weights.checked()
     scale_given = labels_option(labels)
     reading = reading.checked()
@@ -197,11 +201,12 @@ def thresholds_apply(
         ),
     ] = None,
     reading: Reading = Reading(),
+    nan_policy: NanPolicyOpt = None,
     drop_missing: Annotated[
         bool,
         typer.Option(
             "--drop-missing",
-            help="Drop rows whose score is missing (default: they are an error).",
+            help="Deprecated: the same as --nan-policy omit (drop rows whose score is missing).",
             show_default=False,
         ),
     ] = False,
@@ -213,6 +218,7 @@ def thresholds_apply(
     for byte, with one more field on each line (comment lines above the header are
     kept); a Parquet output keeps the input's column types (a text input's are
     inferred)."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     reading = reading.checked()
     if file == _io.STDIN and thresholds == _io.STDIN:
         raise typer.BadParameter(

@@ -216,7 +216,7 @@ def cli_wording(text: str) -> str:
 
 def warning_texts(caught: list[warnings.WarningMessage]) -> list[str]:
     """The distinct warnings, one line each, in the command line's words."""
-    texts = (cli_wording(one_line(item.message)) for item in caught)  # type: ignore[arg-type]
+    texts = (cli_wording(one_line(item.message)) for item in caught)
     return list(dict.fromkeys(texts))
 
 

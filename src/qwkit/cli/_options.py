@@ -22,6 +22,15 @@ import typer
 from qwkit.cli import _columns, _io, _output, _progress, _text
 
 
+class Alignment(str, Enum):
+    """How the alternative annotator test scores an item's alignment with the remaining
+    annotators (``qwkit.alt_test``'s ``alignment``)."""
+
+    accuracy = "accuracy"
+    rmse = "rmse"
+    kappa = "kappa"
+
+
 class Weights(str, Enum):
     """The names of ``WEIGHTS`` that every function takes (``_base._registry``), spelled
     for typer and type checkers (``tests/test_registry.py`` holds them to the records)."""
@@ -32,6 +41,14 @@ class Weights(str, Enum):
     radical = "radical"
     circular = "circular"
     bipolar = "bipolar"
+
+
+class NanPolicy(str, Enum):
+    """``--nan-policy``: the library's ``nan_policy`` words (scipy's)."""
+
+    propagate = "propagate"
+    raise_ = "raise"
+    omit = "omit"
 
 
 class Method(str, Enum):
@@ -281,14 +298,55 @@ def item_weight_options(sample_weight: str | None, counts: str | None) -> None:
         )
 
 
+NanPolicyOpt = Annotated[
+    NanPolicy | None,
+    typer.Option(
+        "--nan-policy",
+        help="A missing rating in a used column: raise (an error; the default for columns "
+        "of ratings and scores), omit (leave its row out; for the raters of a wide table "
+        "the default, where an empty cell is 'not rated'), propagate (the statistic is "
+        "nan: refused where the result is a test or an interval, which has no nan form). "
+        "Values that are codes for 'not rated' are --missing.",
+        show_default=False,
+        metavar="POLICY",
+    ),
+]
 DropOpt = Annotated[
     bool,
     typer.Option(
         "--drop-missing",
-        help="Skip rows with a missing value in a used column (default: they are an error).",
+        help="Deprecated: the same as --nan-policy omit (skip rows with a missing value "
+        "in a used column).",
         show_default=False,
     ),
 ]
+
+
+def nan_policy_option(
+    nan_policy: NanPolicy | None, drop_missing: bool = False, *, default: str = "raise"
+) -> str:
+    """The ``nan_policy`` of ``--nan-policy`` and of its deprecated alias
+    ``--drop-missing`` (``default`` when neither is given). Every command's result is a
+    test, an interval or a table today, which the library gives no NaN form: propagate
+    is refused here, as the library refuses it (docs/getting-started.md, "Missing
+    values")."""
+    policy = default if nan_policy is None else nan_policy.value
+    if drop_missing:
+        if policy != "omit" and nan_policy is not None:
+            raise typer.BadParameter(
+                f"is --nan-policy omit; it contradicts --nan-policy {policy}.",
+                param_hint="--drop-missing",
+            )
+        policy = "omit"
+    if policy == "propagate":
+        raise typer.BadParameter(
+            "propagate makes a single number nan; this command reports tests, intervals "
+            "and tables, which have no nan form: use raise or omit.",
+            param_hint="--nan-policy",
+        )
+    return policy
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 ForceOpt = Annotated[
     bool,

@@ -60,16 +60,18 @@ def positions(ratings, labels):
     return qwkit.ratings_from_long(sp.item, sp.rater, values)
 
 
-def icc_result(ratings, form: str, ci: float) -> tuple[qwkit.ICCResult, float, float]:
+def icc_result(
+    ratings, form: str, ci: float, nan_policy: str = "omit"
+) -> tuple[qwkit.ICCResult, float, float]:
     """``qwkit.icc`` of the table of ratings (text on ``--labels``: :func:`positions`),
     with its F-based interval at ``ci``."""
-    res = qwkit.icc(ratings, form=form, confidence_level=ci)
+    res = qwkit.icc(ratings, form=form, confidence_level=ci, nan_policy=nan_policy)
     low, high = res.confidence_interval()
     return res, low, high
 
 
-def by_category(ratings, labels) -> qwkit.CategoryAgreementResult:
-    return qwkit.category_agreement(ratings, labels=labels)
+def by_category(ratings, labels, nan_policy: str = "omit") -> qwkit.CategoryAgreementResult:
+    return qwkit.category_agreement(ratings, labels=labels, nan_policy=nan_policy)
 
 
 def category_table(res: qwkit.CategoryAgreementResult, ci: float, label: str) -> Table:
