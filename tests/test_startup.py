@@ -288,7 +288,7 @@ class TestLazyCommands:
         ("group", "name"),
         [("COMMANDS", n) for n in _app.COMMANDS]
         + [("THRESHOLDS", n) for n in _app.THRESHOLDS]
-        + [("CALIBRATE", n) for n in _app.CALIBRATE],
+        + [("CALIBRATE", n) for n in _app.CALIBRATE]
         + [("PLAN", n) for n in _app.PLAN],
     )
     def test_summary_is_the_commands_own(self, group, name):

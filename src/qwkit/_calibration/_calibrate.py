@@ -727,6 +727,7 @@ default="quadratic"
 
     sample = Sample.of(h, j.scores, wmat)
     mapping = sample.fit(method)
+    assert mapping is not None  # human_of: two human categories at least
     item_class = mapping.classes(j.scores)
     a = item_class[h.item]
     apparent = rows_kappa(h.codes, a, wmat)  # (eq. C4)

@@ -248,7 +248,9 @@ class HumanScaleEstimate:
             width0 = r.human_only_high - r.human_only_low
             ratio = width / width0 if width0 > 0 else math.nan
             name = "all items" if r.group is None else str(r.group)
-            row = [name] + ([str(r.quantity)] if many else [])
+            row: list[object] = [name]
+            if many:
+                row.append(str(r.quantity))
             row += [
                 r.estimate,
                 (r.low, r.high),
@@ -384,8 +386,8 @@ public_module(ScaleEstimate, ScaleComparison, HumanScaleEstimate)
 
 
 def _same_form(jl: Judge, ju: Judge) -> None:
-    if (jl.proba is None) != (ju.proba is None) or (
-        jl.proba is not None and jl.proba.shape[1] != ju.proba.shape[1]
+    if (jl.proba is None or ju.proba is None or jl.proba.shape[1] != ju.proba.shape[1]) and (
+        jl.proba is not None or ju.proba is not None
     ):
         raise QwkitError(
             "`judge_labelled` and `judge_unlabelled` must be of one form: both one score "
@@ -678,6 +680,7 @@ def human_scale_estimate(
     names: tuple = ()
     comparisons: tuple = ()
     if gl is not None:
+        assert gu is not None  # groups and groups_unlabelled go together (checked)
         cl, cu, group_names = _group_codes(gl, gu)
         count = np.bincount(cl, minlength=group_names.shape[0])
         few = np.flatnonzero(count < 2)
@@ -756,7 +759,8 @@ def _interval(est: float, se: float, level: float, df: float) -> tuple[float, fl
     """est ± t·se on df degrees of freedom (nan limits without any)."""
     if not df > 0:
         return math.nan, math.nan
-    return tuple(wald_interval(est, se, level, "two-sided", df=df))
+    low, high = wald_interval(est, se, level, "two-sided", df=df)
+    return float(low), float(high)
 
 
 def _comparisons(rows, names, quantities, level) -> tuple:

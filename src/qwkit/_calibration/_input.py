@@ -125,7 +125,7 @@ def prepare_human(human, labels, name: str) -> Human:
     return Human(
         codes=codes,
         item=item,
-        n_items=n,
+        n_items=int(codes.shape[0]) if n is None else n,
         scale=scale,
         values=values,
         on_values=on_values,
@@ -203,7 +203,7 @@ def prepare_judge(judge, judge_labels, name: str) -> Judge:
     return Judge(scores=arr @ pts, proba=arr, points=pts)  # (eq. C0)
 
 
-def check_groups(groups, n: int, name: str, items: str) -> np.ndarray:
+def check_groups(groups, n: int, name: str, items: str) -> np.ndarray | None:
     """One group per item (numbers or text, no missing value)."""
     if groups is None:
         return None

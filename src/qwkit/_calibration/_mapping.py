@@ -16,7 +16,7 @@ import numpy as np
 
 from qwkit._calibration._input import Human
 from qwkit._calibration._isotonic import curve_cut_points, pava
-from qwkit._table._cut_points import pairs_of
+from qwkit._table._cut_points import Pairs, pairs_of
 
 __all__ = ["METHODS", "Mapping", "Sample", "fold_of_items"]
 
@@ -51,7 +51,7 @@ class Sample:
     human: Human
     scores: np.ndarray  # float64 (n_items,): the judge's score of each item
     wmat: np.ndarray
-    pairs: object  # _table._cut_points.Pairs of the ratings, with their rows
+    pairs: Pairs  # the ratings as (judge score, position) pairs, with their rows
     distinct: np.ndarray  # float64 (m,): the distinct judge scores, increasing
     item_group: np.ndarray  # intp (n_items,): the distinct score of each item
 
@@ -85,6 +85,7 @@ class Sample:
 
     def _pair_weight(self, rows: np.ndarray) -> np.ndarray:
         p = self.pairs
+        assert p.row_pair is not None  # pairs_of(..., survey=True) keeps the rows
         return np.bincount(p.row_pair[rows], minlength=p.weight.shape[0]).astype(np.float64)
 
     def _isotonic(self, rows) -> Mapping:
