@@ -125,6 +125,25 @@ def _traits(h, m, t):
     return tuple(r.criterion.estimate for r in res.criteria) + tuple(res.pvalues_adjusted)
 
 
+#: The unlabelled items of human_scale_estimate: other items than DATA's, with their groups.
+_UNLABELLED = np.random.default_rng(SEED + 2).normal(3, 1.2, 200)
+_UNLABELLED_GROUPS = np.array(["a", "b", "c"])[np.arange(200) % 3]
+
+
+def _calibrate(h, s):
+    # the cross-fitted kappa depends on the folds, drawn by position: the cut points and
+    # the in-sample kappa do not
+    cal = qwkit.calibrate_judge(h, s, rng=0, n_resamples=5, n_splits=5)
+    return (cal.apparent, *cal.thresholds)
+
+
+def _scale_estimate(h, s, g):
+    res = qwkit.human_scale_estimate(
+        h, s, _UNLABELLED, groups=g, groups_unlabelled=_UNLABELLED_GROUPS
+    )
+    return tuple(x for r in res.estimates for x in (r.estimate, r.standard_error, r.lam))
+
+
 def _optimal_rounder(X, y, w):
     est = qwkit.sklearn.OptimalRounder().fit(X, y, sample_weight=w)
     return (*est.thresholds_, est.score(X, y, sample_weight=w))
@@ -308,6 +327,8 @@ CASES = [
         rtol=1e-9,
         covers=("KappaRegressor.fit", "KappaRegressor.score"),
     ),
+    Case("calibrate_judge", ("human", "score"), _calibrate, rtol=1e-9),
+    Case("human_scale_estimate", ("human", "score", "groups"), _scale_estimate, rtol=1e-9),
     Case(
         "OptimalRounder",
         ("X", "y1", "w"),
@@ -322,7 +343,8 @@ CASES = [
 PER_ITEM = {
     "y1", "y2", "y_true", "y_score", "y_pred_a", "y_pred_b", "y_preds", "raw_prediction",
     "X", "y", "sample_weight", "counts", "human", "machine", "judge", "groups", "a", "b",
-    "x", "kappas", "items", "raters", "values", "ratings",
+    "x", "kappas", "items", "raters", "values", "ratings", "human_labelled", "judge_labelled",
+    "judge_unlabelled", "groups_unlabelled",
 }  # fmt: skip
 #: Public callables with several per-item parameters that are not in ``CASES``, and why.
 ELSEWHERE = {

@@ -155,6 +155,18 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
         ],
     ),
     (
+        "Calibrate: the LLM judge on the human scale",
+        "calibration",
+        [
+            "calibrate_judge",
+            "JudgeCalibration",
+            "human_scale_estimate",
+            "HumanScaleEstimate",
+            "ScaleEstimate",
+            "ScaleComparison",
+        ],
+    ),
+    (
         "Weigh against cost",
         "economics",
         [

@@ -56,6 +56,14 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         UndefinedKappaWarning,
     )
     from qwkit._base._weights import weight_matrix
+    from qwkit._calibration import (
+        HumanScaleEstimate,
+        JudgeCalibration,
+        ScaleComparison,
+        ScaleEstimate,
+        calibrate_judge,
+        human_scale_estimate,
+    )
     from qwkit._costs import (
         RiskClassModel,
         cost_matrix,
@@ -163,7 +171,9 @@ __all__ = [
     "Hanna",
     "HannaJudges",
     "HumanAgreement",
+    "HumanScaleEstimate",
     "ICCResult",
+    "JudgeCalibration",
     "KappaAccumulator",
     "KappaComparisonResult",
     "KappaRegressionResult",
@@ -184,6 +194,8 @@ __all__ = [
     "RiskClassModel",
     "SMDResult",
     "SampleSizeResult",
+    "ScaleComparison",
+    "ScaleEstimate",
     "ScaleWarning",
     "ScoreDistribution",
     "SoftKappaAccumulator",
@@ -201,6 +213,7 @@ __all__ = [
     "alt_test_sample_size",
     "apply_thresholds",
     "bayes_decision",
+    "calibrate_judge",
     "category_agreement",
     "category_kappas",
     "compare_kappa_test",
@@ -212,6 +225,7 @@ __all__ = [
     "evaluate_scorer",
     "evaluate_traits",
     "expected_cost",
+    "human_scale_estimate",
     "icc",
     "insurance_loss_matrix",
     "kappa_decision",
@@ -256,6 +270,10 @@ _HOMES: dict[str, str] = {
         "UndefinedKappaWarning"
     ),
     "qwkit._base._weights": "weight_matrix",
+    "qwkit._calibration": (
+        "HumanScaleEstimate JudgeCalibration ScaleComparison ScaleEstimate calibrate_judge "
+        "human_scale_estimate"
+    ),
     "qwkit._costs": (
         "RiskClassModel cost_matrix expected_cost insurance_loss_matrix risk_class_model"
     ),
