@@ -55,6 +55,12 @@ def _payoff(j) -> str:
     return text + f"; threshold {last.threshold:g}"
 
 
+def _ceiling(res) -> str:
+    if res.human is None or math.isnan(res.human.kappa.statistic):
+        return ""
+    return f"; humans with each other: {_num(res.human.kappa.statistic)}"
+
+
 def _prompt_answer(j) -> str:
     verdicts = j.prompt_verdicts
     decided = {v for v in verdicts if v != "inconclusive"}
@@ -79,7 +85,9 @@ def answers(res) -> tuple[tuple[str, str], ...]:
         out.append((f"How many runs does {j.judge} need?", _how_many(j)))
     for j in res.judges:
         if j.kappa_by_runs:
-            out.append((f"Does asking {j.judge} more often make it pass?", _payoff(j)))
+            out.append(
+                (f"Does asking {j.judge} more often make it pass?", _payoff(j) + _ceiling(res))
+            )
     for j in res.judges:
         if j.prompt_kappas:
             out.append((f"Does the prompt change {j.judge}'s verdict?", _prompt_answer(j)))

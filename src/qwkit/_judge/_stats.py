@@ -133,8 +133,8 @@ def _icc1(big_n, n, t1, a, ss2, m2):
 def icc1(m: np.ndarray, s1: np.ndarray, s2: np.ndarray):
     """(ICC(1), its leave-one-item-out values, k₀) from each item's count ``m``, sum
     ``s1`` and sum of squares ``s2`` (items with m ≥ 1; centred values)."""
-    big_n, n = float(m.sum()), float(m.size)
-    t1, a, ss2, m2 = float(s1.sum()), float((s1 * s1 / m).sum()), float(s2.sum()), float((m * m).sum())
+    big_n, n = np.float64(m.sum()), np.float64(m.size)  # numpy floats: 0/0 is nan, no error
+    t1, a, ss2, m2 = (np.float64(x.sum()) for x in (s1, s1 * s1 / m, s2, m * m))
     with np.errstate(all="ignore"):
         full, k0 = _icc1(big_n, n, t1, a, ss2, m2)
         loo, _ = _icc1(big_n - m, n - 1.0, t1 - s1, a - s1 * s1 / m, ss2 - s2, m2 - m * m)
@@ -153,7 +153,7 @@ def alpha_interval(m: np.ndarray, s1: np.ndarray, s2: np.ndarray):
     keep = m >= 2
     m, s1, s2 = m[keep], s1[keep], s2[keep]
     w = 2.0 * (m * s2 - s1 * s1) / (m - 1.0)  # Σ over ordered pairs of an item, / (m − 1)
-    big_n, t1, t2, within = float(m.sum()), float(s1.sum()), float(s2.sum()), float(w.sum())
+    big_n, t1, t2, within = (np.float64(x.sum()) for x in (m, s1, s2, w))
     with np.errstate(all="ignore"):
         full = _alpha(big_n, t1, t2, within)
         loo = _alpha(big_n - m, t1 - s1, t2 - s2, within - w)
@@ -177,9 +177,10 @@ def icc_a1(x: np.ndarray):
         mse = sse / ((n - 1.0) * (r - 1.0))
         return (msr - mse) / (msr + (r - 1.0) * mse + r * (msc - mse) / n)  # (eq. J5)
 
-    t, rows, cols, total = float(s1.sum()), float((s1 * s1).sum()), float(c @ c), float(s2.sum())
+    t, rows, total = (np.float64(x.sum()) for x in (s1, s1 * s1, s2))
+    cols = np.float64(c @ c)
     with np.errstate(all="ignore"):
-        full = value(float(n), t, rows, cols, total)
+        full = value(np.float64(n), t, rows, cols, total)
         loo = value(n - 1.0, t - s1, rows - s1 * s1, cols - 2.0 * cross + s2, total - s2)
     return float(full), loo
 
@@ -222,7 +223,7 @@ def kappa_pairs(a: np.ndarray, count: np.ndarray, h1: np.ndarray, h2: np.ndarray
     keep = ~np.isnan(a) & (count > 0)
     a, c, h1, h2 = a[keep], count[keep], h1[keep], h2[keep]
     terms = (c, c * a, h1, c * a * a, h2, a * h1)  # P, Sx, Sy, Sxx, Syy, Sxy per item
-    sums = [float(t.sum()) for t in terms]
+    sums = [np.float64(t.sum()) for t in terms]
     with np.errstate(all="ignore"):
         full = pooled_kappa_sums(*sums)
         loo = pooled_kappa_sums(*(s - t for s, t in zip(sums, terms, strict=True)))
@@ -237,7 +238,7 @@ def kappa_human_pairs(count: np.ndarray, h1: np.ndarray, h2: np.ndarray):
     sx = (c - 1.0) * h1
     sxx = (c - 1.0) * h2
     terms = (c * (c - 1.0), sx, sx, sxx, sxx, h1 * h1 - h2)
-    sums = [float(t.sum()) for t in terms]
+    sums = [np.float64(t.sum()) for t in terms]
     with np.errstate(all="ignore"):
         full = pooled_kappa_sums(*sums)
         loo = pooled_kappa_sums(*(s - t for s, t in zip(sums, terms, strict=True)))
