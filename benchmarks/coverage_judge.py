@@ -54,6 +54,7 @@ from scipy import optimize, special, stats
 import qwkit
 
 TARGET = 0.8
+HUMAN_SD = math.sqrt(0.6)
 
 
 # ---------------------------------------------------------------------------- truths
@@ -78,7 +79,7 @@ def conditional(theta, shift, sd, cuts, k):
     return m, p @ v**2 - m * m
 
 
-def judge_truth(k, rho, shifts=(0.0,), human_sd=math.sqrt(0.6)):
+def judge_truth(k, rho, shifts=(0.0,), human_sd=HUMAN_SD):
     """Exact population values of the judge model (see the module docstring)."""
     theta = NODES * math.sqrt(rho)
     cuts = cuts_for(k)
@@ -123,7 +124,7 @@ def judge_truth(k, rho, shifts=(0.0,), human_sd=math.sqrt(0.6)):
     return out
 
 
-def draw_judge(rng, n, r, k, rho, shifts=None, missing=0.0, humans=2, human_sd=math.sqrt(0.6)):
+def draw_judge(rng, n, r, k, rho, shifts=None, missing=0.0, humans=2, human_sd=HUMAN_SD):
     theta = rng.normal(0, math.sqrt(rho), n)
     cuts = cuts_for(k)
     shift = np.zeros(r) if shifts is None else np.asarray(shifts)
@@ -167,7 +168,9 @@ def icc_config(args):
         within += abs(need.runs - k_true) <= 1 if math.isfinite(need.runs) else 0
         runs_cover += need.low <= k_true <= need.high
     out = {key: v / reps for key, v in hits.items()}
-    out.update(within=within / reps, runs_cover=runs_cover / reps, truth=truth["icc1"], k_true=k_true)
+    out.update(
+        within=within / reps, runs_cover=runs_cover / reps, truth=truth["icc1"], k_true=k_true
+    )
     return (k, n, r, rho, missing), out
 
 
@@ -199,7 +202,12 @@ def runs_config(args):
             if rel >= TARGET:
                 found[how] = kk
                 break
-    return (k, rho), {"icc1": truth["icc1"], "sb": sb, "mean": found["mean"], "majority": found["majority"]}
+    return (k, rho), {
+        "icc1": truth["icc1"],
+        "sb": sb,
+        "mean": found["mean"],
+        "majority": found["majority"],
+    }
 
 
 def majority(x):
@@ -225,7 +233,9 @@ def prompts_config(args):
     diff = truth["kappa_v"][0] - truth["kappa_v"][-1]
     for _ in range(reps):
         score, human = draw_judge(rng, n, r, k, rho, shifts=shifts)
-        res = qwkit.judge_reliability(item=item, run=run, score=score.ravel(), human=human, runs="prompts")
+        res = qwkit.judge_reliability(
+            item=item, run=run, score=score.ravel(), human=human, runs="prompts"
+        )
         j = res[0]
         hits["icc_a1"] += covers(j.icc_agreement, truth["icc_a1"])
         hits["kappa_v"] += covers(j.prompt_kappas[0].kappa, truth["kappa_v"][0])
@@ -264,7 +274,9 @@ def panel_config(args):
         item = np.repeat(np.arange(n), m * 2)
         judge = np.tile(np.repeat(np.arange(m), 2), n)
         run = np.tile([0, 1], n * m)
-        res = qwkit.judge_reliability(item=item, run=run, judge=judge, score=runs.ravel(), human=human)
+        res = qwkit.judge_reliability(
+            item=item, run=run, judge=judge, score=runs.ravel(), human=human
+        )
         e = res.panel.effective_judges
         hits["nan"] += math.isnan(e.statistic)
         hits["m_eff"] += covers(e, m_eff)
@@ -313,7 +325,10 @@ def position_beta(pi, tie):
         delta = np.random.default_rng(0).normal(0, 1.5, 400_000)
 
         def share(beta):
-            return float(np.mean((special.expit(delta + beta) + 1 - special.expit(delta - beta)) / 2)) - pi
+            return (
+                float(np.mean((special.expit(delta + beta) + 1 - special.expit(delta - beta)) / 2))
+                - pi
+            )
 
         _BETAS[key] = optimize.brentq(share, 0.0, 5.0)
     return _BETAS[key]
@@ -334,7 +349,10 @@ def position_config(args):
     for _ in range(reps):
         ab, ba = verdicts(rng, n, model, pi, tie, runs)
         res = qwkit.position_bias_test(
-            item=item, order=order, run=run, verdict=labels[np.concatenate([ab.ravel(), ba.ravel()])]
+            item=item,
+            order=order,
+            run=run,
+            verdict=labels[np.concatenate([ab.ravel(), ba.ravel()])],
         )
         rejected += res.pvalue < 0.05
         cover_rate += covers(res.first_slot_rate, first)
@@ -399,6 +417,18 @@ def _pool(fn, jobs, processes):
         return list(ex.map(fn, jobs))
 
 
+def _pooled(results, reps, keys) -> list[str]:
+    """Each column's coverage over all designs (replications pooled), with its Monte
+    Carlo standard error."""
+    w = np.asarray(reps, dtype=float)
+    out = []
+    for key in keys:
+        x = np.array([o[key] for _, o in results])
+        p = float(w @ x / w.sum())
+        out.append(f"**{p:.3f}** ± {math.sqrt(p * (1 - p) / w.sum()):.3f}")
+    return out
+
+
 def _quiet():
     warnings.simplefilter("ignore")
 
@@ -412,7 +442,10 @@ def main():
     args = parser.parse_args()
     sections = args.sections.split(",")
     reps = args.reps
-    lines = [f"qwkit {qwkit.__version__}; {reps} replications; load {os.getloadavg()[0]:.1f}; nice {os.nice(0)}", ""]
+    lines = [
+        f"qwkit {qwkit.__version__}; {reps} replications; load {os.getloadavg()[0]:.1f}; nice {os.nice(0)}",
+        "",
+    ]
     started = time.time()
 
     def emit(text=""):
@@ -426,24 +459,40 @@ def main():
             for n in (50, 200, 1000):
                 for r in (2, 5, 10):
                     for rho in (0.3, 0.6, 0.9):
-                        jobs.append((k, n, r, rho, reps if n < 1000 else max(reps // 2, 1), seed, 0.0))
+                        jobs.append(
+                            (k, n, r, rho, reps if n < 1000 else max(reps // 2, 1), seed, 0.0)
+                        )
                         seed += 1
         for n in (50, 200):
             jobs.append((5, n, 5, 0.6, reps, seed, 0.2))
             seed += 1
         emit("### Self-consistency, kappa with the humans, runs needed (coverage of 95% intervals)")
         emit()
-        emit("| K | items | runs | ρ | missing | ICC(1) truth | ICC(1) | α | human ICC | human κ | κ 1 run | κ all runs | k* truth | k̂ within ±1 | k* in interval |")
+        emit(
+            "| K | items | runs | ρ | missing | ICC(1) truth | ICC(1) | α | human ICC | human κ | κ 1 run | κ all runs | k* truth | k̂ within ±1 | k* in interval |"
+        )
         emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for (k, n, r, rho, miss), o in _pool(icc_config, jobs, args.processes):
+        results = _pool(icc_config, jobs, args.processes)
+        for (k, n, r, rho, miss), o in results:
             emit(
                 f"| {k} | {n} | {r} | {rho} | {miss:.0%} | {o['truth']:.3f} | {o['icc1']:.3f} | {o['alpha']:.3f} | "
                 f"{o['icc_h']:.3f} | {o['kappa_hh']:.3f} | {o['kappa_1']:.3f} | {o['kappa_r']:.3f} | {o['k_true']} | "
                 f"{o['within']:.3f} | {o['runs_cover']:.3f} |"
             )
+        p = _pooled(
+            results,
+            [j[4] for j in jobs],
+            ("icc1", "alpha", "icc_h", "kappa_hh", "kappa_1", "kappa_r", "within", "runs_cover"),
+        )
+        emit(f"| pooled | | | | | | {' | '.join(p[:6])} | | {p[6]} | {p[7]} |")
         emit()
     if "runs" in sections:
-        jobs = [(k, rho, 100 + i) for i, (k, rho) in enumerate((k, rho) for k in (5, 10) for rho in (0.2, 0.3, 0.45, 0.6, 0.75, 0.9))]
+        jobs = [
+            (k, rho, 100 + i)
+            for i, (k, rho) in enumerate(
+                (k, rho) for k in (5, 10) for rho in (0.2, 0.3, 0.45, 0.6, 0.75, 0.9)
+            )
+        ]
         emit("### Runs needed for reliability 0.8: Spearman–Brown against the empirical k-run mean")
         emit()
         emit("| K | ρ | ICC(1) | Spearman–Brown k* | empirical k (mean) | empirical k (majority) |")
@@ -458,17 +507,24 @@ def main():
             for r in (2, 4):
                 for rho in (0.3, 0.6, 0.9):
                     for spread in (0.0, 0.3):
-                        jobs.append((5, n, r, rho, reps if n < 1000 else max(reps // 2, 1), seed, spread))
+                        jobs.append(
+                            (5, n, r, rho, reps if n < 1000 else max(reps // 2, 1), seed, spread)
+                        )
                         seed += 1
         emit("### Prompt variants (fixed offsets): ICC(A,1), kappa per variant, paired difference")
         emit()
-        emit("| items | variants | ρ | offsets ± | ICC(A,1) truth | ICC(A,1) | κ variant | difference | rejected at 5% |")
+        emit(
+            "| items | variants | ρ | offsets ± | ICC(A,1) truth | ICC(A,1) | κ variant | difference | rejected at 5% |"
+        )
         emit("|---|---|---|---|---|---|---|---|---|")
-        for (k, n, r, rho, spread), o in _pool(prompts_config, jobs, args.processes):
+        results = _pool(prompts_config, jobs, args.processes)
+        for (_k, n, r, rho, spread), o in results:
             emit(
                 f"| {n} | {r} | {rho} | {spread} | {o['truth']:.3f} | {o['icc_a1']:.3f} | {o['kappa_v']:.3f} | "
                 f"{o['difference']:.3f} | {o['rejected']:.3f} |"
             )
+        p = _pooled(results, [j[4] for j in jobs], ("icc_a1", "kappa_v", "difference"))
+        emit(f"| pooled | | | | | {' | '.join(p)} | |")
         emit()
     if "panel" in sections:
         jobs = []
@@ -482,8 +538,13 @@ def main():
         emit()
         emit("| judges | items | error ρ | m_eff truth | m_eff | true-score r | undefined |")
         emit("|---|---|---|---|---|---|---|")
-        for (m, n, rho_u), o in _pool(panel_config, jobs, args.processes):
-            emit(f"| {m} | {n} | {rho_u} | {o['truth']:.2f} | {o['m_eff']:.3f} | {o['true_score']:.3f} | {o['nan']:.3f} |")
+        results = _pool(panel_config, jobs, args.processes)
+        for (m, n, rho_u), o in results:
+            emit(
+                f"| {m} | {n} | {rho_u} | {o['truth']:.2f} | {o['m_eff']:.3f} | {o['true_score']:.3f} | {o['nan']:.3f} |"
+            )
+        p = _pooled(results, [j[3] for j in jobs], ("m_eff", "true_score"))
+        emit(f"| pooled | | | | {' | '.join(p)} | |")
         emit()
     if "position" in sections:
         jobs = []
@@ -504,10 +565,14 @@ def main():
             seed += 1
         emit("### Position bias: size, power, and coverage of the rates")
         emit()
-        emit("| judge | pairs | first-slot rate | ties | runs | rejected at 5% | first-slot rate covered | consistency covered |")
+        emit(
+            "| judge | pairs | first-slot rate | ties | runs | rejected at 5% | first-slot rate covered | consistency covered |"
+        )
         emit("|---|---|---|---|---|---|---|---|")
         for (model, n, pi, tie, runs), o in _pool(position_config, jobs, args.processes):
-            emit(f"| {model} | {n} | {pi} | {tie} | {runs} | {o['rejected']:.3f} | {o['first_slot']:.3f} | {o['consistency']:.3f} |")
+            emit(
+                f"| {model} | {n} | {pi} | {tie} | {runs} | {o['rejected']:.3f} | {o['first_slot']:.3f} | {o['consistency']:.3f} |"
+            )
         emit()
     if "ranking" in sections:
         jobs = [(max(reps // 4, 10), 2000 + i) for i in range(8)]

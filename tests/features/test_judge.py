@@ -56,7 +56,9 @@ def _panel(n=120, r=3, m=3, seed=SEED, missing=0.0):
     rows = []
     for j in range(m):
         shared = rng.normal(0, 0.5, n)
-        x = np.clip(np.rint(3 + truth[:, None] + shared[:, None] + rng.normal(0, 0.7, (n, r))), 1, 5)
+        x = np.clip(
+            np.rint(3 + truth[:, None] + shared[:, None] + rng.normal(0, 0.7, (n, r))), 1, 5
+        )
         if missing:
             x[rng.random((n, r)) < missing] = np.nan
         frame = pd.DataFrame(_long(x, judge=f"j{j}"))
@@ -90,7 +92,9 @@ class TestPublished:
     def test_the_same_numbers_as_qwkit_icc(self):
         res = qwkit.judge_reliability(**_long(SHROUT_FLEISS), runs="prompts")
         j = res[0]
-        assert j.icc.statistic == pytest.approx(qwkit.icc(SHROUT_FLEISS, form="1,1").statistic, rel=1e-12)
+        assert j.icc.statistic == pytest.approx(
+            qwkit.icc(SHROUT_FLEISS, form="1,1").statistic, rel=1e-12
+        )
         assert j.icc_agreement.statistic == pytest.approx(
             qwkit.icc(SHROUT_FLEISS, form="A,1").statistic, rel=1e-12
         )
@@ -145,12 +149,14 @@ class TestSelfConsistency:
         want = math.ceil(0.9 * (1 - rho) / (rho * 0.1))
         assert j.runs_needed.runs == want
         assert j.runs_needed.low <= want <= j.runs_needed.high
-        k, est, low, high = j.runs_needed.reliability[1]
+        _k, est, low, high = j.runs_needed.reliability[1]
         assert est == pytest.approx(2 * rho / (1 + rho))
         assert (low, high) == pytest.approx(
             (2 * j.icc.low / (1 + j.icc.low), 2 * j.icc.high / (1 + j.icc.high))
         )
-        assert j.runs_needed.reliability[want - 1][1] >= 0.9 > j.runs_needed.reliability[want - 2][1]
+        assert (
+            j.runs_needed.reliability[want - 1][1] >= 0.9 > j.runs_needed.reliability[want - 2][1]
+        )
 
     def test_run_none_numbers_the_repetitions(self):
         frame, _ = _panel(n=30, m=1)
@@ -163,7 +169,7 @@ class TestSelfConsistency:
 class TestKappaWithHumans:
     def test_one_run_and_the_cyclic_subsets(self, panel):
         frame, human, res = panel
-        for j, name in enumerate(("j0", "j1", "j2")):
+        for _j, name in enumerate(("j0", "j1", "j2")):
             sub = frame[frame["judge"] == name]
             x = sub.pivot(index="item", columns="run", values="score").to_numpy()
             rows = res[name].kappa_by_runs
@@ -270,7 +276,7 @@ class TestPanel:
         assert p.effective_judges.low < m_eff < p.effective_judges.high
 
     def test_the_curve_adds_the_best_judge_first(self, panel):
-        frame, human, res = panel
+        _frame, _human, res = panel
         curve = res.panel.curve
         singles = {j.judge: j.kappa_by_runs[-1].kappa.statistic for j in res.judges}
         assert curve[0].members[0] == max(singles, key=singles.get)
@@ -287,11 +293,13 @@ class TestPanel:
 
 class TestInputs:
     def test_pandas_polars_mapping_and_arrays_agree(self, panel):
-        frame, human, res = panel
+        frame, _human, res = panel
         want = [j.icc.statistic for j in res.judges]
         cols = ["item", "run", "score", "judge"]
         for data in (pl.from_pandas(frame[cols]), {c: frame[c].to_numpy() for c in cols}):
-            got = qwkit.judge_reliability(data, item="item", run="run", score="score", judge="judge")
+            got = qwkit.judge_reliability(
+                data, item="item", run="run", score="score", judge="judge"
+            )
             assert [j.icc.statistic for j in got.judges] == pytest.approx(want, rel=1e-12)
         arrays = qwkit.judge_reliability(
             item=frame["item"].to_numpy(), run=frame["run"].to_numpy(),
@@ -330,9 +338,9 @@ class TestInputs:
         )
         want = [k.kappa.statistic for j in res.judges for k in j.kappa_by_runs]
         for got in (a, b, c):
-            assert [k.kappa.statistic for j in got.judges for k in j.kappa_by_runs] == pytest.approx(
-                want, rel=1e-12
-            )
+            assert [
+                k.kappa.statistic for j in got.judges for k in j.kappa_by_runs
+            ] == pytest.approx(want, rel=1e-12)
 
     def test_human_of_a_subset_of_items_and_unjudged_items(self):
         frame, human = _panel(n=50, m=1)
@@ -424,7 +432,7 @@ class TestResult:
         text = res.summary()
         assert text.index("The answers") < text.index("Self-consistency over runs")
         assert "How many independent judges are the 3?" in text
-        assert [q for q, _ in res.answers()][0] == "Is j0 self-consistent?"
+        assert next(q for q, _ in res.answers()) == "Is j0 self-consistent?"
 
     @pytest.mark.parametrize("kind", ["consistency", "runs", "panel", "errors", "ranking"])
     def test_plots(self, panel, kind):
@@ -597,5 +605,5 @@ class TestPositionBadInput:
             judge=["x", "x", "y", "y"],
         )  # fmt: skip
         with pytest.raises(qwkit.QwkitError, match="pick one") as info:
-            two.pvalue
+            _ = two.pvalue
         assert info.value.parameter == "judge"

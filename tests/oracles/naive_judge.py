@@ -22,8 +22,8 @@ __all__ = [
     "cyclic_kappa",
     "icc1_anova",
     "jackknife_se",
-    "majority",
     "m_eff",
+    "majority",
     "pooled_kappa",
     "position_counts",
     "sign_flip_pvalue",
@@ -90,7 +90,9 @@ def m_eff(means: np.ndarray, human: np.ndarray) -> tuple[float, np.ndarray]:
     judges ``means`` against items × raters ``human`` (NaN = not rated)."""
     hbar = np.nanmean(human, axis=1)
     count = np.sum(~np.isnan(human), axis=1)
-    within = [np.nanvar(row, ddof=1) * (c - 1) for row, c in zip(human, count, strict=True) if c > 1]
+    within = [
+        np.nanvar(row, ddof=1) * (c - 1) for row, c in zip(human, count, strict=True) if c > 1
+    ]
     dfw = sum(c - 1 for c in count if c > 1)
     noise = (sum(within) / dfw) * float(np.mean(1.0 / count)) if dfw else 0.0
     full = np.cov(np.column_stack([means, hbar]), rowvar=False)

@@ -184,9 +184,7 @@ def _runs_needed(icc: ReliabilityEstimate, basis: str, target: float, r: int) ->
         )
         for k in range(1, last + 1)
     )
-    return RunsNeeded(
-        target=target, basis=basis, runs=runs, low=low, high=high, reliability=table
-    )
+    return RunsNeeded(target=target, basis=basis, runs=runs, low=low, high=high, reliability=table)
 
 
 @dataclass(frozen=True, slots=True)

@@ -429,9 +429,7 @@ def human_sums(human, item_ids: np.ndarray, item) -> Humans:
     if isinstance(human, RatingsTable):
         sp = as_sparse(human, "human")
         if sp.is_text:
-            raise QwkitTypeError(
-                "`human` must hold numeric ratings; got text.", parameter="human"
-            )
+            raise QwkitTypeError("`human` must hold numeric ratings; got text.", parameter="human")
         per = np.repeat(np.arange(sp.n_items), np.diff(sp.item_ptr))
         vals = sp.values.astype(np.float64)
         count = np.bincount(per, minlength=sp.n_items).astype(np.float64)
@@ -466,7 +464,7 @@ def human_sums(human, item_ids: np.ndarray, item) -> Humans:
 def _aligned(labels, count, s1, s2, n_raters: int, item_ids: np.ndarray) -> Humans:
     """Sums of labelled human rows moved to the positions of the judged items."""
     labels = np.asarray(labels)
-    uniq, first, times = np.unique(labels, return_index=True, return_counts=True)
+    uniq, _first, times = np.unique(labels, return_index=True, return_counts=True)
     if (times > 1).any():
         dup = uniq[times > 1][0]
         rows = np.flatnonzero(labels == dup)[:2].tolist()

@@ -237,8 +237,13 @@ def tables(res) -> tuple[Table, ...]:
                 f"{_interval(res.human.kappa, 3)}."
             )
         out.append(
-            Table("runs", "Kappa with the humans as runs are added", kappa_cols, runs_rows,
-                  tuple(notes))
+            Table(
+                "runs",
+                "Kappa with the humans as runs are added",
+                kappa_cols,
+                runs_rows,
+                tuple(notes),
+            )
         )
     prompt_rows = tuple(
         (j.judge, k.label, *_est_cells(k.kappa), k.pvalue, k.verdict)
@@ -247,8 +252,12 @@ def tables(res) -> tuple[Table, ...]:
     )
     if prompt_rows:
         out.append(
-            Table("prompts", "Kappa with the humans under each prompt variant", kappa_cols,
-                  prompt_rows)
+            Table(
+                "prompts",
+                "Kappa with the humans under each prompt variant",
+                kappa_cols,
+                prompt_rows,
+            )
         )
         out.append(
             Table(
@@ -282,16 +291,18 @@ def tables(res) -> tuple[Table, ...]:
     p = res.panel
     if p is not None and p.curve:
         e = p.effective_judges
-        note = (
-            "Errors: each judge's mean over its runs minus the mean human rating"
-            + (", the human mean's own noise removed (eq. J11)." if p.human_noise_removed else ".")
+        note = "Errors: each judge's mean over its runs minus the mean human rating" + (
+            ", the human mean's own noise removed (eq. J11)." if p.human_noise_removed else "."
         )
         out.append(
             Table(
                 "errors",
                 "Correlation of the judges' errors",
-                (Column("judge", "text"), Column("error SD"))
-                + tuple(Column(name) for name in p.judges),
+                (
+                    Column("judge", "text"),
+                    Column("error SD"),
+                    *(Column(name) for name in p.judges),
+                ),
                 tuple(
                     (name, float(p.error_sd[a]), *(float(x) for x in p.error_correlation[a]))
                     for a, name in enumerate(p.judges)

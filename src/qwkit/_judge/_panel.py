@@ -53,6 +53,35 @@ def _m_eff(n, sy, syy, sh, shh, syh, ssw, dfw, inv, corrected: bool):
     return np.where(bad, np.nan, m_eff), np.where(bad[..., None, None], np.nan, cov), rho
 
 
+def _m_eff_loo(y, hb, sy, syy, sh, shh, syh, ssw, hc, tssw, tdfw, tinv, corrected: bool):
+    """The leave-one-item-out values of m_eff and of the true-score correlations (eqs.
+    J11–J12), as :func:`_m_eff` computes them on the items left, in O(n·m²) by matrix
+    products and no n × m × m array: with v = 1 / (each judge's error SD), the sum of the
+    error correlations is vᵀSv − (c·v)² / Var(τ), and vᵀSv of the items but i is
+    (vᵀ(Σ y yᵀ)v − (v·yᵢ)² − (v·Σ₋ᵢ y)² / (n − 1)) / (n − 2)."""
+    n, m = y.shape
+    nn = n - 1.0
+    d = nn - 1.0
+    sy_i = sy - y  # (n, m): column sums without item i
+    sh_i = sh - hb
+    var_y = (np.diag(syy) - y * y - sy_i * sy_i / nn) / d
+    c = (syh - y * hb[:, None] - sy_i * sh_i[:, None] / nn) / d
+    vh = (shh - hb * hb - sh_i * sh_i / nn) / d
+    dfw = tdfw - (hc - 1.0)
+    noise = np.where(dfw > 0, (tssw - ssw) / np.where(dfw > 0, dfw, 1.0), 0.0)
+    noise = noise * (tinv - 1.0 / hc) / nn
+    tau = vh - (noise if corrected else 0.0)
+    sd = np.sqrt(var_y - c * c / tau[:, None])  # the errors' SDs (eq. J11)
+    v = 1.0 / sd
+    quad = (np.einsum("ij,jk,ik->i", v, syy, v) - np.einsum("ij,ij->i", v, y) ** 2
+            - np.einsum("ij,ij->i", v, sy_i) ** 2 / nn) / d  # fmt: skip
+    total = quad - np.einsum("ij,ij->i", c, v) ** 2 / tau
+    m_eff = m * m / total  # (eq. J12)
+    bad = ~(tau > 0) | np.any(~(sd > 0), axis=1) | ~(m_eff > 0)
+    rho = np.where((tau > 0)[:, None], c / np.sqrt(var_y * tau[:, None]), np.nan)
+    return np.where(bad, np.nan, m_eff), rho
+
+
 def effective_judges(y: np.ndarray, hc, h1, h2, level: float, corrected: bool):
     """(m_eff with its interval, the error covariance matrix, the human mean's noise
     variance) of an items × judges matrix ``y`` (each judge's mean over its runs,
@@ -69,17 +98,9 @@ def effective_judges(y: np.ndarray, hc, h1, h2, level: float, corrected: bool):
             np.float64(n), sy, syy, np.float64(sh), np.float64(shh), syh,
             np.float64(tssw), np.float64(tdfw), np.float64(tinv), corrected,
         )  # fmt: skip
-        loo = np.empty(n)
-        rho_loo = np.empty((n, m))
-        step = max(1, 2_000_000 // (m * m + 1))
-        for a in range(0, n, step):  # leave each item out, in batches of bounded memory
-            b = slice(a, min(n, a + step))
-            yb = y[b]
-            loo[b], _, rho_loo[b] = _m_eff(
-                np.full(yb.shape[0], n - 1.0), sy - yb, syy - yb[:, :, None] * yb[:, None, :],
-                sh - hb[b], shh - hb[b] ** 2, syh - yb * hb[b, None],
-                tssw - ssw[b], tdfw - (hc[b] - 1.0), tinv - 1.0 / hc[b], corrected,
-            )  # fmt: skip
+        loo, rho_loo = _m_eff_loo(
+            y, hb, sy, syy, sh, shh, syh, ssw, hc, tssw, tdfw, tinv, corrected
+        )
     noise = float(tssw / tdfw * tinv / n) if corrected and tdfw > 0 else 0.0
     est = estimate("effective judges", _stats.jackknife(float(full), loo, level, "log"))
     rhos = tuple(
@@ -100,7 +121,7 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     np.put_along_axis(ranks, order, np.arange(1, s + 1, dtype=np.float64)[:, None], axis=0)
     for j in range(x.shape[1]):  # ties: rare in means of real scores
         col = x[:, j]
-        uniq, inv, cnt = np.unique(col, return_inverse=True, return_counts=True)
+        _uniq, inv, cnt = np.unique(col, return_inverse=True, return_counts=True)
         if (cnt > 1).any():
             ranks[:, j] = (np.cumsum(cnt) - (cnt - 1) / 2.0)[inv]
     return ranks
@@ -207,7 +228,10 @@ def panel_parts(
     true_score: tuple = ()
     curve: tuple = ()
     noise, corrected = nan, False
-    order = tuple(int(j) for j in np.argsort([-x if not math.isnan(x) else math.inf for x in single], kind="stable"))
+    order = tuple(
+        int(j)
+        for j in np.argsort([-x if not math.isnan(x) else math.inf for x in single], kind="stable")
+    )
     rows = complete if humans is None else complete & (humans.count > 0)
     n_items = int(np.count_nonzero(rows))
     if humans is not None and n_items >= 3:
@@ -238,12 +262,11 @@ def panel_parts(
         if len(present) >= 3:
             sys_means = np.stack([y[code == k].mean(axis=0) for k in present])
             covs = [
-                np.cov(y[code == k], rowvar=False, ddof=1).reshape(m, m) / np.count_nonzero(code == k)
+                np.cov(y[code == k], rowvar=False, ddof=1).reshape(m, m)
+                / np.count_nonzero(code == k)
                 for k in present
             ]
-            kendall, kendall_p, separation = kendall_w(
-                sys_means, covs, s.level, n_resamples, rng
-            )
+            kendall, kendall_p, separation = kendall_w(sys_means, covs, s.level, n_resamples, rng)
             system_names = tuple(system_names[k] for k in present)
             n_sys_items = int(np.isin(code, present).sum())
     return PanelParts(

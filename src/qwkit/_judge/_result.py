@@ -329,6 +329,7 @@ default="runs"
         if isinstance(judge, str) or isinstance(judge, (int, np.integer)):
             judge = self[judge].judge
         elif judge is not None:
-            raise QwkitError(f"`judge` must be a judge's name or position; got {judge!r}.",
-                             parameter="judge")
+            raise QwkitError(
+                f"`judge` must be a judge's name or position; got {judge!r}.", parameter="judge"
+            )
         return plot(self, kind, judge)

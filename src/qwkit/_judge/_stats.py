@@ -113,7 +113,10 @@ def jackknife(
     z_error = _spread(zl)
     q = t_quantile(level, n - 1)
     with np.errstate(all="ignore"):
-        low, high = float(finv(np.float64(z - q * z_error))), float(finv(np.float64(z + q * z_error)))
+        low, high = (
+            float(finv(np.float64(z - q * z_error))),
+            float(finv(np.float64(z + q * z_error))),
+        )
     return Jackknifed(statistic, se, low, high, n, z, z_error, kind, k)
 
 

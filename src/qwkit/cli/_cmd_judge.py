@@ -371,7 +371,9 @@ def judge(
         if as_json:
             _display.print_json({"file": file, **payload, **res.to_dict()})
             return
-        console = _display.stdout_console(to_stderr=target_file is not None and target_file.is_stdout)
+        console = _display.stdout_console(
+            to_stderr=target_file is not None and target_file.is_stdout
+        )
         heading = (
             f"{source.label}: is there a position bias?"
             if order is not None
@@ -439,9 +441,7 @@ def _position(arrays, ids, score, order, source_name, n_rows, columns, verdict_l
     def kept(values):
         return None if values is None else values[keep]
 
-    terms = in_file_terms(
-        {**columns, "verdict": score, "order": order}, rows, said={}
-    )
+    terms = in_file_terms({**columns, "verdict": score, "order": order}, rows, said={})
     with terms:
         res = qwkit.position_bias_test(
             item=kept(ids["item"]),

@@ -54,9 +54,7 @@ def _subtitle(res) -> str:
     s = res.settings
     judges = ", ".join(j.judge for j in res.judges)
     runs = "prompt variants" if s["runs"] == "prompts" else "runs"
-    humans = (
-        f"; {s['human_raters']} human rating column(s)" if s.get("human_raters") else ""
-    )
+    humans = f"; {s['human_raters']} human rating column(s)" if s.get("human_raters") else ""
     return (
         f"{len(res.judges)} judge(s) ({judges}) on {s['n_items']:,} items, "
         f"{len(s['run_names'])} {runs}{humans}. The answers first, then the evidence."
