@@ -35,6 +35,9 @@ RUNS = ("repeats", "prompts")
 #: Below this separation of the systems' means, Kendall's W's interval is flagged.
 SEPARATION = 3.0
 AGGREGATES = ("mean", "majority")
+#: Below this many items, the interval of the effective number of judges covered less
+#: than its level in the simulation of ``docs/judge.md`` ("Validation").
+PANEL_ITEMS = 1000
 
 
 def _unit(value, name: str) -> float:
@@ -282,6 +285,16 @@ def judge_reliability(
                 f"{p.separation:.1f} standard errors apart (median), below {SEPARATION:g}; "
                 "Kendall's W is biased down by the noise and its interval may miss (judge "
                 "more items per system)."
+            )
+        if (
+            humans is not None
+            and 3 <= p.n_items < PANEL_ITEMS
+            and not np.isnan(p.effective.statistic)
+        ):
+            notes.append(
+                f"The effective number of judges rests on {p.n_items:,} items: below "
+                f"{PANEL_ITEMS:,}, its interval covered less than its level in simulations "
+                "(the human true score is estimated from few ratings); read it as indicative."
             )
         if humans is not None and p.n_items >= 3 and np.isnan(p.effective.statistic):
             notes.append(
