@@ -441,7 +441,11 @@ def _position(arrays, ids, score, order, source_name, n_rows, columns, verdict_l
     def kept(values):
         return None if values is None else values[keep]
 
-    terms = in_file_terms({**columns, "verdict": score, "order": order}, rows, said={})
+    terms = in_file_terms(
+        {**columns, "verdict": score, "order": order},
+        rows,
+        said={"verdict_labels": "--verdicts", "order_labels": "--orders"},
+    )
     with terms:
         res = qwkit.position_bias_test(
             item=kept(ids["item"]),
