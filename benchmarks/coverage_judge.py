@@ -2,10 +2,11 @@
 """Simulations with a known truth of every interval and test of ``qwkit.judge_reliability``
 and ``qwkit.position_bias_test``, quoted in docs/judge.md ("Validation").
 
-Run from the repository root (about an hour on a loaded 2-core machine; ``--reps 100``
-for a quick look)::
+Run from the repository root (33 minutes at ``--reps 400`` with two processes on a loaded
+2-core machine; ``--reps 100`` for a quick look; the committed results are
+``benchmarks/README_judge.md``)::
 
-    nice .venv/bin/python benchmarks/coverage_judge.py --processes 2 --output judge_coverage.md
+    nice .venv/bin/python benchmarks/coverage_judge.py --reps 400 --processes 2 --output judge_coverage.md
 
 Every call goes through the public API, as a user makes it.
 
