@@ -16,10 +16,12 @@ one order than in the other — the normal approximation z = Σ d_i / √Σ d_i�
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
@@ -550,15 +552,15 @@ def _one_judge(name, item, order, run, verdict, level, method, alpha) -> tuple:
 
 
 def position_bias_test(
-    judgements=None,
+    judgements: object = None,
     *,
-    item="item",
-    order="order",
-    verdict="verdict",
-    judge=None,
-    run=None,
-    verdict_labels=("A", "B", "tie"),
-    order_labels=("AB", "BA"),
+    item: ArrayLike | str = "item",
+    order: ArrayLike | str = "order",
+    verdict: ArrayLike | str = "verdict",
+    judge: ArrayLike | str | None = None,
+    run: ArrayLike | str | None = None,
+    verdict_labels: Sequence = ("A", "B", "tie"),
+    order_labels: Sequence = ("AB", "BA"),
     confidence_level: float = 0.95,
     method: Literal["auto", "exact", "asymptotic"] = "auto",
 ) -> PositionBiasResult:

@@ -50,13 +50,13 @@ def _unit(value, name: str) -> float:
 
 
 def judge_reliability(
-    judgements=None,
+    judgements: object = None,
     *,
     item: ArrayLike | str = "item",
     run: ArrayLike | str | None = "run",
     score: ArrayLike | str = "score",
     judge: ArrayLike | str | None = None,
-    human=None,
+    human: object = None,
     system: ArrayLike | str | None = None,
     runs: Literal["repeats", "prompts"] = "repeats",
     target: float = 0.8,
@@ -64,7 +64,7 @@ def judge_reliability(
     aggregate: Literal["mean", "majority"] = "mean",
     confidence_level: float = 0.95,
     n_resamples: int = 2000,
-    rng=None,
+    rng: int | np.random.Generator | None = None,
 ) -> JudgeReliabilityResult:
     """Is an LLM judge reliable? Self-consistency over repeated runs, the runs a target
     reliability needs, prompt sensitivity and panels, each with an interval.

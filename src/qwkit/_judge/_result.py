@@ -136,7 +136,7 @@ class JudgePanel:
     Attributes
     ----------
     judges : tuple of str
-        The judges, in the order of :attr:`JudgeReliabilityResult.judges` (the rows and
+        The judges, in the order of the result's ``judges`` (the rows and
         columns of ``error_correlation``).
     n_items : int
         Items scored by every judge and rated by a human.
