@@ -185,6 +185,14 @@ def _cases():
         "RatingsTable.to_wide": lambda f: _table(f).to_wide(),
         # may a machine stand in for a human rater
         "evaluate_scorer": lambda f: read(qwkit.evaluate_scorer(_panel(f)[:, :2], f(C))),
+        "evaluate_traits": lambda f: read(
+            qwkit.evaluate_traits(
+                np.tile(_panel(f)[:, :2], (2, 1)),
+                np.tile(f(C), 2),
+                np.repeat(["a", "b"], len(f(C))),
+                criteria="kappa",
+            )
+        ),
         "degradation_test": lambda f: read(qwkit.degradation_test(_panel(f)[:, :2], f(C))),
         "prmse": lambda f: read(qwkit.prmse(_panel(f)[:, :2], f(C))),
         "standardized_mean_difference": lambda f: read(

@@ -34,6 +34,7 @@ duckdb = require("duckdb", feature="qwkit.duckdb", package="duckdb", extra="duck
 
 from qwkit import AgreementTestResult, KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._registry import Coefficient
 from qwkit._base._weights import WeightsLike
 from qwkit._integrations import _sql_engine as _e
 from qwkit._integrations._sql_text import dialect_of
@@ -52,9 +53,6 @@ NanPolicy = Literal["raise", "omit"]
 #: What ``data`` may be.
 Data = object
 By = str | Sequence[str] | None
-Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
-]
 
 _KINDS = {
     **dict.fromkeys(

@@ -47,6 +47,7 @@ from pyspark.sql import functions as F
 
 from qwkit import AgreementTestResult, KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitTypeError
+from qwkit._base._registry import Coefficient
 from qwkit._base._weights import WeightsLike
 from qwkit._integrations import _sql_engine as _e
 from qwkit._integrations._sql_text import dialect_of
@@ -66,9 +67,6 @@ __all__ = [
 Alternative = Literal["two-sided", "greater", "less"]
 NanPolicy = Literal["raise", "omit"]
 By = str | Sequence[str] | None
-Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
-]
 
 _KINDS = {
     **dict.fromkeys(("byte", "short", "integer", "long"), _e.INTEGER),

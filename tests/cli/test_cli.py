@@ -645,7 +645,7 @@ class TestBadInput:
         assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
     def test_demo_out_in_a_missing_folder(self, tmp_path):
-        line = fails("demo", "--out", tmp_path / "a" / "b")
+        line = fails("demo", "--output", tmp_path / "a" / "b")
         assert "does not exist" in line
 
 
@@ -689,7 +689,7 @@ class TestParseLabels:
 class TestEconomics:
     def test_writes_table_and_plots(self, tmp_path):
         out = tmp_path / "econ"
-        result = ok("economics", "--out", out, "--n-repeats", "1", "--seed", "5")
+        result = ok("economics", "--output", out, "--n-repeats", "1", "--seed", "5")
         ref = qwkit.economics.simulate_economics(rng=5, n_repeats=1)
         assert "Steele (2016)" in result.stdout
         assert not re.search(r"seed ?0\d\d", result.stdout, re.IGNORECASE)
@@ -707,7 +707,7 @@ class TestEconomics:
 class TestDemo:
     def test_demo_prints_summary_and_writes_report(self, tmp_path):
         out = tmp_path / "demo"
-        result = ok("demo", "--out", out)
+        result = ok("demo", "--output", out)
         text = result.stdout
         assert "qwkit demo" in text and "1119 wines to fit, 480 held out" in text
         # recompute the plainest row independently: least squares, rounded

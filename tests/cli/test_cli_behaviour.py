@@ -91,7 +91,7 @@ class TestUserTextIsNotMarkup:
 
         monkeypatch.setattr(_cmd_demo, "_has_matplotlib", lambda: False)
         out = tmp_path / "d"
-        result = ok("demo", "--out", out)
+        result = ok("demo", "--output", out)
         assert install_command("plot") in " ".join(result.stdout.split())
         assert not out.exists()  # nothing to write: the folder is not even made
 
@@ -257,7 +257,7 @@ class TestSeedsAreNonNegative:
             assert "--seed" in line
         for command in ("demo", "economics"):
             out = tmp_path / command
-            assert "--seed" in fails(command, "--out", out, "--seed", "-3", code=2)
+            assert "--seed" in fails(command, "--output", out, "--seed", "-3", code=2)
             assert not out.exists()  # checked before any folder is made
         assert not (tmp_path / "r.html").exists()
 
@@ -323,7 +323,7 @@ class TestBrokenPipe:
 
         error, line, code = FAILURES["broken"]
         out = tmp_path / "dp"
-        result = _FailingStdoutRunner(error).invoke(app, ["demo", "--out", str(out)])
+        result = _FailingStdoutRunner(error).invoke(app, ["demo", "--output", str(out)])
         assert (result.exit_code, result.stderr.splitlines()) == (code, [line])
         assert (out / "report.html").read_text().count("<img") == 6
 

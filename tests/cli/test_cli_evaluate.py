@@ -137,7 +137,7 @@ class TestAgainstTheApi:
                 {"pairs": "all", "margin": 0.05, "confidence_level": 0.9},
             ),
             (
-                ["--method", "jackknife", "--confidence-level", "0.99"],
+                ["--method", "jackknife", "--ci", "0.99"],
                 {"method": "jackknife", "confidence_level": 0.99},
             ),
             (

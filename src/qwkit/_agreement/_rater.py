@@ -27,7 +27,6 @@ O(Σᵢ rᵢ²) in time and O(N) in memory: never raters × raters, never items 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -39,6 +38,7 @@ from qwkit._agreement import _metrics as _m
 from qwkit._agreement._model import metric_of, model_of
 from qwkit._agreement._stats import _REL_ZERO
 from qwkit._base._errors import QwkitError
+from qwkit._base._registry import RaterWeightsName
 from qwkit._base._results import labels_dict, plain, public_module
 from qwkit._base._validation import check_confidence_level
 
@@ -50,7 +50,7 @@ __all__ = [
     "rater_sums",
 ]
 
-Weights = Literal["quadratic", "linear", "identity", "ordinal", "ratio"]
+Weights = RaterWeightsName
 
 
 def rater_sums(panel: _in.Panel, metric):
@@ -415,8 +415,8 @@ def rater_agreement(
     ratings : RatingsTable or array-like of shape (n_items, n_raters)
         A table from :func:`ratings_from_long`, or one row per item and one column per
         rater with NaN/None where a rater gave no rating.
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio"}, None or \
-array-like of shape (K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar", \
+"ordinal", "ratio"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`agreement_score`.
     labels : array-like of shape (K,), default=None
         The ordered rating scale, as in :func:`agreement_score`.

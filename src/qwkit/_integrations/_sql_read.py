@@ -371,7 +371,8 @@ def sums_kappa(s: Sums, replace: float, sketch: list[int] | None) -> float:
 def profiles_table(rows: list[tuple], names: tuple[str, str, str]):
     """The ratings of many raters that the distinct profiles of one group stand for, as
     a :class:`qwkit.RatingsTable` (each profile repeated for the items that hold it;
-    the order of the items does not change any statistic). The values' type is decided
+    the order of the items moves a coefficient, a floating-point sum over items, at most
+    in its last bits). The values' type is decided
     once, from the distinct profiles; the repetition is numpy's."""
     items_name, raters_name, values_name = names
     flat_raters: list = []

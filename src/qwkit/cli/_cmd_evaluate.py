@@ -21,34 +21,32 @@ import typer
 
 import qwkit
 from qwkit._base._registry import CRITERIA
-from qwkit.cli import _columns, _display, _evaluation_display, _io, _output
+from qwkit.cli import _columns, _display, _evaluation_display, _output
 from qwkit.cli._errors import (
     captured_warnings,
     guard,
     in_file_terms,
+    renamed_options,
     stderr_console,
     warning_texts,
 )
 from qwkit.cli._options import (
-    DecimalOpt,
-    EncodingOpt,
     FileArg,
     ForceOpt,
     JsonOpt,
     LabelsOpt,
     MissingOpt,
+    Reading,
     SeedOpt,
-    SepOpt,
-    SheetOpt,
+    TitleOpt,
     Weights,
     WeightsOpt,
     check_one_stdout,
     column_list,
-    decimal_option,
-    encoding_option,
     labels_option,
     missing_option,
-    sep_option,
+    option_blocks,
+    report_option,
 )
 from qwkit.cli._progress import progress_bar
 
@@ -167,6 +165,8 @@ def _fractional(values) -> bool:
     return bool(np.any(present != np.floor(present)))
 
 
+@renamed_options({"--confidence-level": "--ci", "--id": "--item"})
+@option_blocks
 def evaluate(
     file: FileArg,
     human: Annotated[
@@ -180,8 +180,8 @@ def evaluate(
     machine: Annotated[
         list[str] | None,
         _columns_option(
-            "The machine columns to evaluate, separated by commas (e.g. model,llm): "
-            "ratings on the human scale or real-valued scores."
+            "The machine columns to evaluate, comma-separated (e.g. model,llm): ratings "
+            "on the human scale or real-valued scores."
         ),
     ] = None,
     group: Annotated[
@@ -197,7 +197,7 @@ def evaluate(
     id_column: Annotated[
         str | None,
         typer.Option(
-            "--id",
+            "--item",
             help="Column of item ids: an id on two rows is an error (one row per item).",
             show_default=False,
             metavar="COLUMN",
@@ -207,7 +207,7 @@ def evaluate(
         str | None,
         typer.Option(
             help="Column of clusters (the prompt, task or test taker a response is nested "
-            "in): every standard error is cluster-robust.",
+            "in): the standard errors are all cluster-robust.",
             show_default=False,
             metavar="COLUMN",
         ),
@@ -269,7 +269,6 @@ def evaluate(
         float,
         typer.Option(
             "--ci",
-            "--confidence-level",
             help="Confidence level of every interval; a verdict's one-sided test has "
             "level (1 - LEVEL)/2.",
             min=0.5,
@@ -287,7 +286,14 @@ def evaluate(
         ),
     ] = EvaluationMethod.jackknife,
     n_resamples: Annotated[
-        int, typer.Option(help="Bootstrap resamples.", min=100, metavar="N")
+        int,
+        typer.Option(
+            help="Bootstrap resamples (--method bootstrap). Fewer than the other commands' "
+            "9999: each resample recomputes every statistic of every machine, and the "
+            "default intervals are the jackknife's.",
+            min=100,
+            metavar="N",
+        ),
     ] = 2000,
     seed: SeedOpt = 20261121,
     pairs: Annotated[
@@ -307,24 +313,9 @@ def evaluate(
             metavar="POLICY",
         ),
     ] = NanPolicy.raise_,
-    report: Annotated[
-        str | None,
-        typer.Option(
-            "--report",
-            help="Also write an HTML report with the figures ('-': standard output). An "
-            "existing file is replaced only if it is a qwkit report, or with --force.",
-            show_default=False,
-            metavar="FILE",
-        ),
-    ] = None,
-    title: Annotated[
-        str | None,
-        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
-    ] = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    report: Annotated[str | None, report_option(" with the figures")] = None,
+    title: TitleOpt = None,
+    reading: Reading = Reading(),
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -342,26 +333,18 @@ def evaluate(
         humans,
         machines,
         ("--group", group),
-        ("--id", id_column),
+        ("--item", id_column),
         ("--cluster", cluster),
         ("--trait", trait),
     )
     chosen = _criteria_list(criteria)
     scale_given = labels_option(labels)
     codes = missing_option(missing)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     check_one_stdout(report, as_json, "--report")
     with guard():
-        target = None
-        if report is not None:
-            target = _output.plan(
-                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
-            )
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        target = _output.plan_given(report, kind=_output.REPORT, file=file, force=force)
+        with reading.open(file) as source:
             data = _columns.load_scored(
                 source,
                 human=humans,
