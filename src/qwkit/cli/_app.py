@@ -1,7 +1,8 @@
 """The typer application: the command groups, ``--version``, and the commands, each in
 the module of its own (``_cmd_score``: score, compare, and their ``--engine dask``;
-``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_judge``: judge; ``_cmd_thresholds``:
-thresholds fit, apply; ``_cmd_report``: report; ``_cmd_demo``: demo, economics).
+``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_judge``: judge;
+``_cmd_thresholds``: thresholds fit, apply; ``_cmd_report``: report; ``_cmd_demo``: demo,
+economics).
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, prints
 (``_display``) and writes its files (``_output``, which never destroys data: see its
