@@ -208,6 +208,15 @@ def _cases():
         "degradation_sample_size": lambda f: qwkit.degradation_sample_size(
             human=_panel(f)[:, :2], machine=f(C), expected_degradation=0.0
         ),
+        # the LLM judge: three runs of each item (the panel's columns), humans f(C)
+        "judge_reliability": lambda f: read(
+            qwkit.judge_reliability(
+                item=np.repeat(np.arange(12), 3),
+                run=np.tile(np.arange(3), 12),
+                score=_panel(f).ravel(),
+                human=f(C),
+            )
+        ),
         # integrations
         "qwkit.dask": lambda f: [
             qd.kappa_score(dask(f(A)), dask(f(B))),

@@ -154,6 +154,28 @@ def _kappa_regressor(X, y, w):
     return (*est.coef_, est.intercept_, est.score(X, y, sample_weight=w))
 
 
+def _judge(score, item, run):
+    # a long table: each of the N/2 items judged twice (two runs); rows paired by label
+    j = qwkit.judge_reliability(item=item, run=run, score=score)[0]
+    return (
+        *(getattr(j, c).statistic for c in ("icc", "alpha")),
+        *(getattr(j, c).standard_error for c in ("icc", "alpha")),
+        j.icc.low,
+        j.icc.high,
+        j.runs_needed.runs,
+    )
+
+
+def _position(verdict, item, order):
+    # each of the N/2 pairs judged in both orders ("r1", "r2"); verdicts "a", "b", "c"
+    res = qwkit.position_bias_test(
+        item=item, order=order, verdict=verdict, verdict_labels=("a", "b", "c"),
+        order_labels=("r1", "r2"),
+    )  # fmt: skip
+    r, c = res.first_slot_rate, res.consistency
+    return (res.statistic, res.pvalue, r.statistic, r.low, r.high, c.statistic, c.low, c.high)
+
+
 CASES = [
     Case(
         "kappa_score",
@@ -320,6 +342,8 @@ CASES = [
             qwkit.agreement_score(qwkit.ratings_from_long(i, r, v), coefficient="fleiss"),
         ),
     ),
+    Case("judge_reliability", ("y3", "item", "rater"), _judge, rtol=1e-10),
+    Case("position_bias_test", ("groups", "item", "rater"), _position, rtol=1e-10),
     Case(
         "KappaRegressor",
         ("X", "y1", "w"),

@@ -139,6 +139,17 @@ class TestFlatMemory:
 #: Public names that build no table from ratings (results, warnings, errors, the scale
 #: and cost matrices of a number of classes, kappa of a given table, the data sets).
 NO_TABLE = {
+    "position_bias_test",  # verdicts on three fixed labels: a 3×3 table
+    "position_bias_sample_size",  # rates, no ratings
+    # the records of a judge_reliability result (its case), built by it
+    "HumanReliability",
+    "JudgeConsistency",
+    "JudgePanel",
+    "KappaWithHumans",
+    "PositionBias",
+    "PromptComparison",
+    "ReliabilityEstimate",
+    "RunsNeeded",
     "bayes_decision",  # probabilities and a cost matrix
     "cost_matrix",
     "expected_cost",

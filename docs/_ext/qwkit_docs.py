@@ -167,6 +167,25 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
         ],
     ),
     (
+        "Evaluate: is an LLM judge reliable",
+        "judge",
+        [
+            "judge_reliability",
+            "JudgeReliabilityResult",
+            "JudgeConsistency",
+            "HumanReliability",
+            "JudgePanel",
+            "ReliabilityEstimate",
+            "RunsNeeded",
+            "KappaWithHumans",
+            "PromptComparison",
+            "position_bias_test",
+            "PositionBiasResult",
+            "PositionBias",
+            "position_bias_sample_size",
+        ],
+    ),
+    (
         "Weigh against cost",
         "economics",
         [

@@ -111,6 +111,21 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         standardized_mean_difference,
     )
     from qwkit._gradients import kappa_gradient_hessian
+    from qwkit._judge import (
+        HumanReliability,
+        JudgeConsistency,
+        JudgePanel,
+        JudgeReliabilityResult,
+        KappaWithHumans,
+        PositionBias,
+        PositionBiasResult,
+        PromptComparison,
+        ReliabilityEstimate,
+        RunsNeeded,
+        judge_reliability,
+        position_bias_sample_size,
+        position_bias_test,
+    )
     from qwkit._kappa import (
         KappaAccumulator,
         KappaComparisonResult,
@@ -171,14 +186,19 @@ __all__ = [
     "Hanna",
     "HannaJudges",
     "HumanAgreement",
+    "HumanReliability",
     "HumanScaleEstimate",
     "ICCResult",
     "JudgeCalibration",
+    "JudgeConsistency",
+    "JudgePanel",
+    "JudgeReliabilityResult",
     "KappaAccumulator",
     "KappaComparisonResult",
     "KappaRegressionResult",
     "KappaRescaleResult",
     "KappaTestResult",
+    "KappaWithHumans",
     "KendallWResult",
     "MarginalHomogeneityResult",
     "ModelEvaluation",
@@ -186,12 +206,17 @@ __all__ = [
     "PRMSEResult",
     "PairwiseComparisonResult",
     "PairwiseKappas",
+    "PositionBias",
+    "PositionBiasResult",
+    "PromptComparison",
     "QwkitError",
     "QwkitTypeError",
     "RaterAgreementResult",
     "RatingsTable",
     "RegressionFit",
+    "ReliabilityEstimate",
     "RiskClassModel",
+    "RunsNeeded",
     "SMDResult",
     "SampleSizeResult",
     "ScaleComparison",
@@ -228,6 +253,7 @@ __all__ = [
     "human_scale_estimate",
     "icc",
     "insurance_loss_matrix",
+    "judge_reliability",
     "kappa_decision",
     "kappa_from_confusion",
     "kappa_gradient_hessian",
@@ -245,6 +271,8 @@ __all__ = [
     "optimism_corrected_kappa",
     "optimize_thresholds",
     "pairwise_compare_kappa_test",
+    "position_bias_sample_size",
+    "position_bias_test",
     "prmse",
     "rater_agreement",
     "ratings_from_long",
@@ -290,6 +318,11 @@ _HOMES: dict[str, str] = {
         "evaluate_scorer evaluate_traits prmse standardized_mean_difference"
     ),
     "qwkit._gradients": "kappa_gradient_hessian",
+    "qwkit._judge": (
+        "HumanReliability JudgeConsistency JudgePanel JudgeReliabilityResult KappaWithHumans "
+        "PositionBias PositionBiasResult PromptComparison ReliabilityEstimate RunsNeeded "
+        "judge_reliability position_bias_sample_size position_bias_test"
+    ),
     "qwkit._kappa": (
         "KappaAccumulator KappaComparisonResult KappaTestResult PairwiseComparisonResult "
         "SoftKappaAccumulator compare_kappa_test confusion_matrix kappa_from_confusion "

@@ -1,8 +1,9 @@
 """The typer application: the command groups, ``--version``, and the commands, each in
 the module of its own (``_cmd_score``: score, compare, and their ``--engine dask``;
-``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_thresholds``:
-thresholds fit, apply; ``_cmd_calibrate``: calibrate fit, apply, estimate; ``_cmd_plan``:
-plan degradation, alt-test; ``_cmd_report``: report; ``_cmd_demo``: demo, economics).
+``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_judge``: judge;
+``_cmd_thresholds``: thresholds fit, apply; ``_cmd_calibrate``: calibrate fit, apply,
+estimate; ``_cmd_plan``: plan degradation, alt-test; ``_cmd_report``: report;
+``_cmd_demo``: demo, economics).
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, prints
 (``_display``) and writes its files (``_output``, which never destroys data: see its
@@ -118,6 +119,7 @@ COMMANDS = {
     "evaluate": Lazy(
         "qwkit.cli._cmd_evaluate", "evaluate", "May a machine stand in for a human rater?"
     ),
+    "judge": Lazy("qwkit.cli._cmd_judge", "judge", "Is an LLM judge reliable?"),
     "report": Lazy(
         "qwkit.cli._cmd_report", "report", "HTML report of the agreement of two columns."
     ),
