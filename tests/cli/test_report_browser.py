@@ -174,7 +174,7 @@ class TestJudgeReportsInBrowser:
             app,
             [
                 "judge", str(data), "--item", "story", "--judge", "judge", "--run", "prompt",
-                "--score", "score", "--human", "h1,h2,h3", "--system", "system", "--runs",
+                "--score", "score", "--human", "h1,h2,h3", "--system", "system", "--run-kind",
                 "prompts", "--n-resamples", "500", "--report", str(report),
             ],
         )  # fmt: skip

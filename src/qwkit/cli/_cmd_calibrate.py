@@ -130,15 +130,18 @@ def calibrate_fit(
     ] = None,
     method: Annotated[
         Method,
-        typer.Option(help="Exact kappa-optimal cut points, or isotonic regression."),
+        typer.Option(
+            "--calibration", help="Exact kappa-optimal cut points, or isotonic regression."
+        ),
     ] = Method.thresholds,
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
     resamples: Annotated[
         int,
         typer.Option(
-            "--resamples",
-            help="Refits of cross-fitting (a multiple of --splits).",
+            "--optimism-resamples",
+            help="Refits of cross-fitting (a multiple of --splits): the kappa of the "
+            "mapping on new items.",
             min=1,
             metavar="N",
         ),
@@ -271,7 +274,9 @@ def calibrate_estimate(
     ] = None,
     statistic: Annotated[
         Statistic,
-        typer.Option(help="The mean human rating, or the share of each category."),
+        typer.Option(
+            "--quantity", help="The mean human rating, or the share of each category."
+        ),
     ] = Statistic.mean,
     calibration: Annotated[
         Calibration,

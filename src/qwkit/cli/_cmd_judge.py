@@ -6,7 +6,7 @@ The file is long: one row per judgement, with the item judged (``--item``), the 
 the same rows (``--human``: columns whose values repeat on every row of an item). It is
 ``qwkit.judge_reliability`` (docs/judge.md): each judge's self-consistency over runs, the
 runs a target reliability needs, kappa with the humans as runs are added, prompt
-sensitivity (``--runs prompts``) and the panel of judges.
+sensitivity (``--run-kind prompts``) and the panel of judges.
 
 With ``--order`` the file holds pairwise verdicts instead (``--score``: which response
 won, A, B or tie; ``--order``: which was shown first, AB or BA), and the command is
@@ -175,7 +175,7 @@ def judge(
         str | None,
         _column(
             "Column of the run: a repetition of the same question, or a prompt variant "
-            "(--runs prompts). Default: each judge's rows of an item are its runs, in "
+            "(--run-kind prompts). Default: each judge's rows of an item are its runs, in "
             "their order."
         ),
     ] = None,
@@ -192,7 +192,7 @@ def judge(
         str | None,
         _column(
             "Column of the order of a pairwise verdict: which response was shown first "
-            "(AB or BA; --orders). Makes the command the position-bias test."
+            "(AB or BA; --order-labels). Makes the command the position-bias test."
         ),
     ] = None,
     system: Annotated[
@@ -205,6 +205,7 @@ def judge(
     runs: Annotated[
         Runs,
         typer.Option(
+            "--run-kind",
             help="What the runs are: repeats (exchangeable repetitions) or prompts (fixed "
             "prompt variants: adds ICC(A,1), the kappa under each variant and their "
             "paired comparison).",
@@ -247,6 +248,7 @@ def judge(
     orders: Annotated[
         str,
         typer.Option(
+            "--order-labels",
             help="With --order: how the order column names A shown first and B shown "
             "first, comma-separated.",
             metavar="AB,BA",
@@ -256,7 +258,6 @@ def judge(
         float,
         typer.Option(
             "--ci",
-            "--confidence-level",
             help="Confidence level of every interval.",
             min=0.5,
             max=0.9999,
@@ -265,7 +266,7 @@ def judge(
     ] = 0.95,
     n_resamples: Annotated[
         int, typer.Option(help="Bootstrap draws of Kendall's W.", min=100, metavar="N")
-    ] = 2000,
+    ] = 9999,
     seed: Annotated[
         int, typer.Option(help="Seed of the bootstrap.", min=0, metavar="SEED")
     ] = 20261121,
@@ -321,7 +322,7 @@ def judge(
             param_hint="--order",
         )
     verdict_labels = _names(verdicts, "--verdicts", 3, "A,B,tie")
-    order_labels = _names(orders, "--orders", 2, "AB,BA")
+    order_labels = _names(orders, "--order-labels", 2, "AB,BA")
     sep = sep_option(sep)
     decimal = decimal_option(decimal, sep)
     encoding = encoding_option(encoding)
@@ -444,7 +445,7 @@ def _position(arrays, ids, score, order, source_name, n_rows, columns, verdict_l
     terms = in_file_terms(
         {**columns, "verdict": score, "order": order},
         rows,
-        said={"verdict_labels": "--verdicts", "order_labels": "--orders"},
+        said={"verdict_labels": "--verdicts", "order_labels": "--order-labels"},
     )
     with terms:
         res = qwkit.position_bias_test(
