@@ -185,6 +185,10 @@ def _cases():
         "RatingsTable.to_wide": lambda f: _table(f).to_wide(),
         # may a machine stand in for a human rater
         "evaluate_scorer": lambda f: read(qwkit.evaluate_scorer(_panel(f)[:, :2], f(C))),
+        "calibrate_judge": lambda f: read(qwkit.calibrate_judge(_panel(f)[:, :2], f(C))),
+        "human_scale_estimate": lambda f: read(
+            qwkit.human_scale_estimate(_panel(f)[:6, :2], f(C)[:6], f(C)[6:])
+        ),
         "evaluate_traits": lambda f: read(
             qwkit.evaluate_traits(
                 np.tile(_panel(f)[:, :2], (2, 1)),

@@ -623,8 +623,8 @@ def calibrate_judge(
         The judge's score of each item (real numbers, finite; any scale: larger means
         better), or the probabilities it gave to its M score points (each row summing to
         1; ``judge_labels`` are their values).
-    weights : {"quadratic", "linear", "identity", ...} or array-like of shape (K, K), \
-default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"} or \
+array-like of shape (K, K), default="quadratic"
         Disagreement weights of kappa, indexed ``[human, judge]``.
     labels : array-like of shape (K,), default=None
         The human scale; None: the integer range of the ratings (or a declared order).

@@ -529,7 +529,8 @@ def human_scale_estimate(
         points (rows summing to 1).
     judge_unlabelled : array-like of shape (N,) or (N, M)
         The same for the unlabelled items (no human rating).
-    weights : {"quadratic", "linear", "identity", ...} or array-like, default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"} or \
+array-like of shape (K, K), default="quadratic"
         The weights of the kappa that ``calibration="thresholds"`` maximizes.
     labels : array-like of shape (K,), default=None
         The human scale; None: the integer range of the ratings (or a declared order).

@@ -274,9 +274,7 @@ def calibrate_estimate(
     ] = None,
     statistic: Annotated[
         Statistic,
-        typer.Option(
-            "--quantity", help="The mean human rating, or the share of each category."
-        ),
+        typer.Option("--quantity", help="The mean human rating, or the share of each category."),
     ] = Statistic.mean,
     calibration: Annotated[
         Calibration,
