@@ -161,9 +161,13 @@ def _array(value) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     try:
-        return np.asarray(value)
+        arr = np.asarray(value)
     except (ValueError, TypeError):
         return np.asarray(value, dtype=object)
+    if arr.dtype.kind == "U" and not isinstance(value, str):
+        # text with a None or a float NaN among it: numpy writes them as 'None', 'nan'
+        return np.asarray(value, dtype=object)
+    return arr
 
 
 def _length(value) -> int | None:
