@@ -215,15 +215,55 @@ def prepare(
     hname, mname = names
     policy = check_nan_policy(nan_policy, RAISE_OR_OMIT)
     weights = check_weights(weights)
-    human, machine = paired((human, machine), names)
-    slots = isinstance(human, RatingsTable)
-    if slots:  # a sparse panel: its rating slots are the columns
-        human = slot_columns(human, hname)
+    human, machine, slots = _paired_inputs(human, machine, names)
     if labels is None:
         fast = _numeric_arrays(human, machine, weights, policy, names)
         if fast is not None:
             return fast
     ordered = not (isinstance(weights, str) and weights == "identity")
+    h, m = _matrices(human, machine, names)
+    nan_rows(policy, (machine,), (mname,), kind="models", allowed=RAISE_OR_OMIT)
+    if labels is None:
+        labels = _declared_labels(h, m, names)
+    _check_human_scale(h, labels, hname)
+    rh = _ratings(h.values, labels, hname, ordered, h, None)
+    columns, real = _machine_columns(h, m, rh, labels, ordered, names)
+    offset, k = _one_scale(h, m, rh, columns, real, names)
+    wmat = _weight_matrix(weights, real, k, m, mname)
+    hpos, mpos = _positions(h, m, rh, columns, real, offset)
+    hnames, mnames = _column_names(h, hname), _column_names(m, mname)
+    _check_columns(hpos, hnames, hname, human=True, slots=slots)
+    _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
+    origin, coords = _origin(h, rh, offset)
+    return Scores(
+        human=hpos,
+        machine=mpos,
+        human_names=hnames,
+        machine_names=mnames,
+        real=tuple(real),
+        wmat=wmat,
+        weights=weights_name(weights),
+        scale=scale_values(rh, offset, k) if not rh.checked else rh.labels.values,
+        n_omitted=tuple(int(x) for x in (~m.present).sum(axis=0)),
+        human_values=_values_of(hpos, coords),
+        machine_values=_values_of(mpos, coords),
+        origin=float(origin),
+        on_values=not h.is_text,
+    )
+
+
+def _paired_inputs(human, machine, names: tuple[str, str]):
+    """The inputs paired on their item labels, a sparse panel read as its rating slots."""
+    human, machine = paired((human, machine), names)
+    slots = isinstance(human, RatingsTable)
+    if slots:  # a sparse panel: its rating slots are the columns
+        human = slot_columns(human, names[0])
+    return human, machine, slots
+
+
+def _matrices(human, machine, names: tuple[str, str]) -> tuple[RatingMatrix, RatingMatrix]:
+    """Human ratings and machine scores as matrices of the same items, neither empty."""
+    hname, mname = names
     h = _score_matrix(human, hname)
     n, n_raters = h.shape
     if n_raters == 0 or h.values.size == 0:
@@ -238,19 +278,27 @@ def prepare(
         )
     if m.shape[1] == 0:
         raise QwkitError(f"`{mname}` holds no scores; got shape {m.shape}.", parameter=mname)
-    nan_rows(policy, (machine,), (mname,), kind="models", allowed=RAISE_OR_OMIT)
-    if labels is None:
-        orders = [x.declared for x in (h, m)]
-        if all(o is not None for o in orders) and not (
-            orders[0].shape == orders[1].shape and bool(np.all(orders[0] == orders[1]))
-        ):
-            raise QwkitError(
-                f"`{hname}` and `{mname}` declare different category orders "
-                f"{show(orders[0])} and {show(orders[1])}; pass `labels`.",
-                parameter=mname,
-                also=(hname, "labels"),
-            )
-        labels = h.declared if h.declared is not None else m.declared
+    return h, m
+
+
+def _declared_labels(h: RatingMatrix, m: RatingMatrix, names: tuple[str, str]):
+    """The category order the inputs declare (e.g. ordered categoricals), if they agree."""
+    hname, mname = names
+    orders = [x.declared for x in (h, m)]
+    if all(o is not None for o in orders) and not (
+        orders[0].shape == orders[1].shape and bool(np.all(orders[0] == orders[1]))
+    ):
+        raise QwkitError(
+            f"`{hname}` and `{mname}` declare different category orders "
+            f"{show(orders[0])} and {show(orders[1])}; pass `labels`.",
+            parameter=mname,
+            also=(hname, "labels"),
+        )
+    return h.declared if h.declared is not None else m.declared
+
+
+def _check_human_scale(h: RatingMatrix, labels, hname: str) -> None:
+    """Human ratings without ``labels`` are text or integers, not real values."""
     if not h.is_text and labels is None and not _integral(h.values):
         k = int(np.flatnonzero(h.values != np.floor(h.values))[0])
         raise QwkitError(
@@ -259,9 +307,11 @@ def prepare(
             parameter=hname,
             row=h.row(k),
         )
-    rh = _ratings(h.values, labels, hname, ordered, h, None)
 
-    # the machine columns: ratings on the scale, or real-valued scores
+
+def _machine_columns(h: RatingMatrix, m: RatingMatrix, rh, labels, ordered: bool, names):
+    """Each machine column as ratings on the scale, or as real-valued scores (and which)."""
+    hname, mname = names
     col_of = np.nonzero(m.present)[1]
     columns, real = [], []
     for j in range(m.shape[1]):
@@ -286,8 +336,13 @@ def prepare(
             )
         real.append(is_real)
         columns.append(vals if is_real else _ratings(vals, labels, mname, ordered, m, j))
+    return columns, real
 
-    # one scale: explicit labels, or the integer range of humans and integer machines
+
+def _one_scale(h: RatingMatrix, m: RatingMatrix, rh, columns, real, names) -> tuple[int, int]:
+    """The scale's lowest rating and size: explicit labels, or the integer range of humans
+    and integer machines (then warned about missing-value codes among them)."""
+    hname, mname = names
     try:
         offset, k = measure_scale(rh)  # checks explicit integer labels on the way
     except QwkitError as exc:
@@ -305,63 +360,57 @@ def prepare(
     if rh.n_classes is None:  # the scale inferred from human and integer machine ratings
         inferred = [rh] + [c for j, c in enumerate(columns) if not (real[j] or c.checked)]
         warn_codes(merge_sketches([c.memo["sketch"] for c in inferred]))
-    if not (isinstance(weights, str) and weights == "quadratic"):
-        if any(real):
-            j = real.index(True)
-            raise QwkitError(
-                f"`{mname}`{_which(m, j)} holds real-valued scores; "
-                f"weights={weights_name(weights)!r} need ratings on the scale. Round them first "
-                "(`apply_thresholds`), or use "
-                "weights='quadratic', whose continuous form scores real values as they are.",
-                parameter=mname,
-                also=("weights",),
-            )
-        if k > MAX_DENSE_CLASSES:
-            raise QwkitError(
-                f"The scale has {k} categories; weights other than 'quadratic' need a table "
-                f"of at most {MAX_DENSE_CLASSES}. Pass `labels` with the ratings that occur.",
-                parameter="labels",
-            )
-        wmat = resolve(weights, k, scale="the rating scale", hint="; pass `labels` to fix it")
-    else:
-        wmat = None
+    return offset, k
+
+
+def _weight_matrix(weights, real, k: int, m: RatingMatrix, mname: str) -> np.ndarray | None:
+    """The weight matrix on the scale (None for quadratic weights, read as moments)."""
+    if isinstance(weights, str) and weights == "quadratic":
+        return None
+    if any(real):
+        j = real.index(True)
+        raise QwkitError(
+            f"`{mname}`{_which(m, j)} holds real-valued scores; "
+            f"weights={weights_name(weights)!r} need ratings on the scale. Round them first "
+            "(`apply_thresholds`), or use "
+            "weights='quadratic', whose continuous form scores real values as they are.",
+            parameter=mname,
+            also=("weights",),
+        )
+    if k > MAX_DENSE_CLASSES:
+        raise QwkitError(
+            f"The scale has {k} categories; weights other than 'quadratic' need a table "
+            f"of at most {MAX_DENSE_CLASSES}. Pass `labels` with the ratings that occur.",
+            parameter="labels",
+        )
+    return resolve(weights, k, scale="the rating scale", hint="; pass `labels` to fix it")
+
+
+def _positions(h: RatingMatrix, m: RatingMatrix, rh, columns, real, offset: int):
+    """Human and machine matrices of float positions on the scale, NaN where not rated."""
 
     def positions(r) -> np.ndarray:
         if r.checked:
             return np.asarray(r.a, dtype=np.float64)
         return offsets_from(r.a, offset).astype(np.float64)  # exact, then relative floats
 
-    hpos = np.full((n, n_raters), np.nan)
+    hpos = np.full(h.shape, np.nan)
     hpos[h.present] = positions(rh)
     mpos = np.full(m.shape, np.nan)
     for j, c in enumerate(columns):
         mpos[m.present[:, j], j] = c - offset if real[j] else positions(c)
+    return hpos, mpos
 
-    hnames, mnames = _column_names(h, hname), _column_names(m, mname)
-    _check_columns(hpos, hnames, hname, human=True, slots=slots)
-    _check_columns(mpos, mnames, mname, human=False, named=m.columns is not None)
-    # the values: consecutive integers are their positions from ``offset``; other numeric
-    # labels their coordinates; text its positions 1 … K
-    coords, origin = None, float(offset)
+
+def _origin(h: RatingMatrix, rh, offset: int) -> tuple[int | float, np.ndarray | None]:
+    """The values' origin and each label's coordinate (None where values are positions):
+    consecutive integers are their positions from ``offset``, other numeric labels their
+    coordinates, text its positions 1 … K."""
     if rh.checked and not h.is_text:
-        origin, coords = label_coordinates(rh.labels)
-    elif h.is_text:
-        origin = 1.0
-    return Scores(
-        human=hpos,
-        machine=mpos,
-        human_names=hnames,
-        machine_names=mnames,
-        real=tuple(real),
-        wmat=wmat,
-        weights=weights_name(weights),
-        scale=scale_values(rh, offset, k) if not rh.checked else rh.labels.values,
-        n_omitted=tuple(int(x) for x in (~m.present).sum(axis=0)),
-        human_values=_values_of(hpos, coords),
-        machine_values=_values_of(mpos, coords),
-        origin=float(origin),
-        on_values=not h.is_text,
-    )
+        return label_coordinates(rh.labels)
+    if h.is_text:
+        return 1.0, None
+    return float(offset), None
 
 
 def _numeric_array(x, ndims: tuple[int, ...]) -> np.ndarray | None:
