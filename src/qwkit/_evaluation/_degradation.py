@@ -441,13 +441,7 @@ None or array-like of shape (K, K), default="quadratic"
         nan_policy=nan_policy,
         trim=trim,
     )
-    scores = inputs.scores
-    if scores.machine.shape[1] != 1:
-        raise QwkitError(
-            f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns. "
-            "`evaluate_scorer` evaluates several models at once.",
-            parameter="machine",
-        )
+    scores = inputs.one_machine(" `evaluate_scorer` evaluates several models at once.")
     ctx = Context(level, method, n_resamples, gen, inputs.design.clusters)
     return degradation_result(scores, 0, pairs, margin, ctx)
 

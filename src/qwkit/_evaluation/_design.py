@@ -151,6 +151,18 @@ class Inputs:
     n_outside: tuple[int, ...]
     tolerance: float  # of the trimming (RSMTool's 0.4998 unless asked otherwise)
 
+    def one_machine(self, hint: str = "") -> Scores:
+        """The scores of a function that evaluates one machine (a QwkitError for several;
+        ``hint`` ends the message)."""
+        scores = self.scores
+        if scores.machine.shape[1] != 1:
+            raise QwkitError(
+                f"`machine` must hold one score per item; got {scores.machine.shape[1]} "
+                f"columns.{hint}",
+                parameter="machine",
+            )
+        return scores
+
 
 def prepare_inputs(
     human,

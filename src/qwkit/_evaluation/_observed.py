@@ -296,11 +296,6 @@ def standardized_mean_difference(
     inputs = prepare_inputs(
         human, machine, item=item, cluster=cluster, labels=labels, nan_policy=nan_policy, trim=trim
     )
-    scores = inputs.scores
-    if scores.machine.shape[1] != 1:
-        raise QwkitError(
-            f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns.",
-            parameter="machine",
-        )
+    scores = inputs.one_machine()
     ctx = Context(level, method, n_resamples, gen, inputs.design.clusters)
     return smd_result(scores, 0, threshold, definition, ctx)

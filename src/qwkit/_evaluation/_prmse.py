@@ -344,11 +344,6 @@ def prmse(
     inputs = prepare_inputs(
         human, machine, item=item, cluster=cluster, labels=labels, nan_policy=nan_policy, trim=trim
     )
-    scores = inputs.scores
-    if scores.machine.shape[1] != 1:
-        raise QwkitError(
-            f"`machine` must hold one score per item; got {scores.machine.shape[1]} columns.",
-            parameter="machine",
-        )
+    scores = inputs.one_machine()
     ctx = Context(level, method, n_resamples, gen, inputs.design.clusters)
     return prmse_result(scores, 0, ctx)
