@@ -311,6 +311,21 @@ def infer(
 # ---------------------------------------------------------------------------- a difference
 
 
+def _carried(base: Inference, method: str) -> dict[str, Any]:
+    """The fields a difference or a ratio takes from the inference of its combined sums,
+    under its own ``method``."""
+    return {
+        "estimate": base.estimate,
+        "standard_error": base.standard_error,
+        "method": method,
+        "n_units": base.n_units,
+        "df": base.df,
+        "scale_se": base.scale_se,
+        "draws": base.draws,
+        "loo": base.loo,
+    }
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Difference(Inference):
     """θ_a − θ_b of two statistics of the same units (the degradation: κ(h, m) − κ(h, h)).
@@ -441,15 +456,8 @@ def infer_difference(
         what=what,
     )
     fields: dict[str, Any] = {
-        "estimate": base.estimate,
-        "standard_error": base.standard_error,
-        "method": method,
-        "n_units": base.n_units,
-        "df": base.df,
-        "scale_se": base.scale_se,
+        **_carried(base, method),
         "fisher": fisher if method == "jackknife" else False,  # else: the linear difference
-        "draws": base.draws,
-        "loo": base.loo,
         "lower_bound": lower_bound,
         "upper_bound": upper_bound,
     }
@@ -547,14 +555,7 @@ def infer_ratio(
     rho = combine([a, b], _one_minus_ratio)
     base = infer(rho, method, n_resamples=n_resamples, rng=rng, what=what, upper_bound=1.0)
     fields: dict[str, Any] = {
-        "estimate": base.estimate,
-        "standard_error": base.standard_error,
-        "method": method,
-        "n_units": base.n_units,
-        "df": base.df,
-        "scale_se": base.scale_se,
-        "draws": base.draws,
-        "loo": base.loo,
+        **_carried(base, method),
         "upper_bound": 1.0,
     }
     if method == "bootstrap" or math.isnan(base.estimate):
