@@ -81,6 +81,19 @@ def _criteria(res, figure):
     return fig
 
 
+def _point(ax, e, y: float, color: str) -> None:
+    """An estimate ``e`` at height ``y``, with its interval where both ends are finite."""
+    finite = math.isfinite(e.low) and math.isfinite(e.high)
+    ax.errorbar(
+        [e.statistic],
+        [y],
+        xerr=[[e.statistic - e.low], [e.high - e.statistic]] if finite else None,
+        fmt="o",
+        color=color,
+        capsize=3,
+    )
+
+
 def _raters(res, figure):
     """Kappa of each machine with each human column, under the kappa of each pair of
     human columns: the machine beside the human-human ceiling, rater by rater."""
@@ -94,15 +107,7 @@ def _raters(res, figure):
     for y, (_, e, color) in enumerate(rows):
         if math.isnan(e.statistic):
             continue
-        finite = math.isfinite(e.low) and math.isfinite(e.high)
-        ax.errorbar(
-            [e.statistic],
-            [y],
-            xerr=[[e.statistic - e.low], [e.high - e.statistic]] if finite else None,
-            fmt="o",
-            color=color,
-            capsize=3,
-        )
+        _point(ax, e, y, color)
     known = [e.statistic for _, _, e in res.human_human.pairs if not math.isnan(e.statistic)]
     if known:
         ax.axvspan(min(known), max(known), color="tab:gray", alpha=0.15, linewidth=0)
@@ -141,15 +146,7 @@ def _groups(res, m, figure):
             if math.isnan(e.statistic):
                 continue
             color = _COLORS[getattr(g, f"verdict_{criterion}")] if criterion else "tab:blue"
-            finite = math.isfinite(e.low) and math.isfinite(e.high)
-            ax.errorbar(
-                [e.statistic],
-                [y],
-                xerr=[[e.statistic - e.low], [e.high - e.statistic]] if finite else None,
-                fmt="o",
-                color=color,
-                capsize=3,
-            )
+            _point(ax, e, y, color)
         if criterion:
             bound = res.settings["max_group_smd" if criterion == "group_smd" else "max_dsm"]
             for x in (-bound, bound):
