@@ -29,6 +29,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -252,13 +253,19 @@ def prepare(
     )
 
 
-def _paired_inputs(human, machine, names: tuple[str, str]):
+class _Paired(NamedTuple):
+    human: object
+    machine: object
+    slots: bool  # ``human`` was a sparse panel, now its rating slots
+
+
+def _paired_inputs(human, machine, names: tuple[str, str]) -> _Paired:
     """The inputs paired on their item labels, a sparse panel read as its rating slots."""
     human, machine = paired((human, machine), names)
     slots = isinstance(human, RatingsTable)
     if slots:  # a sparse panel: its rating slots are the columns
         human = slot_columns(human, names[0])
-    return human, machine, slots
+    return _Paired(human, machine, slots)
 
 
 def _matrices(human, machine, names: tuple[str, str]) -> tuple[RatingMatrix, RatingMatrix]:
@@ -339,7 +346,12 @@ def _machine_columns(h: RatingMatrix, m: RatingMatrix, rh, labels, ordered: bool
     return columns, real
 
 
-def _one_scale(h: RatingMatrix, m: RatingMatrix, rh, columns, real, names) -> tuple[int, int]:
+class _Scale(NamedTuple):
+    offset: int  # what position 0 stands for (see measure_scale)
+    k: int  # the number of categories
+
+
+def _one_scale(h: RatingMatrix, m: RatingMatrix, rh, columns, real, names) -> _Scale:
     """The scale's lowest rating and size: explicit labels, or the integer range of humans
     and integer machines (then warned about missing-value codes among them)."""
     hname, mname = names
@@ -360,7 +372,7 @@ def _one_scale(h: RatingMatrix, m: RatingMatrix, rh, columns, real, names) -> tu
     if rh.n_classes is None:  # the scale inferred from human and integer machine ratings
         inferred = [rh] + [c for j, c in enumerate(columns) if not (real[j] or c.checked)]
         warn_codes(merge_sketches([c.memo["sketch"] for c in inferred]))
-    return offset, k
+    return _Scale(offset, k)
 
 
 def _weight_matrix(weights, real, k: int, m: RatingMatrix, mname: str) -> np.ndarray | None:
@@ -421,10 +433,16 @@ def _numeric_array(x, ndims: tuple[int, ...]) -> np.ndarray | None:
     return x.astype(np.float64, copy=False)
 
 
-def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | None:
-    """The common case in vectorized numpy: numeric ndarrays, integer human ratings, no
-    ``labels``. None for anything else (and for anything wrong: the general path then
-    says what), so that every error comes from one place."""
+class _NumericPair(NamedTuple):
+    human: np.ndarray  # (n, R) float64
+    machine: np.ndarray  # (n, M) float64
+    machine_missing: np.ndarray  # (n, M) bool
+
+
+def _numeric_pair(human, machine, policy: str) -> _NumericPair | None:
+    """Human and machine as 2-D float arrays when the fast path may take them: numeric
+    ndarrays of the same items, finite, each column scored, integer human ratings, no
+    missing machine score under "raise"; else None."""
     h = _numeric_array(human, (1, 2))
     m = _numeric_array(machine, (1, 2))
     if h is None or m is None or h.shape[0] != m.shape[0] or h.size == 0 or m.size == 0:
@@ -438,6 +456,17 @@ def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | Non
         return None
     if (policy == "raise" and m_missing.any()) or not np.all(h_missing | (h == np.floor(h))):
         return None
+    return _NumericPair(h, m, m_missing)
+
+
+def _numeric_arrays(human, machine, weights, policy: str, names) -> Scores | None:
+    """The common case in vectorized numpy: numeric ndarrays, integer human ratings, no
+    ``labels``. None for anything else (and for anything wrong: the general path then
+    says what), so that every error comes from one place."""
+    pair = _numeric_pair(human, machine, policy)
+    if pair is None:
+        return None
+    h, m, m_missing = pair
     real = tuple(
         not bool(np.all(m_missing[:, j] | (m[:, j] == np.floor(m[:, j]))))
         for j in range(m.shape[1])
