@@ -2,6 +2,7 @@
 #   make demo   -- create .venv, install qwkit with its command line, run `qwkit demo`
 #   make test   -- create .venv, install qwkit with every extra and the test tools, run the suite
 #                  (it builds the documentation site and the release artifacts and checks them)
+#                  on every core: pytest-xdist, a test file per worker at a time
 # and two build what is published:
 #   make docs   -- the documentation site, docs/_build/html (warnings are errors)
 #   make dist   -- the sdist and the wheel, dist/ (metadata checked by twine)
@@ -24,8 +25,10 @@ demo: $(PY)
 
 test: $(PY)
 	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	@# qwkit.spark's tests run Spark, on a Java runtime (17 or 21) that pip does not install
+	command -v java >/dev/null 2>&1 || [ -n "$$JAVA_HOME" ] || { apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null; }
 	$(PIP) install --quiet -e ".[all]" --group test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 docs: $(PY)
 	$(PIP) install --quiet -e ".[all]" --group docs
@@ -54,6 +57,7 @@ bench: $(PY)
 	nice $(PY) benchmarks/bench_evaluation.py > benchmarks/results/evaluation.md
 	nice $(PY) benchmarks/bench_dask.py --n 1e7 --quick > benchmarks/results/dask.md
 	nice $(PY) benchmarks/bench_polars.py > benchmarks/results/polars.md
+	nice $(PY) benchmarks/bench_engines.py --n 1e7 > benchmarks/results/engines.md
 	nice $(PY) benchmarks/bench_torch.py > benchmarks/results/torch.md
 	nice $(PY) benchmarks/first_run.py > benchmarks/results/first_run.md
 	nice $(PY) benchmarks/bench_startup.py > benchmarks/results/startup.md

@@ -10,6 +10,22 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
+#: How closely two REML fits of the ICC with missing ratings agree when their sums differ
+#: only by rounding — the items or raters in another order, a sparse table's rows
+#: shuffled, the ratings in other units (3.5·x − 100). The sums then differ by about
+#: N·ε ≈ 1e-14 relative (N ≈ 100 ratings, ε = 2.2e-16; the offset of the units is
+#: removed by centring, to rounding). The fit ends at the zero of the analytic gradient
+#: of the REML criterion, to its rounding: Newton steps until one moves θ by less than
+#: ``_icc_missing.THETA_RTOL`` = 1e-13 relative, or no step lowers the gradient. The
+#: gradient's rounding — ε times its terms, of the order of N — over the criterion's
+#: curvature — at least the number of raters (for θᵣ) or of items (for θₛ) — moves θ by
+#: about 1e-13 relative, and each ICC, a ratio of the θ whose relative sensitivity to
+#: each is at most 1, as much. Measured: at most 9e-13 over 900 designs (10–40 items,
+#: 3–6 raters, 10–35 % missing). Held at 1e-10, a hundred times the bound, on any BLAS.
+#: (Before the Newton steps the fit stopped where L-BFGS-B's criterion was flat to
+#: rounding, √ε wide: permuted ratings gave ICCs 2e-7 apart.)
+REML_ORDER_RTOL = 1e-10
+
 
 def as_float(value: Fraction | None) -> float:
     """Correctly rounded float of an exact oracle value (nan when undefined)."""

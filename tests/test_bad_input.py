@@ -575,6 +575,10 @@ def test_import_qwkit_loads_no_optional_dependency():
         "pandas",
         "polars",
         "rich",
+        "duckdb",
+        "pyspark",
+        "py4j",
+        "sqlglot",
         "qwkit.economics",  # an integration of its own, with its own import
         "qwkit.torch",
         "qwkit.lightgbm",
@@ -582,6 +586,9 @@ def test_import_qwkit_loads_no_optional_dependency():
         "qwkit.polars",
         "qwkit.dask",
         "qwkit.sklearn",
+        "qwkit.sql",
+        "qwkit.duckdb",
+        "qwkit.spark",
         "qwkit.cli",
     ]
     code = (

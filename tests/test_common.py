@@ -22,6 +22,7 @@ import polars as pl
 import pytest
 
 import qwkit
+from helpers import REML_ORDER_RTOL
 
 K = 5
 
@@ -385,12 +386,15 @@ NUMERIC = {
 
 @pytest.mark.parametrize("name", list(NUMERIC))
 class TestNumericInvariances:
+    # the order of the items, of the raters or of a table's rows changes the sums by
+    # rounding only: the closed forms agree to about N·ε, the REML ICC (ratings missing)
+    # to the tolerance derived in helpers.REML_ORDER_RTOL, which both are held to
     def test_item_and_rater_permutation(self, name, panel):
         fn = NUMERIC[name]
         perm = np.random.default_rng(0).permutation(panel.shape[0])
         ref = fn(panel)
         for x in (panel[perm], panel[:, ::-1]):
-            assert fn(x) == pytest.approx(ref, rel=1e-8)
+            assert fn(x) == pytest.approx(ref, rel=REML_ORDER_RTOL)
 
     def test_containers_and_empty_items(self, name, panel):
         fn = NUMERIC[name]
@@ -401,4 +405,4 @@ class TestNumericInvariances:
         for x in (frame, pl.from_pandas(frame), listed, padded):
             assert fn(x) == pytest.approx(ref, rel=1e-12)
         # the sparse table, its rows shuffled: the same numbers (sums in another order)
-        assert fn(_table(panel)) == pytest.approx(ref, rel=1e-9)
+        assert fn(_table(panel)) == pytest.approx(ref, rel=REML_ORDER_RTOL)

@@ -80,9 +80,28 @@ class Environment:
         return _run(command, cwd=cwd, env=self.env(**env)).stdout.strip()
 
 
+#: A first call of a kernel, in a process of its own.
+CALL = "import qwkit; print(qwkit.kappa_score([1, 2, 3, 4], [1, 2, 2, 4]))"
+
+
+def _cache_lines(env: Environment, **variables: str) -> tuple[list[str], list[str]]:
+    """(lines of numba saving a compiled kernel, lines of it loading one) of ``CALL``."""
+    out = env.run("-c", CALL, NUMBA_DEBUG_CACHE="1", **variables)
+    lines = out.splitlines()
+    assert lines[-1] == "0.9"
+    saved = [line for line in lines if line.startswith("[cache] data saved to")]
+    loaded = [line for line in lines if line.startswith("[cache] data loaded from")]
+    return saved, loaded
+
+
 @pytest.fixture(scope="module")
 def installed(dist, tmp_path_factory) -> Environment:
-    return Environment(tmp_path_factory.mktemp("installed") / "venv", dist["wheel"])
+    """One environment with the wheel for every test that runs it. Its first two
+    processes, before any other, are ``CALL`` (``first_runs``: what the first saved and
+    loaded, then the second): ``TestCompiledKernelsCache`` reads them."""
+    env = Environment(tmp_path_factory.mktemp("installed") / "venv", dist["wheel"])
+    env.first_runs = (_cache_lines(env), _cache_lines(env))
+    return env
 
 
 def _metadata(wheel: Path):
@@ -186,52 +205,40 @@ class TestInstalledWheel:
             f"for name in {modules!r}:\n"
             "    print(importlib.import_module(name).__file__)\n"
             "print(qwkit.load_hanna().__class__.__name__)\n"
+            "print(qwkit.load_hanna_judges().score.size)\n"
         )
-        *files, hanna = installed.run("-c", code).splitlines()
+        *files, hanna, judgements = installed.run("-c", code).splitlines()
         assert len(files) == len(modules)
         assert all(Path(f).is_relative_to(installed.site) for f in files), files
-        assert hanna == "Hanna"
+        assert hanna == "Hanna" and judgements == "126720"
 
 
 class TestCompiledKernelsCache:
     """Only the first process after an install compiles (docs: README, "First run")."""
 
-    CALL = "import qwkit; print(qwkit.kappa_score([1, 2, 3, 4], [1, 2, 2, 4]))"
-
-    @staticmethod
-    def _cache_lines(env: Environment, **variables: str) -> tuple[list[str], list[str]]:
-        out = env.run("-c", TestCompiledKernelsCache.CALL, NUMBA_DEBUG_CACHE="1", **variables)
-        lines = out.splitlines()
-        assert lines[-1] == "0.9"
-        saved = [line for line in lines if line.startswith("[cache] data saved to")]
-        loaded = [line for line in lines if line.startswith("[cache] data loaded from")]
-        return saved, loaded
-
-    def test_cached_beside_the_installed_package(self, dist, tmp_path):
-        env = Environment(tmp_path / "venv", dist["wheel"])
-        saved, loaded = self._cache_lines(env)
-        kernels = env.site / "qwkit" / "_kernels" / "__pycache__"
+    def test_cached_beside_the_installed_package(self, installed):
+        (saved, loaded), (saved_again, loaded_again) = installed.first_runs
+        kernels = installed.site / "qwkit" / "_kernels" / "__pycache__"
         assert saved and not loaded
         assert all(str(kernels) in line for line in saved)
-        saved, loaded = self._cache_lines(env)  # a second process compiles nothing
-        assert loaded and not saved
+        assert loaded_again and not saved_again  # a second process compiles nothing
 
-    def test_read_only_package_caches_in_the_user_folder(self, dist, tmp_path):
+    def test_read_only_package_caches_in_the_user_folder(self, installed, tmp_path):
         # numba's own fallback where the package's folder cannot be written: its
-        # user-wide locator (the next in numba's list), in the user's cache folder
-        env = Environment(tmp_path / "venv", dist["wheel"])
+        # user-wide locator (the next in numba's list), in the user's cache folder (the
+        # only one looked in: what the package's folder holds is not read)
         user = {"NUMBA_CACHE_LOCATOR_CLASSES": "UserWideCacheLocator"}
         user["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-        saved, loaded = self._cache_lines(env, **user)
+        saved, loaded = _cache_lines(installed, **user)
         assert saved and not loaded
         assert all(str(tmp_path / "cache" / "numba") in line for line in saved)
-        saved, loaded = self._cache_lines(env, **user)
+        saved, loaded = _cache_lines(installed, **user)
         assert loaded and not saved
 
     def test_nowhere_to_cache_still_imports(self, tmp_path):
         # no folder numba may write to: qwkit compiles in every process instead of failing
         (tmp_path / "a-file").write_text("")
-        code = f"import qwkit._kernels._jit as j; print(j.CACHE); {self.CALL}"
+        code = f"import qwkit._kernels._jit as j; print(j.CACHE); {CALL}"
         env = {k: v for k, v in os.environ.items() if k not in CLEARED}
         env["PYTHONPATH"] = str(PACKAGE.parent)
         env["NUMBA_CACHE_LOCATOR_CLASSES"] = "UserProvidedCacheLocator"

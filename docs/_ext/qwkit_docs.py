@@ -163,7 +163,18 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "RiskClassModel",
         ],
     ),
-    ("Data", None, ["load_wine_quality", "WineQuality", "load_hanna", "Hanna"]),
+    (
+        "Data",
+        None,
+        [
+            "load_wine_quality",
+            "WineQuality",
+            "load_hanna",
+            "Hanna",
+            "load_hanna_judges",
+            "HannaJudges",
+        ],
+    ),
     (
         "Errors and warnings",
         None,
@@ -186,6 +197,9 @@ INTEGRATIONS: list[tuple[str, str, str]] = [
     ("qwkit.torch", "PyTorch losses and metrics", "torch"),
     ("qwkit.dask", "Dask: data larger than memory", "dask"),
     ("qwkit.polars", "Polars expressions", "polars"),
+    ("qwkit.duckdb", "DuckDB: kappa where the data live", "engines"),
+    ("qwkit.spark", "Spark: DataFrames and pyspark.ml", "engines"),
+    ("qwkit.sql", "SQL of the sufficient state", "engines"),
     ("qwkit.economics", "the economics simulation", "economics"),
 ]
 
@@ -428,6 +442,13 @@ def skip_foreign_members(app, what, name, obj, skip, options):
 #: The section of a name's page (``SECTIONS``) where the rules of :func:`guide_target`
 #: would pick one that merely mentions it: name -> the section's id (the build fails when
 #: the page has no such section).
+# Names of a ``SECTIONS`` entry without a page of its own, linked to a section elsewhere
+# (the errors are shown first in Getting started, but explained in the kappa guide).
+GUIDE_ELSEWHERE = {
+    "QwkitError": ("kappa", "errors-a-program-can-act-on"),
+    "QwkitTypeError": ("kappa", "errors-a-program-can-act-on"),
+}
+
 GUIDE_SECTIONS = {
     "soft_kappa_score": "the-continuous-form",
     "KappaAccumulator": "streaming-and-merging",
@@ -510,10 +531,11 @@ def _most_used(app: Sphinx, name: str, pages: list[str]) -> tuple[str, str | Non
 
 def guide_target(app: Sphinx, module: str, name: str) -> tuple[str, str | None]:
     """Where the API page of ``module.name`` links to in the user guide: the section that
-    ``GUIDE_SECTIONS`` names; else a section whose title names it (a function's name in
-    any case: "4. PRMSE"); else, for the first name of a ``SECTIONS`` entry, its page;
-    else the section of its page that names it most; else (a result class) where the
-    name before it links; else the first other guide page that names it."""
+    ``GUIDE_ELSEWHERE`` or ``GUIDE_SECTIONS`` names; else a section whose title names it
+    (a function's name in any case: "4. PRMSE"); else, for the first name of a
+    ``SECTIONS`` entry, its page; else the section of its page that names it most; else
+    (a result class) where the name before it links; else the first other guide page
+    that names it."""
     key = f"{module}.{name}"
     if key in _GUIDE:
         return _GUIDE[key]
@@ -523,8 +545,9 @@ def guide_target(app: Sphinx, module: str, name: str) -> tuple[str, str | None]:
         own = [page] if page else []
         others = [p for p in order if p not in own]
         found = (page, GUIDE_SECTIONS[name]) if name in GUIDE_SECTIONS else None
-        if found and not any(found[1] == anchor for anchor, _, _ in _sections(app, page)):
-            raise ExtensionError(f"GUIDE_SECTIONS: {page} has no section {found[1]!r}")
+        found = GUIDE_ELSEWHERE.get(name, found)
+        if found and not any(found[1] == anchor for anchor, _, _ in _sections(app, found[0])):
+            raise ExtensionError(f"GUIDE_SECTIONS: {found[0]} has no section {found[1]!r}")
         found = found or _titled(app, name, own + others)
         if found is None and page and names[0] == name:
             found = page, None

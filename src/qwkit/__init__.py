@@ -62,7 +62,14 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         insurance_loss_matrix,
         risk_class_model,
     )
-    from qwkit._datasets import Hanna, WineQuality, load_hanna, load_wine_quality
+    from qwkit._datasets import (
+        Hanna,
+        HannaJudges,
+        WineQuality,
+        load_hanna,
+        load_hanna_judges,
+        load_wine_quality,
+    )
     from qwkit._decision import bayes_decision, kappa_decision
     from qwkit._evaluation import (
         AltTestResult,
@@ -149,6 +156,7 @@ __all__ = [
     "FairnessResult",
     "GroupEvaluation",
     "Hanna",
+    "HannaJudges",
     "HumanAgreement",
     "ICCResult",
     "KappaAccumulator",
@@ -210,6 +218,7 @@ __all__ = [
     "kappa_test_from_confusion",
     "kendall_w",
     "load_hanna",
+    "load_hanna_judges",
     "load_wine_quality",
     "marginal_homogeneity_test",
     "mean_kappa",
@@ -243,7 +252,9 @@ _HOMES: dict[str, str] = {
     "qwkit._costs": (
         "RiskClassModel cost_matrix expected_cost insurance_loss_matrix risk_class_model"
     ),
-    "qwkit._datasets": "Hanna WineQuality load_hanna load_wine_quality",
+    "qwkit._datasets": (
+        "Hanna HannaJudges WineQuality load_hanna load_hanna_judges load_wine_quality"
+    ),
     "qwkit._decision": "bayes_decision kappa_decision",
     "qwkit._evaluation": (
         "AltTestResult Comparison Criterion DegradationEstimate DegradationTestResult "

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import gzip
+import io
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
@@ -187,4 +189,99 @@ def load_hanna() -> Hanna:
         mistral={c: numbers(f"{c}_mistral") for c in _HANNA_CRITERIA},
         bartscore=numbers("bartscore_sh"),
         bertscore=numbers("bertscore_f1"),
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HannaJudges:
+    """HANNA's five LLM judges × four prompt formulations × six criteria × 1,056 stories,
+    one row per judgement (126,720 rows; long format, in the file's order).
+
+    Attributes
+    ----------
+    story_id : ndarray of shape (126720,)
+        The story (0–1055); the same ids as :func:`load_hanna`'s, whose ``human`` holds the
+        three crowd ratings of each story.
+    system : ndarray of shape (126720,)
+        Which system wrote the story (10 generators, and ``"Human"``).
+    criterion : ndarray of shape (126720,)
+        The criterion's code (RE, CH, EM, SU, EG, CX; ``criteria`` names them).
+    judge : ndarray of shape (126720,)
+        The LLM judge: Beluga-13B, OrcaPlatypus, Mistral-7B, Llama-13B or ChatGPT.
+    prompt : ndarray of shape (126720,)
+        Which of the four prompt formulations (1–4, as numbered in the source).
+    score : ndarray of shape (126720,)
+        The judge's score: the mean of its three answers to that prompt (real-valued on
+        1–5); NaN where it failed to answer.
+    criteria : dict of str to str
+        The six criteria, code to name.
+    citation : str
+        Where the data come from, and their licence.
+    """
+
+    story_id: np.ndarray
+    system: np.ndarray
+    criterion: np.ndarray
+    judge: np.ndarray
+    prompt: np.ndarray
+    score: np.ndarray
+    criteria: dict
+    citation: str = _HANNA_CITATION
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        """The five judges, in the order of the file."""
+        return tuple(dict.fromkeys(self.judge.tolist()))
+
+
+public_module(HannaJudges)
+
+
+def load_hanna_judges() -> HannaJudges:
+    """Load HANNA's LLM judges, each asked with four prompt formulations (bundled, MIT).
+
+    Five LLM judges (Beluga-13B, OrcaPlatypus, Mistral-7B, Llama-13B and ChatGPT) rated
+    HANNA's 1,056 stories on its six criteria with four formulations of the prompt; each
+    score is the mean of three answers. With :func:`load_hanna`'s crowd ratings of the
+    same stories (joined on ``story_id``), the data to ask whether a judge is consistent
+    across prompts, how much the prompt moves its agreement with humans, and how many
+    independent judges a panel of five amounts to.
+
+    Returns
+    -------
+    HannaJudges
+        One row per judgement: ``story_id``, ``system``, ``criterion``, ``judge``,
+        ``prompt`` (1–4) and ``score`` (float64, NaN for a failed answer), with
+        ``criteria`` and ``citation``.
+
+    References
+    ----------
+    .. [1] C. Chhun, F. M. Suchanek and C. Clavel, "Do Language Models Enjoy Their Own
+       Stories? Prompting Large Language Models for Automatic Story Evaluation",
+       Transactions of the Association for Computational Linguistics 12:1122-1142, 2024.
+
+    Examples
+    --------
+    >>> import qwkit
+    >>> judges = qwkit.load_hanna_judges()
+    >>> judges.score.shape, judges.judges[:2], sorted(set(judges.prompt.tolist()))
+    ((126720,), ('Beluga-13B', 'OrcaPlatypus'), [1, 2, 3, 4])
+    >>> chatgpt = (judges.judge == "ChatGPT") & (judges.criterion == "RE") & (judges.prompt == 1)
+    >>> int(chatgpt.sum()), judges.story_id[chatgpt][:3].tolist()
+    (1056, [0, 1, 2])
+    """
+    path = resources.files("qwkit") / "data" / "hanna_judges_long.csv.gz"
+    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as fh:
+        header, *body = csv.reader(io.StringIO(fh.read()))
+    columns = dict(zip(header, (np.array(c) for c in zip(*body, strict=True)), strict=True))
+    score = columns["score"]
+    score[score == ""] = "nan"  # a failed answer
+    return HannaJudges(
+        story_id=columns["story_id"].astype(np.int64),
+        system=columns["system"],
+        criterion=columns["criterion"],
+        judge=columns["judge"],
+        prompt=columns["prompt"].astype(np.int64),
+        score=score.astype(np.float64),
+        criteria=dict(_HANNA_CRITERIA),
     )

@@ -25,6 +25,12 @@
 The column before ``.qwk`` is the first rater (``y1`` / ``y_true`` in qwkit's messages),
 ``other`` the second (``y2`` / ``y_score``). Strings name columns, as in Polars.
 
+**No rows, no value.** On a frame with no rows (after a filter, an empty lazy scan) every
+expression behaves as Polars' own aggregations: ``group_by(...).agg(...)`` gives an empty
+frame, and ``select`` one row holding null — as ``pl.col("y").mean()`` does — a null
+Float64, or a null struct for the tests. (qwkit's functions refuse empty ratings; a
+group of a ``group_by`` always has rows.)
+
 How the work is done: each group's columns reach qwkit's compiled kernels as numpy arrays
 (without a copy where Polars allows), one Python call per group and never a loop over
 rows, so every value is the core function's on the group's rows, bit for bit. (Building
@@ -95,9 +101,13 @@ def _expr(value: IntoExpr) -> pl.Expr:
 
 
 def _per_group(expr: pl.Expr, finish: Callable[[pl.Series], object], dtype) -> pl.Expr:
-    """``finish`` called once per group (once in a select) on ``expr``'s values there."""
+    """``finish`` called once per group (once in a select) on ``expr``'s values there;
+    no rows (an empty frame, or the empty batch Polars passes when a ``group_by`` has no
+    group) give null, as Polars' own aggregations do."""
 
     def call(values: pl.Series) -> pl.Series:
+        if values.len() == 0:
+            return pl.Series([None], dtype=dtype)
         return pl.Series([finish(values)], dtype=dtype)
 
     return expr.map_batches(call, return_dtype=dtype, returns_scalar=True)

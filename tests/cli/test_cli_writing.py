@@ -221,32 +221,6 @@ class TestFullDisk:
         )
         assert not (tmp_path / "out").exists()
 
-    @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full is Linux's")
-    @pytest.mark.parametrize(
-        "args",
-        [
-            ("score", ANXIETY, "-t", "rater1", "-p", "rater2"),  # a table (rich)
-            ("score", ANXIETY, "-t", "rater1", "-p", "rater2", "--json"),
-            ("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2", "-o", "-"),
-            ("--version",),
-            ("score", "--help"),
-        ],
-        ids=["table", "json", "output-dash", "version", "help"],
-    )
-    def test_standard_output_on_a_full_disk_is_named(self, args):
-        # `qwkit ... > out.txt` on a full disk; before: "[Errno 28] No space left on
-        # device" (or a traceback for --version and --help)
-        with open("/dev/full", "wb") as full:
-            done = subprocess.run(
-                [sys.executable, "-m", "qwkit", *map(str, args)],
-                stdout=full,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        assert done.returncode == 1
-        lines = [line for line in done.stderr.splitlines() if "warning" not in line]
-        assert lines == ["qwkit: error: cannot write standard output: No space left on device."]
-
     def test_copy_of_standard_input_on_a_full_disk(self, tmp_path, monkeypatch):
         fdopen = os.fdopen
 

@@ -1,7 +1,7 @@
 """The agreement kernels and the sparse layouts built on them, against plain Python loops.
 
 ``group_order`` and ``distinct_in_groups`` (each group's distinct categories and their
-weights), ``row_pairs`` and ``within`` under every metric, ``cross_batch``, ``pair_keys``
+weights), ``row_pairs`` and ``within`` under every metric, ``cross_batch``, ``_light._shared_pairs``
 and ``pair_incidences``, ``duplicate_raters``, ``group_keys`` and ``collapse`` (identical
 items merged, in np.unique's order), and the sort-free path of ``agreement_score`` for
 real-valued ratings under squared differences.
@@ -21,7 +21,9 @@ from hypothesis.extra import numpy as hnp
 import qwkit
 from oracles.naive_agreement import naive_coefficient
 from qwkit import _kernels
+from qwkit._agreement import _light
 from qwkit._agreement import _metrics as _m
+from qwkit._agreement._light import _shared_pairs
 
 codes_strategy = hnp.arrays(
     np.intp,
@@ -177,7 +179,7 @@ def test_cross_batch_against_a_double_loop(codes, seed, kind):
     hnp.arrays(np.bool_, st.tuples(st.integers(1, 8), st.integers(1, 6))),
     st.integers(0, 2**32 - 1),
 )
-def test_pair_keys_and_incidences_are_every_two_raters_of_every_item(present, seed):
+def test_shared_pairs_and_incidences_are_every_two_raters_of_every_item(present, seed):
     item, rater = np.nonzero(present)
     ptr = np.zeros(present.shape[0] + 1, dtype=np.int64)
     np.cumsum(present.sum(axis=1), out=ptr[1:])
@@ -189,11 +191,31 @@ def test_pair_keys_and_incidences_are_every_two_raters_of_every_item(present, se
         for h in range(g + 1, r)
         if present[i, g] and present[i, h]
     ]
-    repeat = np.random.default_rng(seed).random(present.shape[0]) < 0.3
-    keys = _kernels.pair_keys(ptr, rater.astype(np.intp), r, repeat)
-    expected = [g * r + h for i, g, h in want for _ in range(2 if repeat[i] else 1)]
-    assert [int(k) for k in keys] == expected
-    kept = np.unique(keys)[::2].copy()  # every other pair
+    # an item that stands for several (count > 1) counts twice for "two or more"
+    count = np.where(np.random.default_rng(seed).random(present.shape[0]) < 0.3, 3.0, 1.0)
+    entries = _m.Entries(ptr, rater.astype(np.intp), np.zeros(rater.size, np.intp), r)
+    n_all, g, h = _shared_pairs(entries, count)
+    with_product = _light._DENSE_RATERS  # many raters: the sparse product instead
+    try:
+        _light._DENSE_RATERS = 0
+        assert [
+            a.tolist() if hasattr(a, "tolist") else a for a in _shared_pairs(entries, count)
+        ] == [
+            n_all,
+            g.tolist(),
+            h.tolist(),
+        ]
+    finally:
+        _light._DENSE_RATERS = with_product
+    shares = {}
+    for i, a, b in want:
+        shares[a, b] = shares.get((a, b), 0) + (2 if count[i] > 1 else 1)
+    assert n_all == len(shares)
+    assert list(zip(g.tolist(), h.tolist(), strict=True)) == sorted(
+        pair for pair, n in shares.items() if n >= 2
+    )
+    keys = np.array(sorted(a * r + b for a, b in shares), dtype=np.uint64)
+    kept = keys[::2].copy()  # every other pair
     pair, first, second = _kernels.pair_incidences(ptr, rater.astype(np.intp), r, kept)
     got = [(int(item[e]), int(rater[e]), int(rater[f])) for e, f in zip(first, second, strict=True)]
     assert got == [t for t in want if t[1] * r + t[2] in set(kept.tolist())]

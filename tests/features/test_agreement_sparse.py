@@ -250,6 +250,55 @@ class TestLight:
                     kappas.append(k)
             assert draws[b] == pytest.approx(np.mean(kappas), rel=1e-9)
 
+    @pytest.mark.parametrize("weights", ["identity", "linear", "ratio", "custom"])
+    def test_streamed_sums_equal_held_incidences(self, weights, monkeypatch):
+        # the per-pair sums streamed over the items (memory O(P·V)) against the held
+        # incidences (memory O(Σ rᵢ²)): value, standard error, bootstrap, jackknife
+        from qwkit._agreement import _light
+
+        x = crowd(20261216, n_items=40, n_raters=9, per_item=(2, 7))
+        x = np.vstack([x, x[:5]])  # identical items: rows that stand for several
+        if weights == "custom":
+            weights = np.abs(np.subtract.outer(np.arange(5), np.arange(5))) ** 0.5
+        results = []
+        for per_incidence in (_light._BYTES_PER_INCIDENCE, 0):  # 0: always held
+            monkeypatch.setattr(_light, "_BYTES_PER_INCIDENCE", per_incidence)
+            res = qwkit.agreement_test(x, coefficient="light", weights=weights)
+            results.append(
+                (
+                    res.statistic,
+                    res.standard_error,
+                    *res.confidence_interval(method="jackknife"),
+                    *res.bootstrap_distribution(30, rng=4),
+                )
+            )
+        np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+    def test_refused_up_front_when_it_would_not_fit(self, monkeypatch):
+        from qwkit._base import _memory
+
+        x = crowd(20261219, n_items=30, n_raters=8, per_item=(2, 6))
+        monkeypatch.setattr(_memory, "available", lambda: 1000)
+        with pytest.raises(qwkit.QwkitError) as caught:
+            qwkit.agreement_score(x, coefficient="light")
+        assert caught.value.parameter == "coefficient"
+        assert str(caught.value).startswith("Light's kappa of these ratings (")
+        assert "coefficient='conger'" in str(caught.value)
+
+    def test_many_categories_hold_the_incidences(self):
+        # real values, linear weights: more categories than a pair's table may have, so
+        # the incidences are held; against the definition
+        rng = np.random.default_rng(20261217)
+        x = np.round(rng.normal(size=(200, 4)), 3)
+        x[rng.random(x.shape) < 0.25] = NAN
+        x = x[(~np.isnan(x)).sum(axis=1) >= 1]
+        values = x[~np.isnan(x)]
+        lo, hi = values.min(), values.max()
+        got = qwkit.agreement_score(x, coefficient="light", weights="linear")
+        scale = sorted(set(values.tolist()))
+        want = naive_coefficient(x.tolist(), "light", lambda a, b: abs(a - b) / (hi - lo), scale)
+        assert got == pytest.approx(want, rel=1e-10)
+
 
 class TestConger:
     def test_a_rater_left_without_rating_is_dropped_in_the_jackknife(self):

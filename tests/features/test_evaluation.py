@@ -877,6 +877,22 @@ class TestLoadHanna:
         assert hanna.chatgpt["RE"][0] == float(first["RE_chatgpt"])
         assert "lashoun" in hanna.citation
 
+    def test_judges(self):
+        judges = qwkit.load_hanna_judges()
+        hanna = qwkit.load_hanna()
+        assert judges.score.shape == (126720,) and len(judges.judges) == 5
+        # every judge × prompt × criterion rates every story once
+        keys = np.rec.fromarrays([judges.judge, judges.prompt, judges.criterion, judges.story_id])
+        assert np.unique(keys).size == judges.score.size == 5 * 4 * 6 * 1056
+        # prompt 1 of ChatGPT's relevance and Mistral's coherence are load_hanna's judges
+        for judge, code, scores in (("ChatGPT", "RE", hanna.chatgpt), ("Mistral-7B", "CH",
+                                                                       hanna.mistral)):  # fmt: skip
+            rows = (judges.judge == judge) & (judges.criterion == code) & (judges.prompt == 1)
+            order = np.argsort(judges.story_id[rows])
+            np.testing.assert_array_equal(judges.score[rows][order], scores[code])
+        assert np.isnan(judges.score).any() and np.nanmin(judges.score) >= 1
+        assert "lashoun" in judges.citation
+
     def test_licence_is_shipped(self):
         readme = (Path(qwkit.__file__).parent / "data" / "README.md").read_text(encoding="utf-8")
         assert "Copyright (c) 2022 lashoun" in readme

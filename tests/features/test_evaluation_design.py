@@ -353,6 +353,11 @@ class TestDefinitions:
         b = res.groups[1]
         assert b.dsm.statistic > 0.15 and res.groups[0].dsm.statistic < 0
         assert [c.criterion for c in res.criteria] == ["kappa", "group_smd", "dsm"]
+        # the names of 0.2 still answer, with a FutureWarning
+        for old_name, new_name in (("smd", "group_smd"), ("verdict", "verdict_group_smd"),
+                                   ("pvalue", "pvalue_group_smd")):  # fmt: skip
+            with pytest.warns(FutureWarning, match=new_name):
+                assert getattr(b, old_name) == getattr(b, new_name)
 
     def test_fairness_fits_are_statsmodels_ols(self):
         import statsmodels.formula.api as smf

@@ -27,6 +27,10 @@ from oracles.naive_regression import (
 )
 from qwkit import kappa_regression, kappa_rescale, soft_kappa_score
 
+#: Against the oracle's optimum (BFGS, then Newton steps on the analytic gradient: the
+#: zero of the gradient to its rounding, not the point where κ stops changing in float64,
+#: which is √ε wide): both agree to about 1e-13 (measured at most 2.6e-14 over 48 fits);
+#: 1e-8 leaves five orders of magnitude for other BLAS.
 RTOL = 1e-8
 
 

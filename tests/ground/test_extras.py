@@ -6,6 +6,7 @@ import importlib.metadata
 import json
 import sys
 import types
+import typing
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,9 @@ def test_every_missing_extra_message_of_the_command_line_uses_it(monkeypatch):
             call()
         assert str(info.value) == expected
     assert _engine.dask_missing() == f"--engine dask needs dask: {install_command('dask')}"
+    assert _engine.duckdb_missing() == (
+        f"--engine duckdb needs duckdb: {install_command('duckdb')}"
+    )
 
 
 # ---------------------------------------------------------------------------- pyproject.toml
@@ -243,3 +247,38 @@ class TestXgboostExtra:
     def test_all_includes_the_xgboost_extra(self):
         (everything,) = self._extras()["all"]
         assert "xgboost" in everything.split("[")[1].rstrip("]").split(",")
+
+
+class TestEngineExtras:
+    """Issue 33: the extras ``duckdb`` and ``spark`` (in ``all``), their minimum versions
+    those the modules require, and the ImportError of each without its package."""
+
+    MODULES: typing.ClassVar = {
+        "duckdb": ("qwkit.duckdb", "duckdb"),
+        "spark": ("qwkit.spark", "pyspark"),
+    }
+
+    @pytest.mark.parametrize("extra", ["duckdb", "spark"])
+    def test_the_extra_has_the_minimum_the_module_requires(self, extra):
+        from packaging.requirements import Requirement
+
+        module, package = self.MODULES[extra]
+        root = Path(__file__).resolve().parents[2]
+        text = (root / "src" / (module.replace(".", "/") + ".py")).read_text()
+        minimum = text.split('minimum="')[1].split('"')[0]
+        (req,) = [Requirement(r) for r in TestXgboostExtra._extras()[extra]]
+        assert req.name == package and str(req.specifier) == f">={minimum}"
+        (everything,) = TestXgboostExtra._extras()["all"]
+        assert extra in everything.split("[")[1].rstrip("]").split(",")
+
+    @pytest.mark.parametrize("extra", ["duckdb", "spark"])
+    def test_importing_without_the_package_names_the_extra(self, extra):
+        import subprocess
+
+        module, package = self.MODULES[extra]
+        code = f"import sys\nsys.modules[{package!r}] = None\nimport {module}\n"
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert run.returncode == 1
+        last = run.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"ImportError: {module} needs {package} >= ")
+        assert last.endswith(f"Install it with: {install_command(extra)}")

@@ -316,3 +316,51 @@ class TestAgreement:
                 res.n_items,
                 3,
             )
+
+
+#: Every expression of the namespace, on columns g (groups), y, p, q, w (weights), n.
+EXPRESSIONS = {
+    "kappa": lambda: pl.col("y").qwk.kappa("p"),
+    "kappa sample_weight": lambda: pl.col("y").qwk.kappa("p", sample_weight="w"),
+    "kappa_test": lambda: pl.col("y").qwk.kappa_test("p", counts="n"),
+    "soft_kappa": lambda: pl.col("y").qwk.soft_kappa("p"),
+    "agreement": lambda: pl.col("y").qwk.agreement("p", "q", coefficient="fleiss"),
+    "agreement_test": lambda: pl.col("y").qwk.agreement_test("p", "q", coefficient="light"),
+}
+
+
+class TestNoRows:
+    """A frame with no rows (after a filter, an empty lazy scan): as Polars' own
+    aggregations — ``group_by().agg()`` an empty frame, ``select`` one row of null
+    (``pl.col("y").mean()``'s). Before: qwkit's error on empty ratings (issue 28)."""
+
+    @staticmethod
+    def _frame() -> pl.DataFrame:
+        return pl.DataFrame(
+            {"g": [1, 1, 2], "y": [1, 2, 3], "p": [1, 2, 2], "q": [2, 2, 3]}
+        ).with_columns(w=pl.lit(1.5), n=pl.lit(2))
+
+    @pytest.mark.parametrize("name", EXPRESSIONS)
+    def test_group_by_of_no_rows_is_empty(self, name):
+        empty = self._frame().filter(pl.col("y") > 10)
+        expr = EXPRESSIONS[name]().alias("out")
+        want = empty.group_by("g").agg(pl.col("y").mean().alias("mean"))
+        out = empty.group_by("g").agg(expr)  # raised before
+        assert out.shape == (0, 2) and out.columns == ["g", "out"]
+        assert out.schema["g"] == want.schema["g"]
+        for engine in ("in-memory", "streaming"):
+            lazy = empty.lazy().group_by("g").agg(expr).collect(engine=engine)
+            assert lazy.shape == (0, 2) and lazy.schema == out.schema
+
+    @pytest.mark.parametrize("name", EXPRESSIONS)
+    # the frame with rows, for the type: three items give a degenerate interval
+    @pytest.mark.filterwarnings("ignore::qwkit.DegenerateIntervalWarning")
+    def test_select_of_no_rows_is_null(self, name):
+        empty = self._frame().clear()
+        assert empty.select(pl.col("y").mean()).item() is None  # Polars' own
+        out = empty.select(EXPRESSIONS[name]().alias("out"))
+        assert out.shape == (1, 1) and out["out"].null_count() == 1
+        full = self._frame().select(EXPRESSIONS[name]().alias("out"))
+        assert out.schema == full.schema  # the type a frame with rows gives
+        lazy = empty.lazy().select(EXPRESSIONS[name]().alias("out")).collect()
+        assert lazy.equals(out, null_equal=True)

@@ -2,7 +2,7 @@
 category (Fleiss 1971), with standard errors and tests.
 
 ``category_agreement`` reads validate → compute → wrap: the ratings are validated once
-(``_input.prepare_ratings``), then each category that occurs gives a two-category
+(``_input.prepare_for_coefficient``), then each category that occurs gives a two-category
 problem — its codes 1, every other code 0 — whose Fleiss kappa, Gwet's standard error and
 t-test are those of :func:`agreement_test` (eq. K1 of ``docs/agreement.md``), and
 whose null standard error is Fleiss, Nee & Landis's (eq. K2), the z of R
@@ -195,7 +195,7 @@ def category_agreement(
     >>> round(float(res.zstatistic[0]), 3)
     5.192
     """
-    prep = _in.prepare_ratings(ratings, "fleiss", "identity", labels)
+    prep = _in.prepare_for_coefficient(ratings, "fleiss", "identity", labels)
     panel = prep.panel
     per_item = panel.per_item.astype(np.float64)
     same = bool(np.all(per_item == per_item[0]))
@@ -221,7 +221,7 @@ def category_agreement(
         else:
             se0[c], p[c] = math.nan, res.pvalue
     return CategoryAgreementResult(
-        labels=np.asarray(prep.scale.labels)[prep.index],
+        labels=prep.scale.labels_at(prep.index),
         statistic=kappa,
         standard_error=se,
         standard_error_null=se0,

@@ -1,7 +1,7 @@
 """Input validation for agreement among many raters: ratings and count tables.
 
-Two entry points — :func:`prepare_ratings` (a :class:`~qwkit.RatingsTable`, or items ×
-raters with NaN/None for missing) and :func:`prepare_counts` (``table``: the items ×
+Two entry points — :func:`prepare_for_coefficient` (a :class:`~qwkit.RatingsTable`, or
+items × raters with NaN/None for missing) and :func:`prepare_counts` (``table``: the items ×
 categories counts of Fleiss 1971) — turn what users pass into integer category codes on
 an explicit scale, or raise a ``ValueError``/``TypeError`` naming the parameter, what is
 allowed and what was received. :func:`prepare_panel` is the step every statistic of many
@@ -68,6 +68,9 @@ class Scale:
     points: np.ndarray | None = None  # relative to lo
     text: str = ""  # how the scale was chosen, for messages
     values: np.ndarray | None = None  # the categories as given (labels, text ratings)
+    #: One category per rating, in reading order, at its value (``value_only``): only
+    #: the moments of squared differences may read such a scale.
+    per_rating: bool = False
 
     def coordinates(self) -> np.ndarray:
         """The coordinate of every category relative to ``lo`` (float64)."""
@@ -88,6 +91,20 @@ class Scale:
             return range(lo, lo + self.q)
         dtype = np.int64 if lo + self.q - 1 <= _INT64.max else np.uint64
         return np.arange(self.q, dtype=dtype) + dtype(lo)
+
+    def labels_at(self, index: np.ndarray) -> np.ndarray:
+        """The categories at the scale positions ``index`` (the ones that occur): as
+        :attr:`labels` would give them, without building the whole scale — memory in
+        proportion to ``index``, never to the span of the ratings (0 and 10**12 are two
+        categories here, not 10**12 + 1)."""
+        index = np.asarray(index)
+        if self.values is not None:
+            return np.asarray(self.values)[index]
+        if self.points is not None:
+            return self.lo + self.points[index]
+        lo = int(self.lo)
+        dtype = np.int64 if lo + self.q - 1 <= _INT64.max else np.uint64
+        return index.astype(dtype) + dtype(lo)
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,7 +291,7 @@ def _scale_and_codes(m, labels, weights, distinct=True):
     values = values.astype(np.float64, copy=False)
     if not distinct and values.min() < values.max():
         pos = np.arange(values.size, dtype=np.int64)
-        return pos, Scale(values.size, points=values, text=" (the ratings)")
+        return pos, Scale(values.size, points=values, text=" (the ratings)", per_rating=True)
     used, pos = np.unique(values, return_inverse=True)
     return pos.astype(np.int64), Scale(used.size, points=used, text=" (the distinct values)")
 
@@ -397,8 +414,11 @@ def prepare_panel(
     return _compact(sp, codes, scale, index, coords), weights, matrix
 
 
-def prepare_ratings(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
-    """Validate ratings of many raters for an agreement coefficient."""
+def prepare_for_coefficient(ratings, coefficient, weights, labels, *, value_only=False) -> Prepared:
+    """Validate ratings of many raters for the agreement coefficient ``coefficient``: its
+    panel (:func:`prepare_panel`), checked for a pair of ratings of one item, cut to the
+    items both raters rated for Scott's π. (``_base._scale.prepare_ratings`` is another
+    thing: any number of rating vectors of the same items as positions on one scale.)"""
     coefficient = check_coefficient(coefficient)
     panel, weights, matrix = prepare_panel(
         ratings, weights, labels, coefficient=coefficient, value_only=value_only
@@ -426,6 +446,31 @@ def prepared(coefficient: str, weights, matrix, panel: Panel) -> Prepared:
         n_raters_dropped=panel.n_raters_dropped,
         n_items_rated_once=panel.n_items_rated_once,
     )
+
+
+def per_rating(prep: Prepared) -> Prepared:
+    """``prep`` as ``value_only=True`` prepares it (:func:`_scale_and_codes`): for a
+    coefficient of ``MOMENT_ONLY`` under squared differences of real-valued ratings, one
+    category per rating, in reading order, at its value — the same arrays, so that the
+    coefficient's value is the same computation whichever way the ratings were
+    prepared. Any other ``prep`` is returned as it is."""
+    scale, panel = prep.scale, prep.panel
+    if (
+        panel is None
+        or scale.per_rating
+        or scale.points is None
+        or scale.values is not None
+        or prep.weights != "quadratic"
+        or prep.coefficient not in MOMENT_ONLY
+    ):
+        return prep
+    points = panel.coords[panel.code]  # each rating's value, exactly
+    n = points.shape[0]
+    scale = Scale(n, points=points, text=" (the ratings)", per_rating=True)
+    panel = replace(
+        panel, code=np.arange(n, dtype=np.intp), index=np.arange(n), coords=points, scale=scale
+    )
+    return prepared(prep.coefficient, prep.weights, prep.matrix, panel)
 
 
 def _two_raters(panel: Panel) -> Panel:
@@ -469,7 +514,7 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     :class:`~qwkit.RatingsTable` (whose pooled coefficients are those of its counts)."""
     coefficient = check_coefficient(coefficient)
     if isinstance(table, RatingsTable) and coefficient in POOLED:
-        return prepare_ratings(table, coefficient, weights, labels)
+        return prepare_for_coefficient(table, coefficient, weights, labels)
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "

@@ -151,7 +151,7 @@ def marginal_homogeneity_test(
             also=("b",),
         )
     try:
-        prep = _in.prepare_ratings({"a": a, "b": b}, "fleiss", "identity", labels)
+        prep = _in.prepare_for_coefficient({"a": a, "b": b}, "fleiss", "identity", labels)
     except QwkitError as exc:  # said of the two raters' columns: name them, not `ratings`
         if exc.parameter != "ratings":
             raise
@@ -182,7 +182,7 @@ def marginal_homogeneity_test(
         rest = 1.0 - stat / n
         # X² = n (every pair disagrees one way) makes W infinite; rounding leaves ~1e-16
         stat = stat / rest if rest > 1e-12 else math.inf  # (eq. H3)
-    labels_out = np.asarray(prep.scale.labels)[prep.index]
+    labels_out = prep.scale.labels_at(prep.index)
     return MarginalHomogeneityResult(
         statistic=stat,
         df=rank,

@@ -36,8 +36,7 @@ from scipy import sparse, special
 from qwkit import _kernels
 from qwkit._agreement import _input as _in
 from qwkit._agreement import _metrics as _m
-from qwkit._agreement._light import Light
-from qwkit._agreement._model import metric_of
+from qwkit._agreement._model import metric_of, model_of
 from qwkit._agreement._stats import _REL_ZERO
 from qwkit._base._errors import QwkitError
 from qwkit._base._results import labels_dict, plain, public_module
@@ -351,7 +350,7 @@ public_module(RaterAgreementResult, PairwiseKappas)
 
 
 def rater_result(
-    panel: _in.Panel, metric, dmax: float, weights: str, confidence_level
+    panel: _in.Panel, metric, dmax: float, weights: str, confidence_level, matrix=None
 ) -> RaterAgreementResult:
     """Each rater's kappa against the others (eqs. 23–24), with its interval."""
     level = check_confidence_level(confidence_level)
@@ -377,16 +376,17 @@ def rater_result(
         labels=panel.scale.labels,
         n_items_dropped=panel.n_items_dropped,
         n_raters_dropped=panel.n_raters_dropped,
-        _pairs=_light_of(panel, metric, dmax),
+        _pairs=_light_of(panel, weights, matrix),
     )
 
 
-def _light_of(panel: _in.Panel, metric, dmax):
-    """Light's pairs of the panel (a closure: computed when asked)."""
+def _light_of(panel: _in.Panel, weights: str, matrix):
+    """Light's pairs of the panel (a closure: computed when asked), from the model whose
+    value ``agreement_score(coefficient="light")`` is: the mean of these pairs' kappas
+    is that value, bit for bit."""
 
     def make():
-        entries = _m.Entries(panel.item_ptr, panel.rater, panel.code, panel.n_raters)
-        return Light(entries, np.ones(entries.m), metric, dmax)
+        return model_of(_in.prepared("light", weights, matrix, panel), collapse="cheap")
 
     return make
 
@@ -463,4 +463,4 @@ array-like of shape (K, K), default="quadratic"
     panel, name, matrix = _in.prepare_panel(ratings, weights, labels)
     _in.check_pairs(panel)
     metric, dmax = metric_of(_in.prepared("conger", name, matrix, panel))
-    return rater_result(panel, metric, dmax, name, confidence_level)
+    return rater_result(panel, metric, dmax, name, confidence_level, matrix)

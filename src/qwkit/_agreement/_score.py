@@ -67,8 +67,19 @@ def _undefined(replace: float) -> float:
     )
 
 
+def statistic(prep: _in.Prepared) -> float:
+    """The coefficient's value: the one computation behind every entry point —
+    ``agreement_score``, ``agreement_test``, their ``_from_counts`` forms, the pairs of
+    ``rater_agreement`` (Light's kappa) and the command line — so that each gives the
+    same bits. The rows as they come, identical items merged only where that is cheap
+    (``model_of(collapse="cheap")``), real-valued ratings one category each
+    (``_input.per_rating``); the test's standard error and resamples read a model of
+    merged rows, built for them."""
+    return model_of(_in.per_rating(prep), collapse="cheap").value()
+
+
 def _score(prep: _in.Prepared, replace) -> float:
-    value = model_of(prep, collapse="cheap").value()
+    value = statistic(prep)
     if math.isnan(value):
         return _undefined(replace)
     return value
@@ -278,12 +289,12 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
     alternative = check_alternative(alternative)
     f = _in.check_n_population(n_population, prep.n_items)
     population = None if n_population is None else float(n_population)
+    value = statistic(prep)  # first: its model is gone when the test's is built
     model = model_of(prep, collapse=True)
     count = model.count
     sample = Sample(counts=count, counts_sq=count, n_items=int(count.sum()))
     estimator = Estimator(sample=sample, batch=model.batch, leave_one_out=model.leave_one_out)
     weights = prep.weights
-    value = model.value()
 
     def result(stat, se, pvalue, se0):
         return AgreementTestResult(
@@ -436,7 +447,7 @@ def agreement_score(
     >>> round(qwkit.agreement_score(ratings, coefficient="krippendorff"), 6)
     0.849107
     """
-    prep = _in.prepare_ratings(ratings, coefficient, weights, labels, value_only=True)
+    prep = _in.prepare_for_coefficient(ratings, coefficient, weights, labels, value_only=True)
     return _score(prep, check_replace_undefined_by(replace_undefined_by))
 
 
@@ -566,7 +577,7 @@ def agreement_test(
     >>> float(f"{one_sided.pvalue:.7g}")
     0.0002095865
     """
-    prep = _in.prepare_ratings(ratings, coefficient, weights, labels)
+    prep = _in.prepare_for_coefficient(ratings, coefficient, weights, labels)
     return _test(prep, alternative, n_population)
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from qwkit import _kernels
+from qwkit._base import _memory
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._results import public_module
 from qwkit._base._scale import declared_order, rating_matrix, with_gaps
@@ -284,16 +285,26 @@ class RatingsTable:
     def to_wide(self) -> np.ndarray:
         """The items × raters matrix: float with NaN (numbers) or object with None
         (text, integers beyond ±2**53) where a rater gave no rating — rows ``items``,
-        columns ``raters``. It takes 8 bytes per cell: nothing in qwkit needs it."""
+        columns ``raters``. It takes 8 bytes per cell: nothing in qwkit needs it.
+
+        Raises
+        ------
+        ValueError
+            When the matrix has more than 2**31 cells, or would need more memory than
+            the process has available (``_memory.available``): said with its size, up
+            front, instead of numpy's ``MemoryError`` half-way."""
         sp = self._sparse
         cells = self.n_items * self.n_raters
+        what = f"The items × raters matrix of {self.n_items:,} items and {self.n_raters:,} raters"
+        instead = "every qwkit function takes the table itself (`to_long()` gives its ratings)."
         if cells > _MAX_WIDE_CELLS:
             raise QwkitError(
-                f"The items × raters matrix of {self.n_items:,} items and {self.n_raters:,} "
-                f"raters would take {_bytes(8.0 * cells)}; every qwkit function takes the "
-                "table itself.",
-                parameter="ratings",
+                f"{what} would take {_bytes(8.0 * cells)}; {instead}", parameter="ratings"
             )
+        # 8 bytes a cell, 1 for the cells rated, 16 a rating to order them (and a Python
+        # object each for text or integers beyond 2**53)
+        per_rating = 16 + (0 if sp.values.dtype.kind == "f" else 48)
+        _memory.check(9.0 * cells + per_rating * sp.n_ratings, what, "ratings", instead)
         present = np.zeros((self.n_items, self.n_raters), dtype=bool)
         present[sp.item, sp.rater] = True
         flat = sp.item.astype(np.int64) * self.n_raters + sp.rater

@@ -15,6 +15,7 @@ from scipy import stats
 
 from qwkit._base._registry import CRITERIA
 from qwkit._base._results import plain, result_dict
+from qwkit._base._warnings import renamed_attribute
 from qwkit._evaluation._criteria import test_pvalue, too_few, verdict
 from qwkit._evaluation._design import Categories
 from qwkit._evaluation._input import Scores
@@ -55,20 +56,9 @@ class GroupEvaluation:
     verdict_dsm: str
     reason: str = ""
 
-    @property
-    def smd(self) -> Estimate:
-        """Deprecated name of ``group_smd`` (the SMD within the group)."""
-        return self.group_smd
-
-    @property
-    def verdict(self) -> str:
-        """The verdict of the SMD within the group."""
-        return self.verdict_group_smd
-
-    @property
-    def pvalue(self) -> float:
-        """The Holm-adjusted p-value of the SMD within the group."""
-        return self.pvalue_group_smd
+    smd = renamed_attribute("smd", "group_smd")
+    verdict = renamed_attribute("verdict", "verdict_group_smd")
+    pvalue = renamed_attribute("pvalue", "pvalue_group_smd")
 
     def to_dict(self) -> dict:
         """The group as plain Python values."""

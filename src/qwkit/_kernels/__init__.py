@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         integral_extremes,
         linear_within,
         pair_incidences,
-        pair_keys,
         ratio_apply,
         removal_pairs,
     )
@@ -69,6 +68,13 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from qwkit._kernels._icc import (
         complete_moments,
         sparse_moments,
+    )
+    from qwkit._kernels._pairs import (
+        pair_batch,
+        pair_leave_one_out,
+        pair_linearized,
+        pair_sums,
+        shared_counts,
     )
     from qwkit._kernels._jit import (
         CHUNK,
@@ -159,10 +165,13 @@ __all__ = [
     "monotone_dp",
     "n_threads",
     "normalize_rows",
+    "pair_batch",
     "pair_cells",
     "pair_ids",
     "pair_incidences",
-    "pair_keys",
+    "pair_leave_one_out",
+    "pair_linearized",
+    "pair_sums",
     "pair_table",
     "pcg64_integers",
     "ratio_apply",
@@ -172,6 +181,7 @@ __all__ = [
     "resample_tables_par",
     "round_rows",
     "scan_weights",
+    "shared_counts",
     "soft_sums",
     "soft_sums_weighted",
     "sparse_moments",
@@ -191,7 +201,7 @@ _HOMES: dict[str, str] = {
     "qwkit._kernels._agreement": (
         "applied_at_others column_extremes cross_at cross_batch dense_codes distinct_in_groups "
         "duplicate_raters group_order integer_offsets integral_extremes linear_within "
-        "pair_incidences pair_keys ratio_apply removal_pairs"
+        "pair_incidences ratio_apply removal_pairs"
     ),
     "qwkit._kernels._counts": (
         "LIMB_BITS confusion_counts confusion_counts_par confusion_weighted distinct_extremes "
@@ -203,6 +213,7 @@ _HOMES: dict[str, str] = {
     ),
     "qwkit._kernels._hashing": "distinct_ids",
     "qwkit._kernels._icc": "complete_moments sparse_moments",
+    "qwkit._kernels._pairs": "pair_batch pair_leave_one_out pair_linearized pair_sums shared_counts",
     "qwkit._kernels._jit": "CHUNK THREAD_MIN_ITEMS n_threads threaded",
     "qwkit._kernels._resample": "gather_tables pcg64_integers resample_tables resample_tables_par",
     "qwkit._kernels._sums": (

@@ -307,34 +307,6 @@ def cross_batch(ptr_a, codes_a, weight_a, ptr_b, codes_b, weight_b, kind, dmat, 
 
 
 @njit(**_JIT)
-def pair_keys(item_ptr, rater, n_raters, repeat):
-    """The key g·n_raters + h (g < h, uint64) of every two raters of every item, items
-    in order: Σᵢ rᵢ(rᵢ − 1)/2 keys, each written twice where ``repeat[i]`` (an item that
-    stands for several: its pairs share two or more items already)."""
-    n_items = item_ptr.shape[0] - 1
-    total = 0
-    for i in range(n_items):
-        r = item_ptr[i + 1] - item_ptr[i]
-        total += (r * (r - 1) // 2) * (2 if repeat[i] else 1)
-    key = np.empty(total, dtype=np.uint64)
-    big = np.uint64(n_raters)
-    k = 0
-    for i in range(n_items):
-        for e in range(item_ptr[i], item_ptr[i + 1]):
-            for f in range(e + 1, item_ptr[i + 1]):
-                g = rater[e]
-                h = rater[f]
-                lo = min(g, h)
-                hi = max(g, h)
-                key[k] = np.uint64(lo) * big + np.uint64(hi)
-                k += 1
-                if repeat[i]:
-                    key[k] = key[k - 1]
-                    k += 1
-    return key
-
-
-@njit(**_JIT)
 def pair_incidences(item_ptr, rater, n_raters, kept):
     """Every two raters of every item whose pair is one of ``kept`` (sorted uint64 keys
     g·n_raters + h, g < h): ``(pair, first, second)`` with ``pair`` the index of the key

@@ -66,14 +66,15 @@ def rows_json(data: _columns.Loaded, n_rows: int) -> dict:
 class Engine(str, Enum):
     local = "local"
     dask = "dask"
+    duckdb = "duckdb"
 
 
 ScoreFileArg = Annotated[
     str,
     typer.Argument(
-        help=FILE_HELP + " With --engine dask: a file, a glob (quoted, e.g. 'ratings/*.parquet') "
-        "or a folder of Parquet or CSV files, read in partitions (the data may be larger "
-        "than memory).",
+        help=FILE_HELP + " With --engine dask or duckdb: a file, a glob (quoted, e.g. "
+        "'ratings/*.parquet') or a folder of Parquet or CSV files, read in partitions or "
+        "counted by DuckDB (the data may be larger than memory).",
         show_default=False,
         metavar="PATH",
     ),
@@ -111,7 +112,9 @@ def score(
         typer.Option(
             help="local: read the file into memory. dask: read PATH in partitions with "
             "dask and merge each partition's table exactly (the same result to the last "
-            "bit; needs the dask extra; no confusion matrix is printed).",
+            "bit; needs the dask extra; no confusion matrix is printed). duckdb: DuckDB "
+            "counts the table of PATH without loading its rows (the same result to the "
+            "last bit; needs the duckdb extra; no --sample-weight).",
             metavar="ENGINE",
         ),
     ] = Engine.local,
@@ -185,6 +188,11 @@ def score(
         return
     if scheduler is not None:
         raise typer.BadParameter("applies only with --engine dask.", param_hint="--scheduler")
+    if engine is Engine.duckdb:
+        _duckdb_score(file, truth, pred, weights, scale_given, ci, method, n_resamples, seed,
+                      sample_weight, counts, (sep, decimal, encoding, sheet), drop_missing,
+                      as_json)  # fmt: skip
+        return
     with (
         guard(),
         _io.open_source(file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet) as source,
@@ -234,14 +242,68 @@ def score(
         )
 
 
+def _duckdb_score(
+    file, truth, pred, weights, labels, ci, method, n_resamples, seed, sample_weight, counts,
+    reading, drop_missing, as_json,
+) -> None:  # fmt: skip
+    """``qwkit score --engine duckdb``: the test and the table counted by DuckDB."""
+    sep, decimal, encoding, sheet = reading
+    _dask_options(file, sep, decimal, False, encoding, sheet, engine="duckdb")
+    if sample_weight is not None:
+        raise typer.BadParameter(
+            "--engine duckdb takes --counts, not survey weights (an engine's float sums are "
+            "not exact); use --engine dask or the local engine.",
+            param_hint="--sample-weight",
+        )
+    with guard():
+        limit = MAX_JSON_LABELS if as_json else MAX_PRINTED_LABELS
+        test, confusion, context = _engine.duckdb_kappa_test(
+            file, truth=truth, pred=pred, weights=weights.value, labels=labels, counts=counts,
+            drop_missing=drop_missing, max_labels=limit,
+        )  # fmt: skip
+        with in_file_terms({"counts": counts}):
+            low, high = confidence_interval(test, ci, method, n_resamples, seed)
+    if as_json:
+        _display.print_json(
+            {
+                "file": file,
+                "truth": truth,
+                "pred": pred,
+                **test.to_dict(),
+                **interval_json(low, high, ci, method),
+                "counts": counts,
+                "confusion": confusion,
+                **context,
+            }
+        )
+        return
+    print_score(
+        test,
+        (low, high),
+        ci,
+        method,
+        title=f"{file}: '{truth}' vs '{pred}' (duckdb)",
+        dropped=0,
+        confusion=confusion,
+        names=(truth, pred),
+    )
+
+
 def _dask_options(
-    path: str, sep, decimal: str, drop_missing: bool, encoding: str = "utf-8", sheet=None
+    path: str,
+    sep,
+    decimal: str,
+    drop_missing: bool,
+    encoding: str = "utf-8",
+    sheet=None,
+    *,
+    engine: str = "dask",
 ) -> None:
-    """What --engine dask cannot do: standard input, the reading options of the local
-    reader."""
+    """What --engine dask (or duckdb) cannot do: standard input, the reading options of
+    the local reader."""
     if path == _io.STDIN:
         raise typer.BadParameter(
-            "--engine dask reads files (a path, a glob or a folder), not standard input.",
+            f"--engine {engine} reads files (a path, a glob or a folder), not standard input.",
             param_hint="PATH",
         )
     for given, option in (
@@ -253,8 +315,8 @@ def _dask_options(
     ):
         if given:
             raise typer.BadParameter(
-                "applies to the local engine only (dask reads Parquet, and CSV or TSV by "
-                "their extension).",
+                f"applies to the local engine only ({engine} reads Parquet, and CSV or TSV "
+                "by their extension).",
                 param_hint=option,
             )
 

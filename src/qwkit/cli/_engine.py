@@ -1,4 +1,5 @@
-"""``qwkit score PATH --engine dask``: kappa of data that do not fit in memory.
+"""``qwkit score PATH --engine dask`` and ``--engine duckdb``: kappa of data that do not
+fit in memory, or that are not to be read into it.
 
 PATH is a file, a glob (``'ratings/*.parquet'``) or a folder of Parquet or CSV files,
 which names its files as ``data=`` of ``qwkit.dask`` does (``qwkit.dask.data_files``: one
@@ -15,6 +16,12 @@ reader release the GIL. ``--scheduler tcp://HOST:8786`` connects to a running
 A progress bar counts the partitions done. CSV files: the header on the first line, the
 separator from the extension (.csv, .tsv); their values are read as the local engine
 reads them (``2.0`` is the rating 2).
+
+``--engine duckdb``: ``qwkit.duckdb.kappa_test`` and ``confusion_matrix`` of the same
+PATH (Parquet, or CSV read by DuckDB's own reader): DuckDB counts the table, in this
+process, on every core, without loading the rows into Python; the result is the
+in-memory one, to the last bit. ``--drop-missing`` leaves out rows with a missing
+rating (``nan_policy="omit"``); survey weights are not taken (``--counts`` are).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from qwkit._base._extras import install_command
 from qwkit.cli._errors import CliError, in_file_terms
 from qwkit.cli._progress import progress_bar
 
-__all__ = ["dask_kappa_test", "dask_missing"]
+__all__ = ["dask_kappa_test", "dask_missing", "duckdb_kappa_test", "duckdb_missing"]
 
 
 def dask_missing() -> str:
@@ -103,3 +110,37 @@ def dask_kappa_test(path, *, truth, pred, weights, labels, sample_weight, counts
         "partitions": partitions[0],
     }
     return result, context
+
+
+def duckdb_missing() -> str:
+    """The error of --engine duckdb without duckdb."""
+    return f"--engine duckdb needs duckdb: {install_command('duckdb')}"
+
+
+def duckdb_kappa_test(path, *, truth, pred, weights, labels, counts, drop_missing, max_labels):
+    """``qwkit.duckdb.kappa_test`` of two columns of the files PATH names, and their
+    confusion matrix up to ``max_labels`` categories: ``(result, confusion or None,
+    context)``, the context being what ``--json`` says about the run."""
+    try:
+        import qwkit.duckdb
+    except ImportError:
+        raise CliError(duckdb_missing()) from None
+    columns = {"y1": truth, "y2": pred, "counts": counts}
+    policy = "omit" if drop_missing else "raise"
+
+    def explain(exc) -> str | None:  # a missing rating: the option that leaves it out
+        if "nan_policy" not in exc.parameters:
+            return None
+        return (
+            f"column '{columns[exc.parameter]}' has missing values; every item needs both "
+            "ratings: pass --drop-missing to leave those rows out."
+        )
+
+    with in_file_terms(columns, labels="--labels", said={"data": f"'{path}'"}, explain=explain):
+        common = {"labels": labels, "counts": counts, "nan_policy": policy}
+        result = qwkit.duckdb.kappa_test(path, truth, pred, weights=weights, **common)
+        confusion = None
+        if len(result.labels) <= max_labels:
+            common["labels"] = result.labels
+            confusion = qwkit.duckdb.confusion_matrix(path, truth, pred, **common)
+    return result, confusion, {"engine": "duckdb"}

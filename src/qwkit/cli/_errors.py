@@ -10,9 +10,15 @@
   ``column 'grade'``, ``data row 12``, ``--labels``; their text is never parsed. An
   unexpected exception is reported the same way (with its type); set ``QWKIT_DEBUG=1``
   to see its traceback.
-- A closed stdout (``qwkit score ... | head -1``) is not an error: the command stops
-  quietly with exit code 0 (files it writes, such as ``demo``'s report, are written
-  before anything is printed).
+- A command that cannot write its result to standard output fails like any other: one
+  ``qwkit: error: cannot write standard output: ...`` line and a non-zero exit code —
+  1 for a standard output that is closed (``>&-``) or full (``> /dev/full``, a full
+  disk), 141 (128 + SIGPIPE, what a shell reports for a writer stopped by a broken pipe)
+  when its reader has stopped (``qwkit score ... | head -1``). A script never takes a
+  lost result for a success. (Files a command writes, such as ``demo``'s report, are
+  written before anything is printed, and stay.) A closed descriptor is never given to
+  a file the command opens: :func:`standard_streams` puts the null device in its place
+  first, and a write to the closed standard output fails.
 - Ctrl-C exits with 130, SIGTERM with 143 and SIGHUP (the terminal closed) with 129,
   after the temporary files of the outputs being written (and the copy of standard
   input) are removed: :func:`guard` turns SIGTERM and SIGHUP into an exception for the
@@ -26,6 +32,8 @@ read as rich markup: every console here has markup off.
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import re
 import signal
@@ -56,6 +64,7 @@ __all__ = [
     "guard",
     "in_file_terms",
     "one_line",
+    "standard_streams",
     "stderr_console",
     "warning_texts",
 ]
@@ -66,9 +75,12 @@ DEBUG_VARIABLE = "QWKIT_DEBUG"
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 EXIT_HANGUP = 129
-#: Exit code when stdout's reader stops early (``qwkit score ... | head -1``): like
-#: ``yes | head``'s reader, the command did its job, so success; nothing is printed.
-EXIT_BROKEN_PIPE = 0
+#: Exit code when stdout's reader stops early (``qwkit score ... | head -1``): the result
+#: was not written, so not a success; 128 + SIGPIPE, as a shell reports ``yes | head``'s
+#: writer under ``set -o pipefail``.
+EXIT_BROKEN_PIPE = 141
+#: The line said then (after ``qwkit: error: ``).
+BROKEN_PIPE = "cannot write standard output: its reader has stopped reading (broken pipe)."
 
 
 class CliError(Exception):
@@ -98,6 +110,54 @@ class StdoutConsole(Console):
             super().print(*args, **kwargs)
 
 
+class _ClosedOutput(io.RawIOBase):
+    """What standard output is when the command started with it closed (``>&-``):
+    every write fails, as it would on a closed descriptor, and names it."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        raise OSError(errno.EBADF, "it is closed")
+
+
+def standard_streams() -> None:
+    """Standard input, output and error that were closed when the command started
+    (``qwkit ... >&-``): their descriptors get the null device, so that no file the
+    command opens takes descriptor 1 (and receives what is meant for standard output);
+    a closed standard output then fails at its first write (:func:`stdout_failure`), a
+    closed standard error swallows its lines (the exit code still says). Python has set
+    such a stream to None; a stream that tests replace is left alone."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:  # closed: the null device in its place
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+            except OSError:  # pragma: no cover - no null device
+                continue
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if name == "stdout":
+            sys.stdout = io.TextIOWrapper(_ClosedOutput(), encoding="utf-8", write_through=True)
+        elif name == "stderr":
+            sys.stderr = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+        else:  # nothing to read: `-` is empty
+            sys.stdin = open(fd, encoding="utf-8", closefd=False)
+
+
+def _flush_stdout() -> None:
+    """What is still buffered for standard output, written: a failure to write it is the
+    command's (it has not written its result)."""
+    stream = sys.stdout
+    if stream is not None:
+        with writing_stdout():
+            stream.flush()
+
+
 def stdout_failure(exc: OSError) -> CliError:
     """A failure to write standard output (``> out.txt`` on a full disk, ``/dev/full``)
     in words that name it; what is left in stdout's buffer is dropped."""
@@ -108,7 +168,7 @@ def stdout_failure(exc: OSError) -> CliError:
 @contextmanager
 def writing_stdout() -> Iterator[None]:
     """Writes to standard output: a failure names it (a broken pipe is left to
-    :func:`guard`: the reader stopped, which is not an error)."""
+    :func:`guard`, which says it and exits with 141)."""
     try:
         yield
     except BrokenPipeError:
@@ -249,14 +309,16 @@ def guard() -> Iterator[None]:
         try:
             with _signals_unmasked():
                 yield
+            _flush_stdout()
         except (typer.Exit, typer.Abort, typer.BadParameter):
             _show_warnings(caught, console)
             raise
         except KeyboardInterrupt:  # said by QwkitGroup.main, wherever it lands
             raise typer.Exit(EXIT_INTERRUPTED) from None
-        except BrokenPipeError:  # the reader of stdout has stopped: not an error
+        except BrokenPipeError:  # the reader of stdout has stopped: the result is lost
             _silence_stdout()
             _show_warnings(caught, console)
+            console.print(f"qwkit: error: {BROKEN_PIPE}")
             raise typer.Exit(EXIT_BROKEN_PIPE) from None
         except Terminated as exc:
             hangup = exc.signum == getattr(signal, "SIGHUP", None)
@@ -362,6 +424,14 @@ class _FlagsTakeNoValue:
         return params
 
 
+def _broken_pipe() -> None:
+    """End the command whose standard output's reader has stopped (outside a command's
+    :func:`guard`: ``--help``, ``--version``)."""
+    _silence_stdout()
+    typer.echo(f"qwkit: error: {BROKEN_PIPE}", err=True)
+    sys.exit(EXIT_BROKEN_PIPE)
+
+
 class QwkitCommand(_FlagsTakeNoValue, TyperCommand):
     """typer's command, with flags shown without a value type in the help."""
 
@@ -369,20 +439,28 @@ class QwkitCommand(_FlagsTakeNoValue, TyperCommand):
 class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
     """typer's group, with click's errors printed as one line on stderr (not a box).
 
-    Exit codes: 2 for a usage error, 1 for another click error, 130 for an abort, and
-    the command's own code (``typer.Exit``) otherwise. An interrupt is said here, as
-    ``qwkit: interrupted``, wherever it landed: in a command (:func:`guard`) or in typer
-    around it (which exits with 130 and says nothing).
+    Exit codes: 2 for a usage error, 1 for another click error, 130 for an abort, 1 or
+    141 when ``--help`` or ``--version`` cannot be written (as a command's result, see
+    the module's docstring), and the command's own code (``typer.Exit``) otherwise. An
+    interrupt is said here, as ``qwkit: interrupted``, wherever it landed: in a command
+    (:func:`guard`) or in typer around it (which exits with 130 and says nothing).
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        standard_streams()
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except BrokenPipeError:  # e.g. `qwkit --help | head -1`
-            _silence_stdout()
-            sys.exit(EXIT_BROKEN_PIPE)
+            if code in (None, 0):
+                _flush_stdout()  # --help, --version: what is buffered is their result
+        except BrokenPipeError:  # e.g. `qwkit --version | head -1`
+            _broken_pipe()
+        except SystemExit as exc:  # typer's own ending of a broken pipe: exit 1, silent
+            cause = exc.__context__
+            if isinstance(cause, OSError) and cause.errno == errno.EPIPE:
+                _broken_pipe()  # e.g. `qwkit --help | head -1`
+            raise
         except _click_errors.NoArgsIsHelpError as exc:  # `qwkit` alone: the help, exit 2
             message = exc.format_message()
             if message and message != "None":  # rich has printed the help already
@@ -396,6 +474,9 @@ class QwkitGroup(_FlagsTakeNoValue, TyperGroup):
             sys.exit(exc.exit_code)
         except typer.Abort:
             code = EXIT_INTERRUPTED
+        except CliError as exc:  # flushing --help or --version
+            typer.echo(f"qwkit: error: {exc}", err=True)
+            sys.exit(1)
         except OSError as exc:  # writing --help or --version (a command's are said in guard)
             typer.echo(f"qwkit: error: {stdout_failure(exc)}", err=True)
             sys.exit(1)

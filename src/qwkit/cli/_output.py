@@ -481,7 +481,7 @@ def _stream_of(fd: int) -> BinaryIO | None:
 @contextmanager
 def _said_of(target: Target) -> Iterator[None]:
     """An ``OSError`` of writing ``target`` (a full disk, ``/dev/full``) said as one line
-    that names it; a broken pipe is left to ``guard`` (the reader stopped: not an error)."""
+    that names it; a broken pipe is left to ``guard``, which says it (exit code 141)."""
     try:
         yield
     except BrokenPipeError:
