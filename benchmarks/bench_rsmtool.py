@@ -601,12 +601,20 @@ def compare(tables, direct, q, group_col, levels):
     return rows
 
 
-def read_tables(outdir: pathlib.Path, name: str) -> dict:
+def read_csv(path, **kw):
+    """pandas.read_csv reading every float exactly: pandas < 3 needs
+    ``float_precision="round_trip"``, which pandas 3 (exact by default) deprecates."""
     import pandas as pd
 
+    if int(pd.__version__.split(".")[0]) < 3:
+        kw["float_precision"] = "round_trip"
+    return pd.read_csv(path, **kw)
+
+
+def read_tables(outdir: pathlib.Path, name: str) -> dict:
     out = {}
     for p in outdir.glob(f"{name}_*.csv"):
-        df = pd.read_csv(p, index_col=0, float_precision="round_trip")
+        df = read_csv(p, index_col=0)
         df.index = ["" if (isinstance(i, float) and i != i) else str(i) for i in df.index]
         out[p.stem[len(name) + 1 :]] = df
     return out
@@ -731,15 +739,9 @@ def one(label, path, rsm_python, work, args, equality=True):
         qwkit_cmd(path, "machine", "group", ["--report", str(html), "--force"]), env=env
     )
     if equality:
-        import pandas as pd
-
         outdir = out_nr / "output"
-        pred = pd.read_csv(
-            outdir / f"{name}_pred_processed.csv",
-            converters={"spkitemid": str},
-            float_precision="round_trip",
-        )
-        src = pd.read_csv(path, converters={"id": str}, float_precision="round_trip")
+        pred = read_csv(outdir / f"{name}_pred_processed.csv", converters={"spkitemid": str})
+        src = read_csv(path, converters={"id": str})
         both = src.merge(pred[["spkitemid", *SCORES]].rename(columns={"spkitemid": "id"}), on="id")
         eq_file = work / f"{label}_equality.csv"
         both.to_csv(eq_file, index=False)
