@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh machine:
 #   make demo   -- create .venv, install qwkit with its command line, run `qwkit demo`
 #   make test   -- create .venv, install qwkit with every extra and the test tools, run the suite
-#                  (it builds the documentation site and the release artifacts and checks them)
+#                  (it builds the documentation site and the release artifacts and checks them,
+#                  and runs mypy on the package: tests/test_typing.py)
 #                  on every core: pytest-xdist, a test file per worker at a time
 # and two build what is published:
 #   make docs   -- the documentation site, docs/_build/html (warnings are errors)

@@ -122,7 +122,9 @@ def main() -> None:
             for which in ("first", "second"):
                 record(
                     f"`qwkit demo`, {which} run",
-                    run([str(bin_ / "qwkit"), "demo", "--out", f"demo-{repeat}-{which}"], tmp)[0],
+                    run([str(bin_ / "qwkit"), "demo", "--output", f"demo-{repeat}-{which}"], tmp)[
+                        0
+                    ],
                 )
     print("# The first run after an install\n")
     print(f"| command (new process, fresh install) | median of {args.repeats} (s) | all (s) |")

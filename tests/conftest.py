@@ -1,6 +1,9 @@
 """Shared pytest configuration: one Hypothesis profile for the whole suite, and the
 longest modules first."""
 
+import signal
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 # No per-example deadline: the first call of a numba kernel compiles it (or loads it
@@ -30,9 +33,22 @@ LONGEST_FIRST = (
     "test_cli_outputs.py",
     "test_study_training.py",
     "test_memory_flat.py",  # one limited subprocess
+    "test_typing.py",  # mypy on the package: about a minute on a fresh clone
 )
 
 
 def pytest_collection_modifyitems(session, config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
+
+
+@pytest.fixture
+def default_sigint():
+    """Ctrl-C as Python sets it up (``KeyboardInterrupt``) for the test, whatever an earlier
+    test of the same process left: a Spark session installs its own SIGINT handler, which
+    cancels its jobs, and keeps it while it runs (the spark tests leave one running)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -185,6 +185,14 @@ def _cases():
         "RatingsTable.to_wide": lambda f: _table(f).to_wide(),
         # may a machine stand in for a human rater
         "evaluate_scorer": lambda f: read(qwkit.evaluate_scorer(_panel(f)[:, :2], f(C))),
+        "evaluate_traits": lambda f: read(
+            qwkit.evaluate_traits(
+                np.tile(_panel(f)[:, :2], (2, 1)),
+                np.tile(f(C), 2),
+                np.repeat(["a", "b"], len(f(C))),
+                criteria="kappa",
+            )
+        ),
         "degradation_test": lambda f: read(qwkit.degradation_test(_panel(f)[:, :2], f(C))),
         "prmse": lambda f: read(qwkit.prmse(_panel(f)[:, :2], f(C))),
         "standardized_mean_difference": lambda f: read(
@@ -194,6 +202,9 @@ def _cases():
             read(qwkit.alt_test(_panel(f), f(C), min_items_per_rater=5, alignment=a))
             for a in ("accuracy", "rmse", "kappa")
         ],
+        "alt_test_sample_size": lambda f: qwkit.alt_test_sample_size(
+            _panel(f), f(C), n_annotators=3, n_simulations=200, max_items_per_rater=200, rng=0
+        ),
         "degradation_sample_size": lambda f: qwkit.degradation_sample_size(
             human=_panel(f)[:, :2], machine=f(C), expected_degradation=0.0
         ),

@@ -23,6 +23,7 @@ import pytest
 
 import qwkit
 from helpers import REML_ORDER_RTOL
+from qwkit._base._registry import COEFFICIENTS as REGISTRY
 
 K = 5
 
@@ -143,6 +144,13 @@ METRICS = [
         lambda d, **kw: _test_compare(qwkit.compare_kappa_test(d.y1, d.y2, d.y3, **kw)),
         weights=True,
         inference=True,
+        rtol=1e-10,
+    ),
+    Metric(
+        "compare_kappa_test, real-valued",
+        lambda d, **kw: _test_compare(qwkit.compare_kappa_test(d.y1, d.score, d.y3, **kw)),
+        inference=True,
+        exact_counts=False,
         rtol=1e-10,
     ),
     Metric(
@@ -271,15 +279,8 @@ class TestInvariances:
 
 # ---------------------------------------------------------------------------- many raters
 
-COEFFICIENTS = (
-    "fleiss",
-    "conger",
-    "krippendorff",
-    "gwet",
-    "brennan-prediger",
-    "light",
-    "percent",
-)
+#: Every agreement coefficient of the registry (a new one joins the suite by its record).
+COEFFICIENTS = REGISTRY.names
 
 
 def make_panel(seed: int, n: int = 40, raters: int = 4) -> np.ndarray:
@@ -330,6 +331,11 @@ class TestRaterAgreementInvariances:
 
 @pytest.mark.parametrize("coefficient", COEFFICIENTS)
 class TestAgreementInvariances:
+    @pytest.fixture
+    def panel(self, coefficient, panel):
+        """The panel, its first two raters for a coefficient of two raters."""
+        return panel[:, :2] if REGISTRY[coefficient].two_raters else panel
+
     def _score(self, x, coefficient, **kw):
         return qwkit.agreement_score(x, coefficient=coefficient, labels=range(1, 6), **kw)
 
@@ -344,7 +350,7 @@ class TestAgreementInvariances:
 
     def test_containers(self, coefficient, panel):
         ref = self._score(panel, coefficient)
-        frame = pd.DataFrame(panel, columns=list("abcd"))
+        frame = pd.DataFrame(panel, columns=list("abcd")[: panel.shape[1]])
         listed = [[None if np.isnan(v) else int(v) for v in row] for row in panel]
         for x in (frame, pl.from_pandas(frame), listed, _table(panel)):
             assert self._score(x, coefficient) == pytest.approx(ref, rel=1e-14)

@@ -279,6 +279,22 @@ CASES = [
         lambda h, m: (qwkit.degradation_sample_size(human=h, machine=m).n_items,),
     ),
     Case(
+        "alt_test_sample_size",
+        ("human", "machine"),
+        _quiet(
+            lambda h, m: (
+                *(
+                    x
+                    for r in qwkit.alt_test_sample_size(
+                        h, m, alignment="rmse", n_annotators=[3], n_simulations=200, rng=0
+                    ).rates
+                    for x in r
+                ),
+            )
+        ),
+        rtol=1e-10,
+    ),
+    Case(
         "ratings_from_long",
         ("item", "rater", "y3"),  # three columns of a long table
         lambda i, r, v: (

@@ -193,7 +193,7 @@ class TestInstalledWheel:
         assert installed.run("-m", "qwkit", "--version") == out
 
     def test_demo_runs_on_the_bundled_data(self, installed):
-        installed.run("demo", "--out", "demo", program=installed.bin / "qwkit")
+        installed.run("demo", "--output", "demo", program=installed.bin / "qwkit")
         report = (installed.work / "demo" / "report.html").read_text(encoding="utf-8")
         assert "wine" in report.lower() and "<img" in report
 

@@ -286,7 +286,9 @@ class TestLazyCommands:
 
     @pytest.mark.parametrize(
         ("group", "name"),
-        [("COMMANDS", n) for n in _app.COMMANDS] + [("THRESHOLDS", n) for n in _app.THRESHOLDS],
+        [("COMMANDS", n) for n in _app.COMMANDS]
+        + [("THRESHOLDS", n) for n in _app.THRESHOLDS]
+        + [("PLAN", n) for n in _app.PLAN],
     )
     def test_summary_is_the_commands_own(self, group, name):
         """What ``--help`` lists without importing a command is what the command says
@@ -298,7 +300,9 @@ class TestLazyCommands:
 
     def test_every_command_module_is_registered(self):
         registered = {
-            (e.module, e.function) for g in (_app.COMMANDS, _app.THRESHOLDS) for e in g.values()
+            (e.module, e.function)
+            for g in (_app.COMMANDS, _app.THRESHOLDS, _app.PLAN)
+            for e in g.values()
         }
         defined = set()
         for path in sorted((PACKAGE / "cli").glob("_cmd_*.py")):

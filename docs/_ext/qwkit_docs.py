@@ -150,6 +150,8 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "AltTestResult",
             "degradation_sample_size",
             "SampleSizeResult",
+            "alt_test_sample_size",
+            "AltTestSampleSizeResult",
         ],
     ),
     (
@@ -184,6 +186,7 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
             "UndefinedKappaWarning",
             "DegenerateIntervalWarning",
             "ScaleWarning",
+            "DesignWarning",
             "ConvergenceWarning",
         ],
     ),

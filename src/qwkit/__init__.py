@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from qwkit._base._warnings import (
         ConvergenceWarning,
         DegenerateIntervalWarning,
+        DesignWarning,
         ScaleWarning,
         UndefinedKappaWarning,
     )
@@ -73,6 +74,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from qwkit._decision import bayes_decision, kappa_decision
     from qwkit._evaluation import (
         AltTestResult,
+        AltTestSampleSizeResult,
         Comparison,
         Criterion,
         DegradationEstimate,
@@ -92,6 +94,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         SMDResult,
         TraitEvaluationResult,
         alt_test,
+        alt_test_sample_size,
         degradation_sample_size,
         degradation_test,
         evaluate_scorer,
@@ -138,6 +141,7 @@ __version__ = "0.2.0"
 __all__ = [
     "AgreementTestResult",
     "AltTestResult",
+    "AltTestSampleSizeResult",
     "BenchmarkResult",
     "CategoryAgreementResult",
     "Comparison",
@@ -149,6 +153,7 @@ __all__ = [
     "DegradationEstimate",
     "DegradationTestResult",
     "Descriptives",
+    "DesignWarning",
     "Diagnostic",
     "DinkelbachCertificate",
     "Estimate",
@@ -193,6 +198,7 @@ __all__ = [
     "agreement_test",
     "agreement_test_from_counts",
     "alt_test",
+    "alt_test_sample_size",
     "apply_thresholds",
     "bayes_decision",
     "category_agreement",
@@ -246,7 +252,8 @@ _HOMES: dict[str, str] = {
     ),
     "qwkit._base._errors": "QwkitError QwkitTypeError",
     "qwkit._base._warnings": (
-        "ConvergenceWarning DegenerateIntervalWarning ScaleWarning UndefinedKappaWarning"
+        "ConvergenceWarning DegenerateIntervalWarning DesignWarning ScaleWarning "
+        "UndefinedKappaWarning"
     ),
     "qwkit._base._weights": "weight_matrix",
     "qwkit._costs": (
@@ -257,11 +264,12 @@ _HOMES: dict[str, str] = {
     ),
     "qwkit._decision": "bayes_decision kappa_decision",
     "qwkit._evaluation": (
-        "AltTestResult Comparison Criterion DegradationEstimate DegradationTestResult "
-        "Descriptives Diagnostic Estimate EvaluationResult FairnessResult GroupEvaluation "
-        "HumanAgreement ModelEvaluation PRMSEResult RegressionFit SampleSizeResult "
-        "ScoreDistribution SMDResult TraitEvaluationResult alt_test degradation_sample_size "
-        "degradation_test evaluate_scorer evaluate_traits prmse standardized_mean_difference"
+        "AltTestResult AltTestSampleSizeResult Comparison Criterion DegradationEstimate "
+        "DegradationTestResult Descriptives Diagnostic Estimate EvaluationResult "
+        "FairnessResult GroupEvaluation HumanAgreement ModelEvaluation PRMSEResult "
+        "RegressionFit SampleSizeResult ScoreDistribution SMDResult TraitEvaluationResult "
+        "alt_test alt_test_sample_size degradation_sample_size degradation_test "
+        "evaluate_scorer evaluate_traits prmse standardized_mean_difference"
     ),
     "qwkit._gradients": "kappa_gradient_hessian",
     "qwkit._kappa": (
@@ -280,15 +288,17 @@ _HOMES: dict[str, str] = {
 _HOME_OF = {name: home for home, names in _HOMES.items() for name in names.split()}
 
 
-def __getattr__(name: str):
-    """Import a public name from its home on first use (PEP 562) and keep it here."""
-    try:
-        home = _HOME_OF[name]
-    except KeyError:
-        raise AttributeError(f"module 'qwkit' has no attribute {name!r}") from None
-    value = getattr(_import_module(home), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the imports above: `qwkit.typo` is an error
+
+    def __getattr__(name: str) -> object:
+        """Import a public name from its home on first use (PEP 562) and keep it here."""
+        try:
+            home = _HOME_OF[name]
+        except KeyError:
+            raise AttributeError(f"module 'qwkit' has no attribute {name!r}") from None
+        value = getattr(_import_module(home), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -167,7 +167,7 @@ def load_hanna() -> Hanna:
     -0.0199
     """
     path = resources.files("qwkit") / "data" / "hanna_wide.csv"
-    with path.open("r", encoding="utf-8", newline="") as fh:
+    with path.open("rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as fh:
         rows = list(csv.reader(fh))
     header, body = rows[0], rows[1:]
     col = {name: j for j, name in enumerate(header)}

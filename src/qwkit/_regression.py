@@ -27,6 +27,7 @@ from qwkit._base import _linalg
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import freeze_arrays, public_module, reduce_dataclass, result_dict
 from qwkit._base._validation import check_real, check_same_length, feature_matrix, real_vector
@@ -284,6 +285,7 @@ def kappa_regression(
     fit_intercept: bool = True,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> KappaRegressionResult:
     """The linear model that maximizes the soft quadratic weighted kappa, in closed form.
 
@@ -309,6 +311,10 @@ def kappa_regression(
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``; the same model as the repeated rows).
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing feature or rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its
+        item is left out of the fit, with its item weight. A fit has no NaN form:
+        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -392,9 +398,10 @@ def kappa_regression(
     >>> round(qwkit.soft_kappa_score(y, res.predict(X)), 6)
     0.961769
     """
-    X, y, sample_weight, counts = paired(
-        (X, y, sample_weight, counts), ("X", "y", "sample_weight", "counts")
-    )
+    names = ("X", "y", "sample_weight", "counts")
+    inputs = paired((X, y, sample_weight, counts), names)
+    rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+    X, y, sample_weight, counts = rows.values
     x = feature_matrix(X, "X")
     yv = real_vector(y, "y")
     check_same_length(x, yv, ("X", "y"))
@@ -429,6 +436,7 @@ def kappa_rescale(
     *,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> KappaRescaleResult:
     """The affine map ``a + b * y_score`` that maximizes soft quadratic weighted kappa.
 
@@ -447,6 +455,10 @@ def kappa_rescale(
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``).
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is
+        refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -486,9 +498,10 @@ def kappa_rescale(
     >>> round(qwkit.soft_kappa_score(y, res.predict(s)), 6)
     0.930167
     """
-    y_true, y_score, sample_weight, counts = paired(
-        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
-    )
+    names = ("y_true", "y_score", "sample_weight", "counts")
+    inputs = paired((y_true, y_score, sample_weight, counts), names)
+    rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+    y_true, y_score, sample_weight, counts = rows.values
     yv = real_vector(y_true, "y_true")
     s = real_vector(y_score, "y_score")
     check_same_length(yv, s, ("y_true", "y_score"))

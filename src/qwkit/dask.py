@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -35,11 +35,14 @@ from numpy.typing import ArrayLike
 from qwkit._base._extras import require
 
 _DASK = {"feature": "qwkit.dask", "package": "dask[distributed,dataframe]", "extra": "dask"}
-dask = require("dask", minimum="2024.1", **_DASK)
-da = require("dask.array", **_DASK)
-dd = require("dask.dataframe", **_DASK)
+require("dask", minimum="2024.1", **_DASK)
+require("dask.array", **_DASK)
+require("dask.dataframe", **_DASK)
 
 
+import dask
+import dask.array as da
+import dask.dataframe as dd
 from dask.delayed import Delayed
 
 import qwkit
@@ -167,7 +170,7 @@ def _inputs(named: dict, data, modes: dict[str, str]) -> _Inputs:
                 v = v.rechunk(ref.chunks)
             out[k] = list(v.to_delayed().ravel())
         sizes = ref.chunks[0]
-        starts = [None] * len(sizes)
+        starts: list[int | None] = [None] * len(sizes)
         if not any(math.isnan(s) for s in sizes):  # the place of every chunk is known
             starts = [int(s) for s in np.cumsum((0, *sizes[:-1]))]
     else:
@@ -232,7 +235,7 @@ class _Part:
     """The reduction of consecutive partitions: their merged state, their number of
     rows, what their ratings held, and the first error whose place is still to count."""
 
-    state: object
+    state: Any  # a QuadraticSums, TableStats or threshold state: each has .merge()
     rows: int
     seen: Seen
     deferred: Deferred | None = None
@@ -384,12 +387,12 @@ def _compute_with_progress(leaves, tree, leaf_name: str, progress: Progress):
         return client.compute(tree(futures)).result()
     from dask.callbacks import Callback
 
-    done = [0]
+    finished = [0]
 
     def posttask(key, value, dsk, state, worker_id):
         if isinstance(key, tuple) and key and key[0] == leaf_name:
-            done[0] += 1
-            progress(done[0], total)
+            finished[0] += 1
+            progress(finished[0], total)
 
     with Callback(posttask=posttask):
         return tree(leaves).compute()
@@ -769,5 +772,5 @@ def optimize_thresholds(
 
 
 for _f in (kappa_score, confusion_matrix, kappa_test, soft_kappa_score, optimize_thresholds):
-    _f.__doc__ = _f.__doc__.replace("    {common}\n", _COMMON.lstrip("\n"))
+    _f.__doc__ = (_f.__doc__ or "").replace("    {common}\n", _COMMON.lstrip("\n"))
 del _f

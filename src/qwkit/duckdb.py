@@ -30,10 +30,13 @@ from numpy.typing import ArrayLike
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
 from qwkit._base._extras import require
 
-duckdb = require("duckdb", feature="qwkit.duckdb", package="duckdb", extra="duckdb", minimum="1.1")
+require("duckdb", feature="qwkit.duckdb", package="duckdb", extra="duckdb", minimum="1.1")
+
+import duckdb
 
 from qwkit import AgreementTestResult, KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._registry import Coefficient
 from qwkit._base._weights import WeightsLike
 from qwkit._integrations import _sql_engine as _e
 from qwkit._integrations._sql_text import dialect_of
@@ -52,9 +55,6 @@ NanPolicy = Literal["raise", "omit"]
 #: What ``data`` may be.
 Data = object
 By = str | Sequence[str] | None
-Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
-]
 
 _KINDS = {
     **dict.fromkeys(
@@ -526,7 +526,7 @@ def agreement_test(
 
 
 for _f in (kappa_score, kappa_test, confusion_matrix, optimize_thresholds):
-    _f.__doc__ = _f.__doc__.replace("    {common}\n", _COMMON.lstrip("\n"))
-for _f in (agreement_score, agreement_test):
-    _f.__doc__ = _f.__doc__.replace("    {many}\n", _MANY.lstrip("\n"))
-del _f
+    _f.__doc__ = (_f.__doc__ or "").replace("    {common}\n", _COMMON.lstrip("\n"))
+for _g in (agreement_score, agreement_test):
+    _g.__doc__ = (_g.__doc__ or "").replace("    {many}\n", _MANY.lstrip("\n"))
+del _f, _g

@@ -64,6 +64,7 @@ from qwkit import (
     kappa_test,
     soft_kappa_score,
 )
+from qwkit._base._registry import Coefficient
 
 __all__ = ["KappaNamespace"]
 
@@ -367,9 +368,7 @@ default="asymptotic"
     def agreement(
         self,
         *others: IntoExpr,
-        coefficient: Literal[
-            "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"
-        ],
+        coefficient: Coefficient,
         weights="quadratic",
         labels: ArrayLike | None = None,
         replace_undefined_by: float = math.nan,
@@ -383,7 +382,7 @@ default="asymptotic"
         *others : polars.Expr or str
             The other raters' columns.
         coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light", "percent", "scott"}
+"light", "percent", "scott", "cohen"}
             As in :func:`qwkit.agreement_score`.
         weights, labels, replace_undefined_by
             As in :func:`qwkit.agreement_score`.
@@ -427,9 +426,7 @@ default="asymptotic"
     def agreement_test(
         self,
         *others: IntoExpr,
-        coefficient: Literal[
-            "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"
-        ],
+        coefficient: Coefficient,
         weights="quadratic",
         labels: ArrayLike | None = None,
         alternative: Literal["two-sided", "greater", "less"] = "two-sided",

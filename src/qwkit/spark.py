@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -47,6 +47,7 @@ from pyspark.sql import functions as F
 
 from qwkit import AgreementTestResult, KappaTestResult, ThresholdResult
 from qwkit._base._errors import QwkitTypeError
+from qwkit._base._registry import Coefficient
 from qwkit._base._weights import WeightsLike
 from qwkit._integrations import _sql_engine as _e
 from qwkit._integrations._sql_text import dialect_of
@@ -66,9 +67,6 @@ __all__ = [
 Alternative = Literal["two-sided", "greater", "less"]
 NanPolicy = Literal["raise", "omit"]
 By = str | Sequence[str] | None
-Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
-]
 
 _KINDS = {
     **dict.fromkeys(("byte", "short", "integer", "long"), _e.INTEGER),
@@ -456,10 +454,10 @@ def agreement_test(
 
 
 for _f in (kappa_score, kappa_test, confusion_matrix, optimize_thresholds):
-    _f.__doc__ = _f.__doc__.replace("    {common}\n", _COMMON.lstrip("\n"))
-for _f in (agreement_score, agreement_test):
-    _f.__doc__ = _f.__doc__.replace("    {many}\n", _MANY.lstrip("\n"))
-del _f
+    _f.__doc__ = (_f.__doc__ or "").replace("    {common}\n", _COMMON.lstrip("\n"))
+for _g in (agreement_score, agreement_test):
+    _g.__doc__ = (_g.__doc__ or "").replace("    {many}\n", _MANY.lstrip("\n"))
+del _f, _g
 
 
 # ---------------------------------------------------------------------------- pyspark.ml
@@ -468,12 +466,13 @@ del _f
 class _ScaleParams(Params):
     """The disagreement weights and the rating scale, as Spark ML parameters."""
 
-    weights = Param(
+    _input_kwargs: dict[str, Any]  # set by pyspark's @keyword_only
+    weights: Param[Any] = Param(
         Params._dummy(),
         "weights",
         "disagreement weights: 'quadratic', 'linear', 'identity' (or a K × K list of lists)",
     )
-    labels = Param(
+    labels: Param[Any] = Param(
         Params._dummy(),
         "labels",
         "the ordered rating scale (None: every integer between the extreme ratings)",
@@ -552,13 +551,14 @@ class KappaEvaluator(
         return self._set(**self._input_kwargs)
 
     def _evaluate(self, dataset: DataFrame) -> float:
-        return kappa_score(
+        score = kappa_score(
             dataset,
             self.getLabelCol(),
             self.getPredictionCol(),
             weights=self.getWeights(),
             labels=self.getLabels(),
         )
+        return cast(float, score)  # no `by`: one kappa, not a dict of groups
 
     def isLargerBetter(self) -> bool:
         """True: a model of larger kappa is the better one."""
@@ -646,7 +646,7 @@ class OptimalRounder(Estimator, _RounderParams, DefaultParamsReadable, DefaultPa
         return self._set(**self._input_kwargs)
 
     def _fit(self, dataset: DataFrame) -> OptimalRounderModel:
-        result = optimize_thresholds(
+        found = optimize_thresholds(
             dataset,
             self.getLabelCol(),
             self.getInputCol(),
@@ -654,6 +654,7 @@ class OptimalRounder(Estimator, _RounderParams, DefaultParamsReadable, DefaultPa
             labels=self.getLabels(),
             max_pairs=self.getOrDefault(self.maxPairs),
         )
+        result = cast(ThresholdResult, found)  # no `by`: one fit, not a dict of groups
         model = OptimalRounderModel(
             inputCol=self.getInputCol(),
             outputCol=self.getOutputCol(),
@@ -673,13 +674,15 @@ class OptimalRounderModel(
     score gives NULL). ``result`` is the :class:`qwkit.ThresholdResult` of the fit
     (not saved with the model)."""
 
+    _input_kwargs: dict[str, Any]  # set by pyspark's @keyword_only
+
     thresholds = Param(
         Params._dummy(),
         "thresholds",
         "the K − 1 cut points",
         typeConverter=TypeConverters.toListFloat,
     )
-    classes = Param(Params._dummy(), "classes", "the K classes, in order")
+    classes: Param[Any] = Param(Params._dummy(), "classes", "the K classes, in order")
 
     @keyword_only
     def __init__(

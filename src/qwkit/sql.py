@@ -39,10 +39,10 @@ from numpy.typing import ArrayLike
 import qwkit
 from qwkit import AgreementTestResult, KappaTestResult
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import RAISE_OR_OMIT, check_nan_policy
 from qwkit._base._scale import Labels, prepare_labels
 from qwkit._base._validation import (
     check_alternative,
-    check_choice,
     check_replace_undefined_by,
 )
 from qwkit._base._weights import WeightsLike, check_weights
@@ -77,7 +77,7 @@ def _source(source) -> str:
 
 
 def _omit(nan_policy) -> bool:
-    return check_choice(nan_policy, "nan_policy", ("raise", "omit")) == "omit"
+    return check_nan_policy(nan_policy, RAISE_OR_OMIT) == "omit"
 
 
 def _labels(labels) -> Labels | None:

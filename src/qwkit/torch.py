@@ -33,10 +33,11 @@ from __future__ import annotations
 # ruff: noqa: E402 - the optional dependency is checked before anything imports it
 from qwkit._base._extras import require
 
-torch = require("torch", feature="qwkit.torch", package="PyTorch", extra="torch", minimum="2.1")
+require("torch", feature="qwkit.torch", package="PyTorch", extra="torch", minimum="2.1")
 
 from typing import Literal
 
+import torch
 from torch.nn import functional
 
 from qwkit._base._errors import QwkitError

@@ -242,8 +242,11 @@ class TestCompare:
     def test_many_models_errors_name_the_column(self, tmp_path):
         path = tmp_path / "bad.csv"
         path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,2.5\n3,3,2,3\n")
-        line = fails("compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c")
-        assert "column 'c' must hold integer ratings; data row 2 has 2.5" in line
+        line = fails(
+            "compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--weights", "linear"
+        )
+        assert "column 'c' holds real-valued scores (data row 2 has 2.5)" in line
+        assert "--weights quadratic" in line
         path.write_text("y,a,b,c\n1,1,2,1\n2,2,2,7\n3,3,2,3\n")
         line = fails(
             "compare", path, "-t", "y", "-p", "a", "-p", "b", "-p", "c", "--labels", "1,2,3"
@@ -575,7 +578,7 @@ class TestBadInput:
 
     def test_missing_value_without_drop(self):
         line = fails("score", EXPSY, "-t", "r1", "-p", "r2")
-        assert "missing value in data row 1" in line and "--drop-missing" in line
+        assert "missing value in data row 1" in line and "--nan-policy omit" in line
 
     def test_non_integer_rating(self, wine_files):
         files, _ = wine_files
@@ -645,7 +648,7 @@ class TestBadInput:
         assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
     def test_demo_out_in_a_missing_folder(self, tmp_path):
-        line = fails("demo", "--out", tmp_path / "a" / "b")
+        line = fails("demo", "--output", tmp_path / "a" / "b")
         assert "does not exist" in line
 
 
@@ -689,7 +692,7 @@ class TestParseLabels:
 class TestEconomics:
     def test_writes_table_and_plots(self, tmp_path):
         out = tmp_path / "econ"
-        result = ok("economics", "--out", out, "--n-repeats", "1", "--seed", "5")
+        result = ok("economics", "--output", out, "--n-repeats", "1", "--seed", "5")
         ref = qwkit.economics.simulate_economics(rng=5, n_repeats=1)
         assert "Steele (2016)" in result.stdout
         assert not re.search(r"seed ?0\d\d", result.stdout, re.IGNORECASE)
@@ -707,7 +710,7 @@ class TestEconomics:
 class TestDemo:
     def test_demo_prints_summary_and_writes_report(self, tmp_path):
         out = tmp_path / "demo"
-        result = ok("demo", "--out", out)
+        result = ok("demo", "--output", out)
         text = result.stdout
         assert "qwkit demo" in text and "1119 wines to fit, 480 held out" in text
         # recompute the plainest row independently: least squares, rounded

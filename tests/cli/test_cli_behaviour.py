@@ -91,7 +91,7 @@ class TestUserTextIsNotMarkup:
 
         monkeypatch.setattr(_cmd_demo, "_has_matplotlib", lambda: False)
         out = tmp_path / "d"
-        result = ok("demo", "--out", out)
+        result = ok("demo", "--output", out)
         assert install_command("plot") in " ".join(result.stdout.split())
         assert not out.exists()  # nothing to write: the folder is not even made
 
@@ -193,8 +193,11 @@ class TestRowsInErrors:
 
     def test_compare_names_the_second_model(self, tmp_path):
         path = write_file(tmp_path / "f.csv", "grade,a,b\n1,2,1\n2,3,2.5\n")
-        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b")
-        assert "column 'b' must hold integer ratings; data row 2 has 2.5" in line
+        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b", "--weights", "identity")
+        assert "column 'b' holds real-valued scores (data row 2 has 2.5)" in line
+        path = write_file(tmp_path / "g.csv", "grade,a,b\n1,2,1\n2,3,2\n2.5,3,2\n")
+        line = fails("compare", path, "-t", "grade", "-p", "a", "-p", "b", "--weights", "linear")
+        assert "column 'grade' holds real-valued scores (data row 3 has 2.5)" in line
 
     def test_api_errors_are_mapped_to_columns_and_rows(self):
         # from the error's attributes (parameter, row), through the kept-row map
@@ -257,7 +260,7 @@ class TestSeedsAreNonNegative:
             assert "--seed" in line
         for command in ("demo", "economics"):
             out = tmp_path / command
-            assert "--seed" in fails(command, "--out", out, "--seed", "-3", code=2)
+            assert "--seed" in fails(command, "--output", out, "--seed", "-3", code=2)
             assert not out.exists()  # checked before any folder is made
         assert not (tmp_path / "r.html").exists()
 
@@ -323,7 +326,7 @@ class TestBrokenPipe:
 
         error, line, code = FAILURES["broken"]
         out = tmp_path / "dp"
-        result = _FailingStdoutRunner(error).invoke(app, ["demo", "--out", str(out)])
+        result = _FailingStdoutRunner(error).invoke(app, ["demo", "--output", str(out)])
         assert (result.exit_code, result.stderr.splitlines()) == (code, [line])
         assert (out / "report.html").read_text().count("<img") == 6
 

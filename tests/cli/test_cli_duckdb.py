@@ -68,7 +68,7 @@ def test_errors_are_said_in_the_command_lines_words(ratings, tmp_path):
     line = fails("score", missing, *ARGS)
     assert line == (
         "qwkit: error: column 'truth' has missing values; every item needs both ratings: "
-        "pass --drop-missing to leave those rows out."
+        "pass --nan-policy omit to leave those rows out."
     )
     out = as_json("score", missing, *ARGS, "--drop-missing")
     assert out["n_items"] == 3

@@ -137,7 +137,7 @@ class TestAgainstTheApi:
                 {"pairs": "all", "margin": 0.05, "confidence_level": 0.9},
             ),
             (
-                ["--method", "jackknife", "--confidence-level", "0.99"],
+                ["--method", "jackknife", "--ci", "0.99"],
                 {"method": "jackknife", "confidence_level": 0.99},
             ),
             (
@@ -436,3 +436,50 @@ class TestBadInput:
         path = _write(tmp_path, a=[1, 2, 3, 4], b=[2, 2, 3, 4], m=[1, 2, 3, 4])
         line = fails("evaluate", path, *args, code=2)
         assert words in line
+
+
+class TestAltTest:
+    """``--alt-test``: the alternative annotator test of each machine, equal to
+    ``qwkit.alt_test`` on the same columns."""
+
+    @pytest.fixture
+    def annotated(self, tmp_path):
+        rng = np.random.default_rng(31)
+        truth = rng.normal(size=150)
+        human = np.clip(np.rint(3 + truth[:, None] + rng.normal(0, 0.8, (150, 3))), 1, 5)
+        judge = np.clip(np.rint(3 + truth + rng.normal(0, 0.5, 150)), 1, 5).astype(int)
+        real = 3 + truth + rng.normal(0, 0.5, 150)
+        cols = {f"h{j + 1}": human[:, j].astype(int) for j in range(3)}
+        return _write(tmp_path, **cols, judge=judge, real=real), human, judge, real
+
+    def test_equals_the_api(self, annotated):
+        path, human, judge, real = annotated
+        out = json.loads(
+            ok(
+                "evaluate", path, "--human", "h1,h2,h3", "--machine", "judge,real",
+                "--alt-test", "--epsilon", "0.15", "--alignment", "kappa",
+                "--method", "asymptotic", "--json",
+            ).stdout
+        )  # fmt: skip
+        for name, scores in (("judge", judge), ("real", real)):
+            want = qwkit.alt_test(human, scores, epsilon=0.15, alignment="kappa").to_dict()
+            got = out["alt_test"][name]
+            assert got["pvalues"] == pytest.approx(want["pvalues"], rel=1e-12)
+            assert (got["winning_rate"], got["passed"]) == (want["winning_rate"], want["passed"])
+
+    def test_printed_and_in_the_report(self, annotated, tmp_path):
+        path = annotated[0]
+        args = ("evaluate", path, "--human", "h1,h2,h3", "--machine", "judge", "--alt-test")
+        printed = plain(ok(*args, "--method", "asymptotic").stdout)
+        assert "'judge' as an annotator:" in printed and "Winning rate" in printed
+        report = tmp_path / "r.html"
+        ok(*args, "--method", "asymptotic", "--report", report)
+        assert "Alternative annotator test" in html.unescape(report.read_text())
+        assert "alt_test" not in json.loads(ok(*args[:-1], "--json").stdout)
+
+    def test_its_options_need_it(self, annotated):
+        path = annotated[0]
+        base = ("evaluate", path, "--human", "h1,h2,h3", "--machine", "judge")
+        assert "add --alt-test" in fails(*base, "--epsilon", "0.1", code=2)
+        assert "add --alt-test" in fails(*base, "--alignment", "rmse", code=2)
+        assert "--epsilon" in fails(*base, "--alt-test", "--epsilon", "1.5", code=2)

@@ -298,7 +298,7 @@ class TestThresholdsFile:
 class TestOutputs:
     def test_demo_checks_its_report_path_first(self, tmp_path):
         (tmp_path / "d1" / "report.html").mkdir(parents=True)
-        result = run("demo", "--out", tmp_path / "d1")
+        result = run("demo", "--output", tmp_path / "d1")
         assert result.exit_code == 1
         assert result.stdout == ""  # failed before the work, not after printing it
         assert result.stderr.strip() == (
@@ -308,13 +308,13 @@ class TestOutputs:
     def test_economics_checks_its_targets_first(self, tmp_path):
         out = tmp_path / "e4"
         (out / "economics_wine.png").mkdir(parents=True)
-        line = fails("economics", "--out", out, "--n-repeats", "1")
+        line = fails("economics", "--output", out, "--n-repeats", "1")
         assert line == f"qwkit: error: cannot write '{out / 'economics_wine.png'}': it is a folder."
         assert [p.name for p in out.iterdir()] == ["economics_wine.png"]
 
     def test_staged_outputs_all_or_nothing(self, tmp_path):
         (tmp_path / "keep.txt").write_text("old")
-        folder = _output.plan_folder(str(tmp_path), option="--out")
+        folder = _output.plan_folder(str(tmp_path), option="--output")
 
         def targets():
             return {

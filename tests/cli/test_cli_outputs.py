@@ -275,7 +275,7 @@ class TestReplaceOnlyWhatQwkitWrote:
         folder.mkdir()
         (folder / "report.html").write_text("<html>mine</html>")
         start = time.monotonic()
-        line = fails("demo", "--out", folder)
+        line = fails("demo", "--output", folder)
         assert "--force" in line
         assert time.monotonic() - start < 20  # refused before the models were fitted
         assert (folder / "report.html").read_text() == "<html>mine</html>"
@@ -284,13 +284,13 @@ class TestReplaceOnlyWhatQwkitWrote:
         folder = tmp_path / "e"
         folder.mkdir()
         (folder / "economics.csv").write_text("my,table\n")
-        line = fails("economics", "--out", folder, "--n-repeats", "1")
+        line = fails("economics", "--output", folder, "--n-repeats", "1")
         assert "economics.csv" in line and "--force" in line
         assert sorted(p.name for p in folder.iterdir()) == ["economics.csv"]
-        ok("economics", "--out", folder, "--n-repeats", "1", "--force")
+        ok("economics", "--output", folder, "--n-repeats", "1", "--force")
         names = sorted(p.name for p in folder.iterdir())
         assert names == ["economics.csv", "economics_synthetic.png", "economics_wine.png"]
-        ok("economics", "--out", folder, "--n-repeats", "1", "--seed", "7")  # its own files
+        ok("economics", "--output", folder, "--n-repeats", "1", "--seed", "7")  # its own files
 
     def test_folder_is_made_only_with_its_outputs(self, tmp_path, monkeypatch):
         def broken(**kwargs):
@@ -298,7 +298,7 @@ class TestReplaceOnlyWhatQwkitWrote:
 
         monkeypatch.setattr(qwkit.economics, "simulate_economics", broken)
         folder = tmp_path / "new"
-        assert "the simulation failed" in fails("economics", "--out", folder)
+        assert "the simulation failed" in fails("economics", "--output", folder)
         assert list(tmp_path.iterdir()) == []  # neither the folder nor a file in it
 
     def test_missing_path_ending_in_a_slash_is_not_a_file(self, tmp_path, data):
@@ -312,7 +312,7 @@ class TestReplaceOnlyWhatQwkitWrote:
         assert json.loads(out.read_text())["truth"] == "rater1"
 
     def test_folder_option_is_not_standard_output(self):
-        line = fails("demo", "--out", "-", code=2)
+        line = fails("demo", "--output", "-", code=2)
         assert "./-" in line
 
 

@@ -96,7 +96,7 @@ def commands(tmp_path_factory):
             *("thresholds", "apply", ANXIETY, "-s", "rater2", "--thresholds", spec),
             *("-o", "-"),
         ),
-        "economics": ("economics", "--out", tmp / "econ", "--n-repeats", "1", "--seed", "5"),
+        "economics": ("economics", "--output", tmp / "econ", "--n-repeats", "1", "--seed", "5"),
         "--version": ("--version",),
         "--help": ("--help",),
         "score --help": ("score", "--help"),

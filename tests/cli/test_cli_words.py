@@ -41,6 +41,9 @@ COMMANDS = [
     ["thresholds"],
     ["thresholds", "fit"],
     ["thresholds", "apply"],
+    ["plan"],
+    ["plan", "degradation"],
+    ["plan", "alt-test"],
 ]
 
 

@@ -49,6 +49,7 @@ def _no_temporaries(folder) -> bool:
     return not [p for p in folder.rglob("*") if p.name.endswith(TEMPORARY_SUFFIX)]
 
 
+@pytest.mark.usefixtures("default_sigint")
 class TestInterrupts:
     @pytest.mark.parametrize(
         ("signum", "code", "said"),
@@ -211,7 +212,7 @@ class TestFullDisk:
         assert not target.exists() and _no_temporaries(tmp_path)
 
     def test_staged_files_are_named(self, tmp_path):
-        folder = _output.plan_folder(str(tmp_path / "out"), option="--out")
+        folder = _output.plan_folder(str(tmp_path / "out"), option="--output")
         targets = {"economics.csv": folder.file("economics.csv", kind=_output.REPORT, force=False)}
         with pytest.raises(CliError) as caught:
             with _output.staged_outputs(folder, targets) as stage:

@@ -133,7 +133,7 @@ class TestReportInBrowser:
 
     def test_demo_report(self, tmp_path):
         out = tmp_path / "demo"
-        result = CliRunner().invoke(app, ["demo", "--out", str(out)])
+        result = CliRunner().invoke(app, ["demo", "--output", str(out)])
         assert result.exit_code == 0, result.stderr
         _check(tmp_path, out / "report.html", n_images=6, height=6600)
 

@@ -29,6 +29,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 import qwkit
 from oracles.naive_agreement import (
+    NAIVE_COEFFICIENTS,
     agreement_weights,
     irrcac_raw,
     krippendorff_ordinal_delta,
@@ -36,11 +37,12 @@ from oracles.naive_agreement import (
     naive_jackknife,
 )
 from qwkit import UndefinedKappaWarning
+from qwkit._base._registry import COEFFICIENTS as REGISTRY
 
 DATA = Path(__file__).parents[1] / "data"
 NAN = np.nan
-COEFFICIENTS = ["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]
-POOLED = ["fleiss", "krippendorff", "gwet", "brennan-prediger"]
+COEFFICIENTS = NAIVE_COEFFICIENTS  # the oracle's
+POOLED = [c for c in COEFFICIENTS if REGISTRY[c].pooled]
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", the example of four
 # coders and twelve units with missing values (pp. 3-4); the same data are R irr's

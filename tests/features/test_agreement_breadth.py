@@ -108,7 +108,7 @@ class TestScott:
             )
 
     def test_two_raters_only(self):
-        with pytest.raises(ValueError, match="`coefficient`='scott' is Scott's π of two raters"):
+        with pytest.raises(ValueError, match="`coefficient`='scott' is Scott's pi of two raters"):
             qwkit.agreement_test(_panel(4), coefficient="scott")
 
 

@@ -23,10 +23,11 @@ import pytest
 
 import qwkit
 from cli_helpers import fails, ok
-from oracles.naive_agreement import naive_coefficient
+from oracles.naive_agreement import NAIVE_COEFFICIENTS, naive_coefficient
+from qwkit._base._registry import COEFFICIENTS as REGISTRY
 
-COEFFICIENTS = ["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]
-POOLED = ["fleiss", "krippendorff", "gwet", "brennan-prediger"]
+COEFFICIENTS = NAIVE_COEFFICIENTS  # the oracle's
+POOLED = [c for c in COEFFICIENTS if REGISTRY[c].pooled]
 #: (shift, dtype): int64 beyond the float64 integers, and uint64 up to its top.
 SHIFTS = [
     (2**53, np.int64),

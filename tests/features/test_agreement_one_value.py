@@ -16,9 +16,13 @@ import pytest
 
 import qwkit
 from cli_helpers import as_json, write_file
+from qwkit._base._registry import COEFFICIENTS as REGISTRY
 
-COEFFICIENTS = ["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent"]
-POOLED = ["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"]
+#: The registry's coefficients of any number of raters, those of two raters, and those a
+#: count table determines.
+COEFFICIENTS = REGISTRY.where(lambda r: not r.two_raters)
+TWO_RATERS = REGISTRY.where(lambda r: r.two_raters)
+POOLED = REGISTRY.where(lambda r: r.pooled)
 WEIGHTS = ["quadratic", "linear", "identity", "ordinal", "ratio", "radical", "circular", "bipolar"]
 SEED = 20261214
 
@@ -101,12 +105,13 @@ class TestOneValue:
                 qwkit.agreement_test(_table(x), **kwargs).statistic,
             ), coefficient
 
-    def test_scott(self):
+    @pytest.mark.parametrize("coefficient", TWO_RATERS)
+    def test_two_raters(self, coefficient):
         for x in PANELS[:4]:
             two = x[:, :2]
             two = two[~np.isnan(two).all(axis=1)]
             for weights in ("quadratic", "identity", "linear"):
-                kwargs = {"coefficient": "scott", "weights": weights}
+                kwargs = {"coefficient": coefficient, "weights": weights}
                 assert _same(
                     qwkit.agreement_score(two, **kwargs),
                     qwkit.agreement_test(two, **kwargs).statistic,

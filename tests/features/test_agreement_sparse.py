@@ -19,10 +19,10 @@ import pytest
 from scipy import special
 
 import qwkit
-from oracles.naive_agreement import naive_coefficient, naive_jackknife
+from oracles.naive_agreement import NAIVE_COEFFICIENTS, naive_coefficient, naive_jackknife
 
 NAN = np.nan
-COEFFICIENTS = ["fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light"]
+COEFFICIENTS = NAIVE_COEFFICIENTS  # the oracle's
 
 
 def crowd(seed, n_items=60, n_raters=25, per_item=(2, 6), k=5, spammers=0):

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from scipy import special
 
 import qwkit
 from oracles.naive_evaluation import (
@@ -559,7 +560,8 @@ class TestAltTest:
             qwkit.alt_test(h, [1, 2, 3], alignment="f1")
         with pytest.raises(qwkit.QwkitError, match="`q`"):
             qwkit.alt_test(h, [1, 2, 3], q=1.5)
-        res = qwkit.alt_test(h, [1, 2, 3], min_items_per_rater=2)
+        with pytest.warns(qwkit.DesignWarning, match="two annotators"):
+            res = qwkit.alt_test(h, [1, 2, 3], min_items_per_rater=2)
         assert json.loads(json.dumps(res.to_dict()))["raters"] == ["human[0]", "human[1]"]
         assert "Winning rate" in res.summary()
 
@@ -676,11 +678,13 @@ class TestEvaluateScorer:
         res = qwkit.evaluate_scorer(
             h, m, groups=rng.integers(0, 2, 80), method="bootstrap", n_resamples=50, rng=1
         )
+        with pytest.warns(qwkit.DesignWarning, match="two annotators"):
+            alt = qwkit.alt_test(h, m, min_items_per_rater=10)
         for obj in (
             res,
             res.degradation,
             res.prmse,
-            qwkit.alt_test(h, m, min_items_per_rater=10),
+            alt,
             qwkit.degradation_sample_size(0.7, 0.7),
         ):
             again = pickle.loads(pickle.dumps(obj))
@@ -812,16 +816,43 @@ class TestSampleSize:
         rng = np.random.default_rng(30)
         h, m = panel(300, 2, rng, real=True)
         plan = qwkit.degradation_sample_size(human=h, machine=m, power=0.9)
-        deg = qwkit.degradation_test(h, m, method="asymptotic", trim=False)
+        deg = qwkit.degradation_test(h, m, method="asymptotic")  # both trim the same way
         assert plan.standard_deviation == pytest.approx(deg.standard_error * math.sqrt(300))
         assert plan.expected_degradation == pytest.approx(deg.statistic)
         assert plan.power_at(plan.n_items) >= 0.9 > plan.power_at(plan.n_items - 1)
+        assert plan.reason is None
+
+    def test_a_failing_pilot_gives_a_reason_or_the_n_of_a_stated_target(self):
+        rng = np.random.default_rng(33)
+        t = rng.normal(size=200)
+        h = np.clip(np.rint(3 + 1.2 * t[:, None] + rng.normal(0, 0.6, (200, 2))), 1, 5)
+        m = 3 + 0.5 * t + rng.normal(0, 1.2, 200)  # far worse than the humans
+        deg = qwkit.degradation_test(h, m)
+        assert deg.statistic < -0.1
+        plan = qwkit.degradation_sample_size(human=h, machine=m)
+        assert plan.n_items is None and plan.expected_degradation == deg.statistic
+        assert "pilot's degradation" in plan.reason and "`expected_degradation`" in plan.reason
+        target = qwkit.degradation_sample_size(human=h, machine=m, expected_degradation=-0.05)
+        assert target.standard_deviation == plan.standard_deviation
+        z = special.ndtri(0.975) + special.ndtri(0.8)
+        assert target.n_items == math.ceil((z * plan.standard_deviation / 0.05) ** 2)
+        at_margin = qwkit.degradation_sample_size(human=h, machine=m, expected_degradation=-0.1)
+        assert at_margin.n_items is None and "expected degradation" in at_margin.reason
+        with pytest.raises(qwkit.QwkitError, match="`expected_degradation` must be"):
+            qwkit.degradation_sample_size(human=h, machine=m, expected_degradation=-1.5)
+        with pytest.raises(qwkit.QwkitTypeError, match="`expected_degradation` must be"):
+            qwkit.degradation_sample_size(human=h, machine=m, expected_degradation="-0.05")
 
     def test_errors(self):
         with pytest.raises(qwkit.QwkitError, match="either the pilot kappas"):
             qwkit.degradation_sample_size()
-        with pytest.raises(qwkit.QwkitError, match="no number of items"):
-            qwkit.degradation_sample_size(0.8, 0.6)
+        failing = qwkit.degradation_sample_size(0.8, 0.6)
+        assert failing.n_items is None and "at or below −margin" in failing.reason
+        assert failing.power_at(10_000) < failing.alpha
+        assert "Double-scored items needed          none" in failing.summary()
+        assert json.loads(json.dumps(failing.to_dict()))["n_items"] is None
+        with pytest.raises(qwkit.QwkitError, match="`expected_degradation` goes with pilot"):
+            qwkit.degradation_sample_size(0.8, 0.75, expected_degradation=-0.02)
         with pytest.raises(qwkit.QwkitError, match="`human_machine` is missing"):
             qwkit.degradation_sample_size(0.8)
         with pytest.raises(qwkit.QwkitError, match="`power`"):

@@ -185,7 +185,8 @@ class TestOptions:
     def test_bounds_that_are_meaningful_are_taken(self):
         human, machine = _panel()
         assert qwkit.evaluate_scorer(human, machine, min_kappa=0.0, min_correlation=0.99)
-        assert qwkit.alt_test(human, machine, epsilon=0.0, min_items_per_rater=10)
+        with pytest.warns(qwkit.DesignWarning, match="two annotators"):
+            assert qwkit.alt_test(human, machine, epsilon=0.0, min_items_per_rater=10)
         assert qwkit.degradation_sample_size(0.8, 0.78, alpha=0.49).n_items >= 2
 
 

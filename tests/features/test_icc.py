@@ -26,8 +26,9 @@ from helpers import REML_ORDER_RTOL
 from oracles.naive_icc import anova_icc, dense_reml, psych_iccs, wald_statistic
 from qwkit._agreement import _icc_missing
 from qwkit._agreement import _input as _in
+from qwkit._base._registry import ICC_FORMS
 
-FORMS = ["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"]
+FORMS = ICC_FORMS.names  # every form of the registry
 SEED = 20261121
 
 # Shrout & Fleiss (1979), Psychological Bulletin 86:420-428, Table 2: 6 targets x 4 judges
@@ -66,8 +67,9 @@ def _sb(rho, k):
 class TestComplete:
     def test_shrout_fleiss_table_4(self):
         # Shrout & Fleiss (1979), Table 4: .17 .29 .71 (single), .44 .62 .91 (mean of 4)
-        got = [round(qwkit.icc(SHROUT_FLEISS, form=f).statistic, 2) for f in FORMS]
-        assert got == [0.17, 0.29, 0.71, 0.44, 0.62, 0.91]
+        table_4 = {"1,1": 0.17, "A,1": 0.29, "C,1": 0.71, "1,k": 0.44, "A,k": 0.62, "C,k": 0.91}
+        got = {f: round(qwkit.icc(SHROUT_FLEISS, form=f).statistic, 2) for f in table_4}
+        assert got == table_4
 
     @pytest.mark.parametrize("shape", [(5, 2), (12, 3), (40, 6)])
     def test_textbook_anova(self, shape):
@@ -361,10 +363,12 @@ class TestConcordance:
         t, se = math.atanh(res.statistic), res.standard_error / (1 - res.statistic**2)
         assert (lo_z, hi_z) == pytest.approx((math.tanh(t - z * se), math.tanh(t + z * se)))
 
-    def test_missing_pairs_are_left_out(self):
+    def test_missing_pairs_are_left_out_with_omit(self):
         x = [1.0, 2.0, None, 4.0, 5.5, 6.0]
         y = [1.2, np.nan, 3.0, 4.4, 5.0, 6.5]
-        res = qwkit.concordance_correlation(x, y)
+        with pytest.raises(ValueError, match=r"`y` has a missing value \(nan\) at index 1"):
+            qwkit.concordance_correlation(x, y)  # the default of two raters: raise
+        res = qwkit.concordance_correlation(x, y, nan_policy="omit")
         ref = qwkit.concordance_correlation([1.0, 4.0, 5.5, 6.0], [1.2, 4.4, 5.0, 6.5])
         assert res.statistic == ref.statistic and res.n_items == 4
 
@@ -387,7 +391,7 @@ class TestConcordance:
         with pytest.raises(ValueError, match="same length"):
             qwkit.concordance_correlation([1, 2, 3], [1, 2, 3, 4])
         with pytest.raises(ValueError, match="at least three pairs"):
-            qwkit.concordance_correlation([1, 2, np.nan], [1, 2, 3])
+            qwkit.concordance_correlation([1, 2, np.nan], [1, 2, 3], nan_policy="omit")
         with pytest.raises(ValueError, match="0/0"):
             qwkit.concordance_correlation([2, 2, 2], [2, 2, 2])
         with pytest.raises(ValueError, match="`y` must be 1-D"):

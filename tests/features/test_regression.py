@@ -320,12 +320,20 @@ class TestKappaRegression:
                 ValueError,
                 r"`X` and `y` must have the same length; got 4 and 5",
             ),
-            ({"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]}, ValueError, r"`X` contains nan at row 4"),
+            (
+                {"X": [[0.0, 1.0]] * 4 + [[np.nan, 1.0]]},
+                ValueError,
+                r"`X` has a missing value \(nan\) at row 4",
+            ),
             ({"X": [[0.0, np.inf]] * 5}, ValueError, r"`X` contains inf at row 0, column 1"),
             ({"X": [["a", "b"]] * 5}, TypeError, r"`X` must be numeric"),
             ({"X": scipy.sparse.csr_matrix(np.eye(5))}, TypeError, r"`X` must be a dense"),
             ({"X": None}, TypeError, r"`X` must be a 2-D array-like"),
-            ({"y": [1, 2, np.nan, 1, 2]}, ValueError, r"`y` contains nan"),
+            (
+                {"y": [1, 2, np.nan, 1, 2]},
+                ValueError,
+                r"`y` has a missing value \(nan\) at index 2",
+            ),
             ({"y": [3, 3, 3, 3, 3]}, ValueError, r"`y` must take at least two distinct"),
             (
                 {"y": [1, 1, 1, 1, 2], "sample_weight": [1, 1, 1, 1, 0]},
@@ -521,7 +529,7 @@ class TestKappaRegression:
         np.testing.assert_array_equal(kappa_regression(frame, y).coef, ref.coef)
         frame.loc[3, "a"] = pd.NA  # was a TypeError from float()
         with pytest.raises(
-            ValueError, match=r"`X` has a missing value \(<NA>\) at row 3, column 0"
+            ValueError, match=r"`X` has a missing value \(<NA>\) at row 3, column 'a'"
         ):
             kappa_regression(frame, y)
 
@@ -657,7 +665,7 @@ class TestKappaRescale:
         [
             ([1, 2, 3], [0.1, 0.2], ValueError, r"same length; got 3 and 2"),
             ([1, 2, 3], [0.1, np.inf, 0.3], ValueError, r"`y_score` contains inf"),
-            ([1, np.nan, 3], [0.1, 0.2, 0.3], ValueError, r"`y_true` contains nan"),
+            ([1, np.nan, 3], [0.1, 0.2, 0.3], ValueError, r"`y_true` has a missing value \(nan\)"),
             ([2, 2, 2], [0.1, 0.2, 0.3], ValueError, r"`y_true` must take at least two"),
             # the Python value, not np.float64(2.0)
             ([2.0, 2, 2], [0.1, 0.2, 0.3], ValueError, r"got the single value 2\.0\. Kappa"),

@@ -382,6 +382,7 @@ while sys.stdin.readline():
 """
 
 
+@pytest.mark.usefixtures("default_sigint")
 class TestInterrupts:
     """Ctrl-C that lands while a kernel runs is a KeyboardInterrupt, not numba's
     SystemError (``_jit.interruptible``)."""

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from engine_cases import (
+    ITEM_ORDER_RTOL,
     SEED,
     cases,
     expected_by_group,
@@ -141,7 +142,7 @@ def test_agreement(spark, qs, coefficient):
         want = in_memory_agreement(
             items[rows], raters[rows], values[rows], qwkit.agreement_test, coefficient=coefficient
         )
-        assert same(res, want)
+        assert same(res, want, ITEM_ORDER_RTOL)
 
 
 def test_bad_input(spark, qs):

@@ -21,12 +21,19 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
+    "NAIVE_COEFFICIENTS",
     "agreement_weights",
     "irrcac_raw",
     "krippendorff_ordinal_delta",
     "naive_coefficient",
     "naive_jackknife",
 ]
+
+
+#: The coefficients ``naive_coefficient`` defines (names of the registry,
+#: ``qwkit._base._registry.COEFFICIENTS``, of any number of raters): the tests that
+#: compare qwkit with it loop over these.
+NAIVE_COEFFICIENTS = ("fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light")
 
 
 # ---------------------------------------------------------------------------- weights

@@ -21,6 +21,8 @@ from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._agreement._score import _test
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import freeze_arrays, plain, public_module, reduce_dataclass
 from qwkit._base._validation import check_confidence_level, check_interval_method
 from qwkit._base._warnings import DegenerateIntervalWarning
@@ -80,7 +82,7 @@ class CategoryAgreementResult:
 
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str = "asymptotic"
-    ) -> ConfidenceInterval:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Each category's interval, statistic ± t(1 − α/2, n − 1)·SE (irrCAC's
         interval, upper limit capped at 1), as arrays.
 
@@ -97,7 +99,8 @@ class CategoryAgreementResult:
         t = float(special.stdtrit(max(self.n_items - 1, 1), (1.0 + level) / 2.0))
         low = self.statistic - t * self.standard_error
         high = np.minimum(self.statistic + t * self.standard_error, 1.0)
-        return ConfidenceInterval(low, high)
+        # a ConfidenceInterval (low, high) holding arrays, one value per category
+        return ConfidenceInterval(low, high)  # type: ignore[arg-type, return-value]
 
     def summary(self, confidence_level: float = 0.95) -> str:
         """A table: each category's kappa, standard errors, limits, z and p-value."""
@@ -143,7 +146,10 @@ _TWO_COORDS = np.array([0.0, 1.0])
 
 
 def category_agreement(
-    ratings: ArrayLike, *, labels: ArrayLike | None = None
+    ratings: RatingsLike,
+    *,
+    labels: ArrayLike | None = None,
+    nan_policy: NanPolicy = "omit",
 ) -> CategoryAgreementResult:
     """Fleiss' kappa of each category: how well raters agree on putting items in it.
 
@@ -155,6 +161,12 @@ def category_agreement(
     labels : array-like of shape (K,), default=None
         The categories, to order the result and to check the ratings against; only the
         categories that occur get a kappa.
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -195,6 +207,7 @@ def category_agreement(
     >>> round(float(res.zstatistic[0]), 3)
     5.192
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     prep = _in.prepare_for_coefficient(ratings, "fleiss", "identity", labels)
     panel = prep.panel
     per_item = panel.per_item.astype(np.float64)

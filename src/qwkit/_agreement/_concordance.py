@@ -21,6 +21,7 @@ from scipy import special
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level
 from qwkit._base._warnings import DegenerateIntervalWarning, warn
@@ -163,17 +164,25 @@ def _integer_shift(x, y):
 
 
 def concordance_correlation(
-    x: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
+    nan_policy: NanPolicy = "raise",
 ) -> ConcordanceResult:
     """Lin's concordance correlation coefficient of two raters' real-valued ratings.
 
     Parameters
     ----------
     x, y : array-like of shape (n_items,)
-        The two raters' ratings of the same items (NaN or None where missing: such
-        pairs are left out, as R ``epiR::epi.ccc``).
+        The two raters' ratings of the same items.
     confidence_level : float, default=0.95
         The default level of the result's interval.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its pair is
+        left out (as R ``epiR::epi.ccc`` does). The result has no NaN form: ``"propagate"``
+        is refused (``docs/getting-started.md``, "Missing values"). Until 0.2 such pairs
+        were left out silently; the default is now that of every statistic of two raters.
 
     Returns
     -------
@@ -223,6 +232,7 @@ def concordance_correlation(
     """
     level = check_confidence_level(confidence_level)
     x, y = paired((x, y), ("x", "y"))
+    x, y = nan_rows(nan_policy, (x, y), ("x", "y"), allowed=RAISE_OR_OMIT).values
     x, y = _integer_shift(x, y)
     a = _in.numeric_column(x, "x")
     b = _in.numeric_column(y, "y")

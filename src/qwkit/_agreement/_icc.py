@@ -17,35 +17,24 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit import _kernels
 from qwkit._agreement import _input as _in
 from qwkit._agreement._icc_missing import MissingFit, agreement_interval, fit_missing
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
+from qwkit._base._registry import ICC_FORMS, ICCForm
 from qwkit._base._results import public_module, result_dict
 from qwkit._base._validation import check_choice, check_confidence_level, check_interval_method
 from qwkit._table._resampling import ConfidenceInterval
 
 __all__ = ["FORMS", "ICCResult", "icc"]
 
-#: McGraw & Wong's (1996) forms, in Shrout & Fleiss's (1979) order.
-FORMS = ("1,1", "A,1", "C,1", "1,k", "A,k", "C,k")
-#: Shrout & Fleiss's (1979) name of each form.
-SHROUT_FLEISS = {
-    "1,1": "ICC(1,1)",
-    "A,1": "ICC(2,1)",
-    "C,1": "ICC(3,1)",
-    "1,k": "ICC(1,k)",
-    "A,k": "ICC(2,k)",
-    "C,k": "ICC(3,k)",
-}
-_WHAT = {
-    "1": "one-way random, absolute agreement",
-    "A": "two-way, absolute agreement",
-    "C": "two-way, consistency",
-}
+#: McGraw & Wong's (1996) forms, in Shrout & Fleiss's (1979) order (the records of the
+#: registry, ``_base._registry.ICC_FORMS``).
+FORMS = ICC_FORMS.names
 
 
 #: Shrout & Fleiss's names as users write them — ICC(2,1), ICC2, ICC2k (pingouin's) —
@@ -70,7 +59,7 @@ def _check_form(form) -> str:
             if meant is not None:
                 raise QwkitError(
                     f"`form` takes McGraw & Wong's names {', '.join(map(repr, FORMS))}; got "
-                    f"{form!r}, which is Shrout & Fleiss's {SHROUT_FLEISS[meant]}: "
+                    f"{form!r}, which is Shrout & Fleiss's {ICC_FORMS[meant].shrout_fleiss}: "
                     f"form={meant!r}.",
                     parameter="form",
                 )
@@ -90,18 +79,22 @@ class _MeanSquares:
 
     def icc(self, form: str) -> float:
         """The ICC of ``form`` (eqs. I4a–I4f)."""
-        msb, msj, mse, msw, n, k = self.items, self.raters, self.error, self.within, self.n, self.k
-        if form == "1,1":
-            return (msb - msw) / (msb + (k - 1) * msw)  # (eq. I4a)
-        if form == "A,1":
-            return (msb - mse) / (msb + (k - 1) * mse + k * (msj - mse) / n)  # (eq. I4b)
-        if form == "C,1":
-            return (msb - mse) / (msb + (k - 1) * mse)  # (eq. I4c)
-        if form == "1,k":
-            return (msb - msw) / msb  # (eq. I4d)
-        if form == "A,k":
-            return (msb - mse) / (msb + (msj - mse) / n)  # (eq. I4e)
-        return (msb - mse) / msb  # (eq. I4f)
+        return _ICC[form](self)
+
+
+#: Each form of the registry bound to its ratio of mean squares.
+_ICC = ICC_FORMS.bind(
+    {
+        "1,1": lambda m: (m.items - m.within) / (m.items + (m.k - 1) * m.within),  # (eq. I4a)
+        "A,1": lambda m: (
+            (m.items - m.error) / (m.items + (m.k - 1) * m.error + m.k * (m.raters - m.error) / m.n)
+        ),  # (eq. I4b)
+        "C,1": lambda m: (m.items - m.error) / (m.items + (m.k - 1) * m.error),  # (eq. I4c)
+        "1,k": lambda m: (m.items - m.within) / m.items,  # (eq. I4d)
+        "A,k": lambda m: (m.items - m.error) / (m.items + (m.raters - m.error) / m.n),  # (eq. I4e)
+        "C,k": lambda m: (m.items - m.error) / m.items,  # (eq. I4f)
+    }
+)
 
 
 def _spearman_brown(rho: float, k: float) -> float:
@@ -261,9 +254,9 @@ class ICCResult:
         """A text block: the ICC, its interval, the F test and the variance components."""
         level = self.confidence_level if confidence_level is None else confidence_level
         low, high = self.confidence_interval(level)
-        kind = _WHAT[self.form[0]]
-        unit = "single rater" if self.form.endswith("1") else f"mean of {self.n_raters} raters"
-        title = f"ICC({self.form}) = Shrout-Fleiss {SHROUT_FLEISS[self.form]}: {kind}, {unit}"
+        record = ICC_FORMS[self.form]
+        unit = record.unit.replace(" k ", f" {self.n_raters} ")
+        title = f"{record.display} = Shrout-Fleiss {record.shrout_fleiss}: {record.model}, {unit}"
         pct = f"{100 * check_confidence_level(level):g}%"
         lines = [
             title,
@@ -307,7 +300,7 @@ class ICCResult:
                 "method",
                 "confidence_level",
             ),
-            shrout_fleiss=SHROUT_FLEISS[self.form],
+            shrout_fleiss=ICC_FORMS[self.form].shrout_fleiss,
             ci_low=low,
             ci_high=high,
         )
@@ -389,10 +382,11 @@ def _missing(num: _in.Numeric, form: str):
 
 
 def icc(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
-    form: Literal["1,1", "A,1", "C,1", "1,k", "A,k", "C,k"],
+    form: ICCForm,
     confidence_level: float = 0.95,
+    nan_policy: NanPolicy = "omit",
 ) -> ICCResult:
     """Intraclass correlation of numeric ratings, with its F test and interval.
 
@@ -412,6 +406,12 @@ def icc(
     confidence_level : float, default=0.95
         The level of the result's :meth:`~ICCResult.confidence_interval` and
         :meth:`~ICCResult.summary` by default (any other level may be asked there).
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -471,6 +471,7 @@ def icc(
     >>> float(f"{res.pvalue:.2g}")                           # psych::ICC: 0.00013
     0.00013
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     form = _check_form(form)
     level = check_confidence_level(confidence_level)
     num = _in.prepare_numeric(ratings, "the ICC")

@@ -20,6 +20,7 @@ from qwkit import _kernels
 from qwkit._agreement._metrics import Rows
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._ratings import RatingsTable, Sparse, as_sparse
+from qwkit._base._registry import COEFFICIENTS
 from qwkit._base._scale import (
     label_coordinates,
     match_labels,
@@ -37,18 +38,8 @@ from qwkit._base._validation import (
 )
 from qwkit._base._weights import check_weights
 
-COEFFICIENTS = (
-    "fleiss",
-    "conger",
-    "krippendorff",
-    "gwet",
-    "brennan-prediger",
-    "light",
-    "percent",
-    "scott",
-)
 #: Coefficients that are functions of the items × categories count table.
-POOLED = ("fleiss", "krippendorff", "gwet", "brennan-prediger", "percent")
+POOLED = COEFFICIENTS.where(lambda r: r.pooled)
 _INT64 = np.iinfo(np.int64)
 _INT64_MIN_F = -(2.0**63)
 
@@ -185,7 +176,8 @@ class Prepared:
 
 
 def check_coefficient(coefficient) -> str:
-    return check_choice(coefficient, "coefficient", COEFFICIENTS)
+    """One of the coefficients of the registry (``_base._registry.COEFFICIENTS``)."""
+    return check_choice(coefficient, "coefficient", COEFFICIENTS.names)
 
 
 def check_n_population(n_population, n_items: int) -> float:
@@ -424,8 +416,8 @@ def prepare_for_coefficient(ratings, coefficient, weights, labels, *, value_only
         ratings, weights, labels, coefficient=coefficient, value_only=value_only
     )
     check_pairs(panel)
-    if coefficient == "scott":
-        panel = _two_raters(panel)
+    if COEFFICIENTS[coefficient].two_raters:
+        panel = _two_raters(panel, coefficient)
     return prepared(coefficient, weights, matrix, panel)
 
 
@@ -473,13 +465,14 @@ def per_rating(prep: Prepared) -> Prepared:
     return prepared(prep.coefficient, prep.weights, prep.matrix, panel)
 
 
-def _two_raters(panel: Panel) -> Panel:
-    """Scott's π is a coefficient of two raters: the items both rated (its table)."""
+def _two_raters(panel: Panel, coefficient: str) -> Panel:
+    """A coefficient of two raters (Scott's π): the items both rated (its table)."""
     if panel.n_raters != 2:
+        record = COEFFICIENTS[coefficient]
         raise QwkitError(
-            f"`coefficient`='scott' is Scott's π of two raters; `ratings` has "
-            f"{panel.n_raters} raters with ratings. Fleiss' kappa ('fleiss') is its "
-            "generalization to any number.",
+            f"`coefficient`={coefficient!r} is {record.display} of two raters; `ratings` has "
+            f"{panel.n_raters} raters with ratings. {COEFFICIENTS[record.generalized].display} "
+            f"({record.generalized!r}) is its generalization to any number.",
             parameter="coefficient",
             also=("ratings",),
         )
@@ -518,8 +511,8 @@ def prepare_counts(table, coefficient, weights, labels) -> Prepared:
     if coefficient not in POOLED:
         raise QwkitError(
             f"`coefficient`={coefficient!r} needs to know which rater gave which rating; a "
-            "count table does not say. From counts use 'fleiss', 'krippendorff', 'gwet', "
-            "'brennan-prediger' or 'percent', or pass the items × raters ratings to "
+            "count table does not say. From counts use "
+            f"{COEFFICIENTS.choices_text(POOLED)}, or pass the items × raters ratings to "
             "`agreement_score`.",
             parameter="coefficient",
         )

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import public_module, result_dict
 
 __all__ = ["KendallWResult", "kendall_w"]
@@ -78,7 +79,12 @@ class KendallWResult:
 public_module(KendallWResult)
 
 
-def kendall_w(ratings: ArrayLike, *, correct_ties: bool = True) -> KendallWResult:
+def kendall_w(
+    ratings: RatingsLike,
+    *,
+    correct_ties: bool = True,
+    nan_policy: NanPolicy = "omit",
+) -> KendallWResult:
     """Kendall's coefficient of concordance of m raters ranking n items.
 
     Parameters
@@ -90,6 +96,12 @@ def kendall_w(ratings: ArrayLike, *, correct_ties: bool = True) -> KendallWResul
     correct_ties : bool, default=True
         Subtract the ties' term m·Σ(t³ − t) from the denominator (eq. W1), so that W
         reaches 1 when the raters agree and use ties. R irr's default is False.
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``) means "not rated": with ``"omit"`` the items
+        with a missing rating are left out (as R ``irr::kendall``: W needs every rater's
+        ranking of the same items). ``"raise"`` asks for a complete table (every item rated
+        by every rater). The result has no NaN form: ``"propagate"`` is refused
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -126,6 +138,7 @@ def kendall_w(ratings: ArrayLike, *, correct_ties: bool = True) -> KendallWResul
     >>> round(res.statistic, 4), round(res.chi_square, 2), round(res.pvalue, 4)
     (0.5397, 30.76, 0.0429)
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     if not isinstance(correct_ties, (bool, np.bool_)):
         raise QwkitTypeError(
             f"`correct_ties` must be True or False; got {correct_ties!r}.",

@@ -20,6 +20,7 @@ from scipy import special
 from qwkit._agreement import _input as _in
 from qwkit._base._errors import QwkitError
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_choice
 
@@ -90,20 +91,25 @@ def marginal_homogeneity_test(
     *,
     method: Literal["stuart-maxwell", "bhapkar"] = "stuart-maxwell",
     labels: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> MarginalHomogeneityResult:
     """Test whether two raters use the categories equally often (rater bias).
 
     Parameters
     ----------
     a, b : array-like of shape (n_items,)
-        The two raters' ratings of the same items (numbers or text); pairs with a
-        missing rating (NaN, None) are left out.
+        The two raters' ratings of the same items (numbers or text).
     method : {"stuart-maxwell", "bhapkar"}, default="stuart-maxwell"
         Stuart–Maxwell's statistic (eq. H2; R ``irr::stuart.maxwell.mh``, with two
         categories McNemar's test and ``irr::rater.bias``) or Bhapkar's (eq. H3;
         ``irr::bhapkar``), its Wald form, larger and more powerful.
     labels : array-like of shape (K,), default=None
         The categories; without them, those that occur.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its pair is
+        left out. The result has no NaN form: ``"propagate"`` is refused
+        (``docs/getting-started.md``, "Missing values"). Until 0.2 such pairs were left out
+        silently; the default is now that of every statistic of two raters.
 
     Returns
     -------
@@ -143,6 +149,7 @@ def marginal_homogeneity_test(
     """
     method = check_choice(method, "method", _METHODS)
     a, b = paired((a, b), ("a", "b"))
+    a, b = nan_rows(nan_policy, (a, b), ("a", "b"), allowed=RAISE_OR_OMIT).values
     if np.ndim(a) != 1 or np.ndim(b) != 1 or len(a) != len(b):
         raise QwkitError(
             f"`a` and `b` must be 1-D and of the same length; got shapes {np.shape(a)} "

@@ -25,7 +25,7 @@ its disagreement as ``kernel_args()`` (``qwkit._kernels.cross_at``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -254,6 +254,7 @@ class Rows:
     ptr: np.ndarray  # int64 (m + 1,)
     codes: np.ndarray  # intp (E,)
     mult: np.ndarray  # float64 (E,)
+    row: np.ndarray = field(init=False, repr=False)  # intp (E,): each entry's group
 
     def __post_init__(self):
         object.__setattr__(self, "row", np.repeat(np.arange(self.m), np.diff(self.ptr)))
@@ -483,6 +484,7 @@ class Entries:
     rater: np.ndarray  # intp (N,)
     code: np.ndarray  # intp (N,)
     n_raters: int
+    item: np.ndarray = field(init=False, repr=False)  # intp (N,): each rating's row
 
     def __post_init__(self):
         object.__setattr__(self, "item", np.repeat(np.arange(self.m), np.diff(self.ptr)))

@@ -27,7 +27,6 @@ O(Σᵢ rᵢ²) in time and O(N) in memory: never raters × raters, never items 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -39,6 +38,9 @@ from qwkit._agreement import _metrics as _m
 from qwkit._agreement._model import metric_of, model_of
 from qwkit._agreement._stats import _REL_ZERO
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike
+from qwkit._base._registry import RaterWeightsName
 from qwkit._base._results import labels_dict, plain, public_module
 from qwkit._base._validation import check_confidence_level
 
@@ -50,7 +52,7 @@ __all__ = [
     "rater_sums",
 ]
 
-Weights = Literal["quadratic", "linear", "identity", "ordinal", "ratio"]
+Weights = RaterWeightsName
 
 
 def rater_sums(panel: _in.Panel, metric):
@@ -395,11 +397,12 @@ def _light_of(panel: _in.Panel, weights: str, matrix):
 
 
 def rater_agreement(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     confidence_level: float = 0.95,
+    nan_policy: NanPolicy = "omit",
 ) -> RaterAgreementResult:
     """Each rater's agreement with the other raters, with an interval: how crowds are
     cleaned.
@@ -415,14 +418,20 @@ def rater_agreement(
     ratings : RatingsTable or array-like of shape (n_items, n_raters)
         A table from :func:`ratings_from_long`, or one row per item and one column per
         rater with NaN/None where a rater gave no rating.
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio"}, None or \
-array-like of shape (K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar", \
+"ordinal", "ratio"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`agreement_score`.
     labels : array-like of shape (K,), default=None
         The ordered rating scale, as in :func:`agreement_score`.
     confidence_level : float, default=0.95
         Level of each rater's interval (t on n_items − 1 degrees of freedom, upper
         limit capped at 1).
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -460,6 +469,7 @@ array-like of shape (K, K), default="quadratic"
     >>> res.n_items.tolist()
     [9, 10, 10, 11]
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     panel, name, matrix = _in.prepare_panel(ratings, weights, labels)
     _in.check_pairs(panel)
     metric, dmax = metric_of(_in.prepared("conger", name, matrix, panel))

@@ -24,7 +24,9 @@ from qwkit._agreement._benchmark import BenchmarkResult, Scale, benchmark
 from qwkit._agreement._light import Light
 from qwkit._agreement._model import model_of
 from qwkit._base._items import paired
-from qwkit._base._ratings import RatingsTable, from_long
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
+from qwkit._base._ratings import RatingsLike, RatingsTable, from_long
+from qwkit._base._registry import COEFFICIENTS, Coefficient, CountsCoefficient, RaterWeightsName
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._validation import check_alternative, check_replace_undefined_by
 from qwkit._base._warnings import renamed_parameter, warn_undefined
@@ -41,23 +43,7 @@ __all__ = [
     "ratings_from_long",
 ]
 
-Coefficient = Literal[
-    "fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", "light", "percent", "scott"
-]
-Weights = Literal[
-    "quadratic", "linear", "identity", "ordinal", "ratio", "radical", "circular", "bipolar"
-]
-
-_NAMES = {
-    "fleiss": "Fleiss' kappa",
-    "conger": "Conger's kappa",
-    "krippendorff": "Krippendorff's alpha",
-    "gwet": "Gwet's AC",
-    "brennan-prediger": "Brennan-Prediger coefficient",
-    "light": "Light's kappa",
-    "percent": "Percent agreement",
-    "scott": "Scott's pi",
-}
+Weights = RaterWeightsName
 
 
 def _undefined(replace: float) -> float:
@@ -172,7 +158,7 @@ class AgreementTestResult(Resampled):
         """A text block: the coefficient, its standard error, its limits at
         ``confidence_level`` (Student's t; one-sided with a one-sided ``alternative``)
         and the t-test's p-value for the ``alternative``."""
-        title = f"{_NAMES[self.coefficient]} ({self.weights} weights)"
+        title = f"{COEFFICIENTS[self.coefficient].display} ({self.weights} weights)"
         df = self.degrees_of_freedom
         se = self.standard_error
         low, high = self._limits(confidence_level)
@@ -342,12 +328,13 @@ def _test(prep: _in.Prepared, alternative, n_population) -> AgreementTestResult:
 
 
 def agreement_score(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     coefficient: Coefficient,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     replace_undefined_by: float = np.nan,
+    nan_policy: NanPolicy = "omit",
 ) -> float:
     """Weighted agreement among any number of raters, with missing ratings.
 
@@ -357,7 +344,7 @@ def agreement_score(
         One row per item, one column per rater (numpy array, pandas or polars
         DataFrame, nested lists). Missing ratings are NaN or None. Numbers or text.
     coefficient : {"fleiss", "conger", "krippendorff", "gwet", "brennan-prediger", \
-"light", "percent", "scott"}
+"light", "percent", "scott", "cohen"}
         ``"fleiss"``: Fleiss' (1971) kappa, chance from the pooled ratings (eq. 6);
         ``"conger"``: Conger's (1980) kappa, chance from each rater's own
         distribution (eq. 17; = Cohen's kappa for two raters); ``"krippendorff"``:
@@ -367,9 +354,11 @@ def agreement_score(
         (eq. 19); ``"percent"``: the (weighted) percent agreement p_a itself (eq. 5),
         not corrected for chance; ``"scott"``: Scott's (1955) π of two raters, over
         the items both rated (Fleiss' kappa of two raters; eq. 12' for its standard
-        error).
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
-"circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
+        error); ``"cohen"``: Cohen's (1960, 1968) weighted kappa of two raters, over
+        the items both rated (Conger's kappa of two raters, eq. 17c; R irr's ``kappa2``,
+        which drops the items with a missing rating).
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar", \
+"ordinal", "ratio"}, None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, as in :func:`kappa_score`: positions on the ``labels``
         scale (or the values of numeric ratings without ``labels``); Gwet's radical,
         circular and bipolar weights are eq. 2d. ``"ordinal"``
@@ -385,6 +374,12 @@ def agreement_score(
     replace_undefined_by : float, default=nan
         Returned (with an :class:`UndefinedKappaWarning`) when the coefficient is
         undefined (zero chance-expected disagreement).
+    nan_policy : {"omit", "raise", "propagate"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater);
+        ``"propagate"`` makes the coefficient NaN when the table is not complete
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -447,6 +442,8 @@ def agreement_score(
     >>> round(qwkit.agreement_score(ratings, coefficient="krippendorff"), 6)
     0.849107
     """
+    if nan_rows(nan_policy, (ratings,), ("ratings",), kind="table").propagate:
+        return float("nan")
     prep = _in.prepare_for_coefficient(ratings, coefficient, weights, labels, value_only=True)
     return _score(prep, check_replace_undefined_by(replace_undefined_by))
 
@@ -455,7 +452,7 @@ def agreement_score(
 def agreement_from_counts(
     table: ArrayLike,
     *,
-    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"],
+    coefficient: CountsCoefficient,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     replace_undefined_by: float = np.nan,
@@ -473,8 +470,8 @@ def agreement_from_counts(
     coefficient : {"fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"}
         The coefficients that the count table determines (Conger's, Light's and
         Scott's need to know which rater gave which rating).
-    weights : {"quadratic", "linear", "identity", "ordinal", "ratio", "radical", \
-"circular", "bipolar"}, None or array-like of shape (K, K), default="quadratic"
+    weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar", \
+"ordinal", "ratio"}, None or array-like of shape (K, K), default="quadratic"
         As in :func:`agreement_score`; the columns are the scale, in order.
     labels : array-like of shape (K,), default=None
         The categories of the columns; without them the columns are 1, …, K (the
@@ -506,13 +503,14 @@ def agreement_from_counts(
 
 
 def agreement_test(
-    ratings: ArrayLike,
+    ratings: RatingsLike,
     *,
     coefficient: Coefficient,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
     n_population: float | None = None,
+    nan_policy: NanPolicy = "omit",
 ) -> AgreementTestResult:
     """Agreement among any number of raters with its standard error, test and intervals.
 
@@ -526,6 +524,12 @@ def agreement_test(
     n_population : float, default=None
         Size N of the population of items the rated ones were drawn from: the
         variance is multiplied by 1 − n/N (R irrCAC's ``N``). None: infinite.
+    nan_policy : {"omit", "raise"}, default="omit"
+        A missing entry (NaN, None, ``pd.NA``; in a :class:`RatingsTable`, a rating not
+        given) means "not rated": with ``"omit"`` the item counts with the ratings it has.
+        ``"raise"`` asks for a complete table (every item rated by every rater). The result
+        has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing
+        values").
 
     Returns
     -------
@@ -577,6 +581,7 @@ def agreement_test(
     >>> float(f"{one_sided.pvalue:.7g}")
     0.0002095865
     """
+    nan_rows(nan_policy, (ratings,), ("ratings",), kind="table", allowed=RAISE_OR_OMIT)
     prep = _in.prepare_for_coefficient(ratings, coefficient, weights, labels)
     return _test(prep, alternative, n_population)
 
@@ -585,7 +590,7 @@ def agreement_test(
 def agreement_test_from_counts(
     table: ArrayLike,
     *,
-    coefficient: Literal["fleiss", "krippendorff", "gwet", "brennan-prediger", "percent"],
+    coefficient: CountsCoefficient,
     weights: Weights | ArrayLike | None = "quadratic",
     labels: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",

@@ -12,7 +12,7 @@ tests (CONTRIBUTING.md, "Adding a member to a family").
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -39,6 +39,7 @@ class Member:
 
 
 M = TypeVar("M", bound=Member)
+T = TypeVar("T")
 
 
 class Family(Mapping[str, M], Generic[M]):
@@ -77,9 +78,31 @@ class Family(Mapping[str, M], Generic[M]):
     def names(self) -> tuple[str, ...]:
         return tuple(self._members)
 
-    def choices_text(self) -> str:
-        """The names as a message lists them: 'a', 'b' or 'c'."""
-        quoted = [repr(n) for n in self._members]
+    def where(self, test: Callable[[M], bool]) -> tuple[str, ...]:
+        """The names of the members for which ``test(record)`` holds, in order."""
+        return tuple(n for n, m in self._members.items() if test(m))
+
+    def bind(
+        self, table: Mapping[str, T], *, where: Callable[[M], bool] | None = None
+    ) -> dict[str, T]:
+        """``table`` — one thing per member (its computation) — checked to hold every
+        member (``where`` the record says so) and nothing else, in the family's order: a
+        feature binds its members so, at import, and a record without its computation
+        fails at once."""
+        names = self.names if where is None else self.where(where)
+        missing = [n for n in names if n not in table]
+        extra = [n for n in table if n not in names]
+        if missing or extra:
+            raise ValueError(
+                f"the {self.what} family and its computations disagree: no computation for "
+                f"{missing}, no record for {extra}"
+            )
+        return {n: table[n] for n in names}
+
+    def choices_text(self, names: Sequence[str] | None = None) -> str:
+        """The names (or ``names``, some of them) as a message lists them: 'a', 'b' or
+        'c'."""
+        quoted = [repr(n) for n in (self._members if names is None else names)]
         return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
     def check(self, value, *, parameter: str | None = None, aliases: bool = False) -> str:

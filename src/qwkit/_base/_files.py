@@ -29,12 +29,12 @@ import stat
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # the module or None, as on Windows
 
 __all__ = [
     "TEMPORARY_SUFFIX",
@@ -211,6 +211,7 @@ def atomic_write(target: Path | str, write: Callable[[IO], object], *, binary: b
         raise _naming(exc, target) from None
     try:
         try:
+            fh: IO[Any]
             if binary:
                 fh = open(fd, "wb", closefd=False)
             else:

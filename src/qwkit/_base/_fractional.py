@@ -62,11 +62,12 @@ def minimize_ratio(
     what : str
         What the assignments are, for the warning if the method does not converge.
     """
-    best = None
+    best: tuple[float, Any] | None = None
     for x in starts:
         num, den = ratio(x)
         if den > 0 and (best is None or num / den < best[0]):
             best = (num / den, x)
+    assert best is not None, "no start with a positive denominator"
     lam, x = best
     for step in range(1, MAX_ITER + 1):
         new = solve(lam)  # (eq. T4)

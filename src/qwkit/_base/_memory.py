@@ -54,9 +54,12 @@ def _address_space_left() -> int | None:
         return None
     try:
         status = Path("/proc/self/status").read_text()
-        used = int(re.search(r"^VmSize:\s+(\d+) kB", status, re.MULTILINE).group(1)) * 1024
-    except (OSError, AttributeError):
+    except OSError:
         return None
+    found = re.search(r"^VmSize:\s+(\d+) kB", status, re.MULTILINE)
+    if found is None:
+        return None
+    used = int(found.group(1)) * 1024
     return max(soft - used, 0)
 
 

@@ -93,7 +93,7 @@ def tick_step(k: int) -> int:
     return max(1, math.ceil(k / MAX_TICK_LABELS))
 
 
-def class_ticks(axis, k: int, labels: Sequence, *, vertical: bool = False) -> None:
+def class_ticks(axis, k: int, labels: Sequence | np.ndarray, *, vertical: bool = False) -> None:
     """Ticks at every class, labels at every ``tick_step(k)``-th (text rotated when it
     would not fit side by side)."""
     step = tick_step(k)

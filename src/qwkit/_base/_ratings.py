@@ -22,6 +22,7 @@ the rating scale is chosen later, by the statistic, with its ``labels``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 
@@ -30,10 +31,25 @@ from qwkit._base import _memory
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._results import public_module
 from qwkit._base._scale import declared_order, rating_matrix, with_gaps
-from qwkit._base._validation import _bytes, as_1d, check_choice, check_same_length, scalar
+from qwkit._base._validation import (
+    Columns,
+    _bytes,
+    as_1d,
+    check_choice,
+    check_same_length,
+    scalar,
+)
 from qwkit._base._warnings import REMOVED_IN, warn
 
-__all__ = ["DUPLICATES", "RatingsTable", "Sparse", "as_sparse", "from_long", "slot_columns"]
+__all__ = [
+    "DUPLICATES",
+    "RatingsLike",
+    "RatingsTable",
+    "Sparse",
+    "as_sparse",
+    "from_long",
+    "slot_columns",
+]
 
 #: What ``duplicates=`` may be: what to do when a rater rated an item more than once.
 DUPLICATES = ("raise", "first", "last")
@@ -365,3 +381,8 @@ def slot_columns(ratings: RatingsTable, name: str = "human") -> dict[str, np.nda
         present = per_item > k
         out[f"rating {k + 1}"] = with_gaps(present, sp.values[starts[present] + k])
     return out
+
+
+#: What a function of many raters accepts as its ratings (or a scorer evaluation as its
+#: human ratings): rating columns, or a :class:`RatingsTable`.
+RatingsLike: TypeAlias = Columns | RatingsTable

@@ -14,14 +14,17 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import KeysView, ValuesView
+from collections.abc import KeysView, Mapping, ValuesView
 from fractions import Fraction
+from typing import TypeAlias, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError, at_index
 
 __all__ = [
+    "Columns",
     "as_1d",
     "as_real_array",
     "beyond_exact_floats",
@@ -47,6 +50,13 @@ __all__ = [
     "scalar",
     "show",
 ]
+
+#: Rating columns, as signatures accept them: an array-like of shape (n_items, n_columns)
+#: (an array, nested lists, a pandas or Polars data frame) or a mapping of column name →
+#: values (a dict of columns, one entry per column).
+Columns: TypeAlias = ArrayLike | Mapping[str, ArrayLike]
+
+_Choice = TypeVar("_Choice")
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
@@ -576,7 +586,7 @@ _METHODS = ("asymptotic", "bootstrap", "percentile", "jackknife")
 MAX_BOOTSTRAP_BYTES = 2**30
 
 
-def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
+def check_choice(value: _Choice, name: str, choices: tuple[str, ...]) -> _Choice:
     """``value`` if it is one of the strings ``choices``, else a QwkitError naming ``name``
     — the one check of every option that takes one of a few words.
 
@@ -597,7 +607,7 @@ def check_choice(value, name: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def check_alternative(alternative) -> str:
+def check_alternative(alternative: _Choice) -> _Choice:
     return check_choice(alternative, "alternative", _ALTERNATIVES)
 
 
@@ -616,7 +626,7 @@ def check_confidence_level(confidence_level) -> float:
     return level
 
 
-def check_method(method, methods=_METHODS) -> str:
+def check_method(method: _Choice, methods: tuple[str, ...] = _METHODS) -> _Choice:
     return check_choice(method, "method", methods)
 
 

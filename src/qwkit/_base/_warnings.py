@@ -13,12 +13,14 @@ import functools
 import os
 import sys
 import warnings
+from types import FrameType
 
 from qwkit._base._errors import QwkitTypeError
 
 __all__ = [
     "ConvergenceWarning",
     "DegenerateIntervalWarning",
+    "DesignWarning",
     "ScaleWarning",
     "UndefinedKappaWarning",
     "renamed_attribute",
@@ -72,6 +74,18 @@ class ScaleWarning(UserWarning):
     __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
 
 
+class DesignWarning(UserWarning):
+    """The design of the data limits what a result means.
+
+    The computation is sound, but the study behind the data cannot carry the usual
+    reading of the result: an Alternative Annotator Test on two annotators judges each
+    of them against the other alone, so it compares the judge with one human. The
+    message says what the result then means; the result is still returned.
+    """
+
+    __module__ = "qwkit"  # public as qwkit.<name> (as public_module does)
+
+
 class ConvergenceWarning(RuntimeWarning):
     """An iterative computation stopped before reaching its tolerance."""
 
@@ -81,7 +95,7 @@ class ConvergenceWarning(RuntimeWarning):
 def _outside_caller_level() -> int:
     """``stacklevel`` of the first frame outside the qwkit package, for a warning issued
     by the caller of :func:`warn`."""
-    frame = sys._getframe(2)  # the caller of warn()
+    frame: FrameType | None = sys._getframe(2)  # the caller of warn()
     level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back

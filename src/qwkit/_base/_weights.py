@@ -13,12 +13,12 @@ any positive scaling of W leaves kappa unchanged (eq. 1 of ``docs/kappa.md``).
 from __future__ import annotations
 
 import numbers
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._registry import WEIGHTS, WeightsName
 from qwkit._base._scale import MAX_DENSE_CLASSES
 from qwkit._base._validation import as_real_array, check_integer
 
@@ -41,24 +41,24 @@ __all__ = [
     "zero_disagreement_reason",
 ]
 
+# The names are the records of the registry (``_base._registry.WEIGHTS``).
 #: The names with integer-valued matrices — (i − j)², |i − j|, 1 − δᵢⱼ — whose kappa the
 #: two-rater functions compute from moments, margins or table-free sums, exactly.
-EXACT_WEIGHTS = ("quadratic", "linear", "identity")
+EXACT_WEIGHTS = WEIGHTS.where(lambda r: r.exact)
 #: Gwet's (2014) further weights, R irrCAC's ``radical.weights``, ``circular.weights`` and
 #: ``bipolar.weights`` as disagreements (eq. 2d of ``docs/agreement.md``): functions of
 #: the values on the scale and of its ends, computed on a table.
-GWET_WEIGHTS = ("radical", "circular", "bipolar")
-NAMED_WEIGHTS = (*EXACT_WEIGHTS, *GWET_WEIGHTS)
-#: The names agreement among any number of raters accepts besides: Krippendorff's
-#: ordinal and ratio metrics, which depend on the values and frequencies of the
+GWET_WEIGHTS = WEIGHTS.where(lambda r: r.gwet)
+#: The names every function that takes ``weights`` accepts.
+NAMED_WEIGHTS = WEIGHTS.where(lambda r: not r.many_raters)
+#: The names agreement among any number of raters accepts: every record, Krippendorff's
+#: ordinal and ratio metrics too, which depend on the values and frequencies of the
 #: categories, not only on their positions.
-RATER_WEIGHTS = (*NAMED_WEIGHTS, "ordinal", "ratio")
+RATER_WEIGHTS = WEIGHTS.names
 #: Why kappa is 0/0 whatever the weights.
 BOTH_CONSTANT = "both raters use a single, identical rating"
 #: What ``weights`` accepts, for signatures.
-WeightsLike = (
-    Literal["quadratic", "linear", "identity", "radical", "circular", "bipolar"] | ArrayLike | None
-)
+WeightsLike = WeightsName | ArrayLike | None
 
 
 def check_weights(weights, *, many_raters: bool = False) -> str | np.ndarray:
@@ -174,15 +174,32 @@ def gwet_disagreement(weights: str, y: np.ndarray, lo: float, hi: float) -> np.n
 def weights_at(weights: str, positions: np.ndarray, k: int) -> np.ndarray:
     """Unnormalized named weights between categories at the given positions of a scale
     of ``k`` positions (0 … k − 1)."""
-    pos = positions.astype(np.float64)
-    if weights in GWET_WEIGHTS:
-        return gwet_disagreement(weights, pos, 0.0, float(k - 1))
-    diff = pos[:, None] - pos[None, :]
-    if weights == "quadratic":
-        return diff * diff
-    if weights == "linear":
-        return np.abs(diff)
-    return (diff != 0).astype(np.float64)
+    return _AT[weights](positions.astype(np.float64), k)
+
+
+def _difference(pos: np.ndarray) -> np.ndarray:
+    return pos[:, None] - pos[None, :]
+
+
+def _squared(pos: np.ndarray, k: int) -> np.ndarray:
+    diff = _difference(pos)
+    return diff * diff
+
+
+#: The names every function takes (the registry's records without ``many_raters``),
+#: each bound to its unnormalized weights at positions of a scale of k (eqs. 1, 2d of
+#: ``docs/agreement.md``).
+_AT = WEIGHTS.bind(
+    {
+        "quadratic": _squared,
+        "linear": lambda pos, k: np.abs(_difference(pos)),
+        "identity": lambda pos, k: (_difference(pos) != 0).astype(np.float64),
+        "radical": lambda pos, k: gwet_disagreement("radical", pos, 0.0, float(k - 1)),
+        "circular": lambda pos, k: gwet_disagreement("circular", pos, 0.0, float(k - 1)),
+        "bipolar": lambda pos, k: gwet_disagreement("bipolar", pos, 0.0, float(k - 1)),
+    },
+    where=lambda r: not r.many_raters,
+)
 
 
 def named_weights(k: int, weights: str) -> np.ndarray:

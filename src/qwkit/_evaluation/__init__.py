@@ -7,6 +7,7 @@ the formulas whose equation numbers the code cites.
 """
 
 from qwkit._base._results import public_module
+from qwkit._evaluation._alt_planning import AltTestSampleSizeResult, alt_test_sample_size
 from qwkit._evaluation._alt_test import AltTestResult, alt_test
 from qwkit._evaluation._degradation import DegradationTestResult, degradation_test
 from qwkit._evaluation._evaluate import evaluate_scorer
@@ -28,6 +29,7 @@ from qwkit._evaluation._traits import TraitEvaluationResult, evaluate_traits
 
 __all__ = [
     "AltTestResult",
+    "AltTestSampleSizeResult",
     "Comparison",
     "Criterion",
     "DegradationEstimate",
@@ -47,6 +49,7 @@ __all__ = [
     "ScoreDistribution",
     "TraitEvaluationResult",
     "alt_test",
+    "alt_test_sample_size",
     "degradation_sample_size",
     "degradation_test",
     "evaluate_scorer",

@@ -12,13 +12,24 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._results import result_dict
 from qwkit._base._validation import check_choice, check_integer, check_real
+from qwkit._base._warnings import DesignWarning, warn
 from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._input import prepare
 from qwkit._evaluation._panel import kappa_sums
+from qwkit._evaluation._sums import ItemSums
 
-__all__ = ["ALIGNMENTS", "AltTestResult", "alt_test"]
+__all__ = [
+    "ALIGNMENTS",
+    "AltTestResult",
+    "Annotator",
+    "PerAnnotator",
+    "alt_test",
+    "annotator_tests",
+    "check_options",
+]
 
 ALIGNMENTS = ("accuracy", "rmse", "kappa")
 
@@ -56,6 +67,10 @@ class AltTestResult:
         Annotators with too few items, left out.
     n_items_used : int
         Items with the judge's score and at least ``min_raters_per_item`` human ratings.
+    ties : tuple of float
+        Each annotator's share of items where the judge and the annotator align equally
+        well (a part of ``advantage``; with ``advantage``, the rates
+        :func:`alt_test_sample_size` plans from).
     """
 
     winning_rate: float
@@ -71,6 +86,7 @@ class AltTestResult:
     n_items: tuple
     skipped: tuple
     n_items_used: int
+    ties: tuple = ()
 
     def summary(self) -> str:
         """A text table: each annotator's p-value and verdict, then ω and ρ."""
@@ -115,6 +131,7 @@ class AltTestResult:
                 "n_items",
                 "skipped",
                 "n_items_used",
+                "ties",
             ),
         )
 
@@ -163,8 +180,64 @@ def _pseudo_values(candidate, others, wmat) -> np.ndarray:
         return g * stat.value() - (g - 1.0) * stat.leave_one_out()
 
 
+def _differences(judge_score, human_score, tie) -> np.ndarray:
+    """d = W_annotator − W_judge of per-item scores (eq. 16), 0 where ``tie``."""
+    judge_score = np.where(tie, 0.0, judge_score)
+    human_score = np.where(tie, 0.0, human_score)
+    return (human_score >= judge_score).astype(np.float64) - (judge_score >= human_score)
+
+
+#: Numbers held at once by a chunk of the kappa alignment's jackknife (16 MiB).
+_CHUNK = 1 << 21
+
+
+def _without(stat: ItemSums, rows: np.ndarray, total: np.ndarray, gone: np.ndarray):
+    """(b, G) pseudo-values of every item in the samples without item ``gone[t]`` (one
+    row per t): (G − 1)·κ(S − Z_g) − (G − 2)·κ(S − Z_g − Z_i) (eq. 17a)."""
+    n = stat.n_items - 1.0
+    rest = total - rows[gone]  # (b, p)
+    whole = stat.at(rest).real
+    loo = stat.at(rest[:, None, :] - rows[None, :, :]).real
+    return n * whole[:, None] - (n - 1.0) * loo
+
+
+def _kappa_pvalue(judge, human, others, wmat, epsilon: float):
+    """(p-value, d, design effect) of one annotator under the kappa alignment: d of the
+    pseudo-values
+    (eq. 16), and the one-sided t-test of H0: mean(d) ≥ ε on the delete-one-item
+    jackknife standard error of mean(d) (eq. 17b), every item's pseudo-values recomputed
+    without the deleted item, because they all share the sample's κ̂ and moments."""
+    stats = [kappa_sums(x, others, wmat) for x in (judge, human)]
+    tie = judge == human
+    g = stats[0].n_items
+    with np.errstate(all="ignore"):
+        pseudo = [s.n_items * s.value() - (s.n_items - 1.0) * s.leave_one_out() for s in stats]
+        d = _differences(*pseudo, tie)
+        rows = [s.rows(0, g) for s in stats]
+        totals = [s.total() for s in stats]
+        step = max(1, _CHUNK // max(1, g * rows[0].shape[1]))
+        means = np.empty(g)
+        for lo in range(0, g, step):
+            gone = np.arange(lo, min(g, lo + step))
+            dg = _differences(
+                *(_without(s, r, t, gone) for s, r, t in zip(stats, rows, totals, strict=True)),
+                tie[None, :],
+            )
+            dg[np.arange(gone.size), gone] = 0.0
+            means[gone] = dg.sum(axis=1) / (g - 1.0)
+    mean = float(np.mean(d))
+    if not np.all(np.isfinite(means)) or g < 3:
+        return math.nan, d, math.nan  # a kappa undefined without some item: no test
+    se = math.sqrt((g - 1.0) / g * float(np.sum((means - means.mean()) ** 2)))  # (eq. 17b)
+    naive = float(np.var(d, ddof=1)) / g
+    effect = se * se / naive if naive > 0 else math.nan
+    if se == 0.0:
+        return (math.nan if mean == epsilon else float(mean > epsilon)), d, effect
+    return float(special.stdtr(g - 1, (mean - epsilon) / se)), d, effect
+
+
 def alt_test(
-    human: ArrayLike,
+    human: RatingsLike,
     judge: ArrayLike,
     *,
     epsilon: float = 0.2,
@@ -207,7 +280,9 @@ def alt_test(
         pseudo-value of weighted kappa (``"kappa"``, eq. 17 of ``docs/evaluation.md``):
         chance-corrected, so that a judge who shrinks toward the middle of an ordinal
         scale gains nothing by it. Under ``"kappa"`` an item where the judge and the
-        annotator give the same annotation is a tie, as under the other two.
+        annotator give the same annotation is a tie, as under the other two, and the
+        per-annotator test uses the jackknife standard error of eq. 17b (the
+        pseudo-values share the sample's estimates, so their wins are not independent).
         ``"accuracy"`` compares annotations for equality: a real-valued judge (an
         average of several answers) needs ``"rmse"`` or ``"kappa"``.
     weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
@@ -235,6 +310,9 @@ None or array-like of shape (K, K), default="quadratic"
         (and integer machine ratings) holds values that look like missing-value codes
         (99 among ratings 1..5, a lone −1): drop those items, or pass ``labels``
         (docs/kappa.md, "Missing-value codes").
+    DesignWarning
+        When the panel holds two annotators: each is judged against the other alone, so
+        the test compares the judge with one human.
 
     Raises
     ------
@@ -242,11 +320,23 @@ None or array-like of shape (K, K), default="quadratic"
         No annotator with enough items, and the input errors of
         :func:`degradation_test`.
 
+    See Also
+    --------
+    alt_test_sample_size : How many annotators and items the test needs.
+
     Notes
     -----
     With ``alignment="accuracy"`` or ``"rmse"`` the result equals that of the authors'
     reference code (the ``alt_test`` function of their repository's example notebook),
     which the tests check on random data.
+
+    Under ``alignment="kappa"`` each item's pseudo-value (eq. 17) is κ̂ plus its
+    influence at the sample's estimates, which every item shares: the win indicators
+    move together, and a t-test on them, which assumes independent items, rejected a
+    true null in up to 15% of annotators at a nominal 5% (``docs/evaluation.md``, §7).
+    The test is therefore the one-sided t-test of H0: mean(d) ≥ ε on the delete-one-item
+    jackknife standard error of mean(d), every item's pseudo-value recomputed without
+    the deleted item (eqs. 17a–17b; O(G²) per annotator).
 
     References
     ----------
@@ -271,6 +361,43 @@ None or array-like of shape (K, K), default="quadratic"
     >>> [round(p, 4) for p in res.pvalues], res.rejected
     ([0.0172, 0.0116, 0.1516], (True, True, False))
     """
+    epsilon, q, alignment = check_options(epsilon, q, alignment)
+    tested = annotator_tests(
+        human,
+        judge,
+        epsilon=epsilon,
+        alignment=alignment,
+        weights=weights,
+        labels=labels,
+        min_raters_per_item=min_raters_per_item,
+        min_items_per_rater=min_items_per_rater,
+        nan_policy=nan_policy,
+    )
+    pvals = [a.pvalue for a in tested.annotators]
+    rejected = _benjamini_yekutieli(np.asarray(pvals), q)
+    rate = float(np.count_nonzero(rejected)) / len(pvals)
+    advantage = [float(np.mean(a.d <= 0.0)) for a in tested.annotators]  # judge ≥ annotator
+    return AltTestResult(
+        winning_rate=rate,
+        advantage_probability=float(np.mean(advantage)),
+        passed=rate >= 0.5,
+        epsilon=epsilon,
+        q=q,
+        alignment=alignment,
+        raters=tuple(a.name for a in tested.annotators),
+        pvalues=tuple(pvals),
+        rejected=tuple(bool(r) for r in rejected),
+        advantage=tuple(advantage),
+        n_items=tuple(a.d.size for a in tested.annotators),
+        skipped=tested.skipped,
+        n_items_used=tested.n_items_used,
+        ties=tuple(float(np.mean(a.d == 0.0)) for a in tested.annotators),
+    )
+
+
+def check_options(epsilon, q, alignment) -> tuple[float, float, str]:
+    """The alt-test's margin ε in [0, 1), false discovery rate q in (0, 1), and
+    alignment, validated."""
     epsilon = check_real(epsilon, "epsilon")
     if not epsilon < 1.0:  # the advantage is a difference of two win rates
         raise QwkitError(
@@ -281,7 +408,46 @@ None or array-like of shape (K, K), default="quadratic"
     q = check_real(q, "q")
     if not 0.0 < q < 1.0:
         raise QwkitError(f"`q` must be strictly between 0 and 1; got {q!r}.", parameter="q")
-    alignment = check_choice(alignment, "alignment", ALIGNMENTS)
+    return epsilon, q, check_choice(alignment, "alignment", ALIGNMENTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotator:
+    """One annotator's test: its name, the differences d of its items (eq. 16), the
+    one-sided p-value, and the design effect — the variance of mean(d) the test uses
+    over var(d)/n (1 for the t-test; the jackknife's ratio under the kappa alignment)."""
+
+    name: str
+    d: np.ndarray
+    pvalue: float
+    design_effect: float
+    items: np.ndarray  # the positions of its items in ``human``
+
+
+@dataclass(frozen=True, slots=True)
+class PerAnnotator:
+    """Every annotator's test, the annotators skipped, and the items used."""
+
+    annotators: tuple[Annotator, ...]
+    skipped: tuple
+    n_items_used: int
+    ties: tuple = ()
+
+
+def annotator_tests(
+    human,
+    judge,
+    *,
+    epsilon: float,
+    alignment: str,
+    weights,
+    labels,
+    min_raters_per_item,
+    min_items_per_rater,
+    nan_policy,
+) -> PerAnnotator:
+    """The per-annotator tests of :func:`alt_test` (validated ``epsilon`` and
+    ``alignment``), with the warning about a panel of two annotators."""
     min_raters = check_integer(min_raters_per_item, "min_raters_per_item", 2)
     min_items = check_integer(min_items_per_rater, "min_items_per_rater", 2)
     scores = prepare(
@@ -301,7 +467,7 @@ None or array-like of shape (K, K), default="quadratic"
     hv, fv = scores.human_values, scores.machine_values[:, 0]  # RMSE reads values
     rated = ~np.isnan(h)
     kept = (rated.sum(axis=1) >= min_raters) & ~np.isnan(f)
-    names, pvals, advantage, counts, skipped = [], [], [], [], []
+    tested, skipped = [], []
     for j, name in enumerate(scores.human_names):
         items = kept & rated[:, j]
         n = int(np.count_nonzero(items))
@@ -311,44 +477,36 @@ None or array-like of shape (K, K), default="quadratic"
         others = np.delete(h[items], j, axis=1)
         mine, theirs = f[items], h[items, j]
         if alignment == "kappa":
-            judge_score = _pseudo_values(mine, others, scores.wmat)
-            human_score = _pseudo_values(theirs, others, scores.wmat)
-            tie = mine == theirs
-            judge_score = np.where(tie, 0.0, judge_score)
-            human_score = np.where(tie, 0.0, human_score)
+            p, diff, effect = _kappa_pvalue(mine, theirs, others, scores.wmat, epsilon)
         else:
             if alignment == "rmse":
                 others, mine, theirs = np.delete(hv[items], j, axis=1), fv[items], hv[items, j]
             judge_score = _scores(alignment, mine, others)
             human_score = _scores(alignment, theirs, others)
-        judge_wins = judge_score >= human_score
-        human_wins = human_score >= judge_score
-        diff = human_wins.astype(np.float64) - judge_wins  # (eq. 16)
-        names.append(name)
-        pvals.append(_t_pvalue(diff, epsilon))
-        advantage.append(float(np.mean(judge_wins)))
-        counts.append(n)
-    if not names:
+            diff = _differences(judge_score, human_score, np.zeros(n, dtype=bool))  # (eq. 16)
+            p, effect = _t_pvalue(diff, epsilon), 1.0
+        tested.append(
+            Annotator(
+                name=name, d=diff, pvalue=p, design_effect=effect, items=np.flatnonzero(items)
+            )
+        )
+    if not tested:
         raise QwkitError(
             f"No annotator of `human` has {min_items} or more items with the judge's "
             f"annotation and at least {min_raters} human annotations ({int(kept.sum())} such "
             "items in all); lower `min_items_per_rater` or annotate more items.",
             parameter="human",
         )
-    rejected = _benjamini_yekutieli(np.asarray(pvals), q)
-    rate = float(np.count_nonzero(rejected)) / len(names)
-    return AltTestResult(
-        winning_rate=rate,
-        advantage_probability=float(np.mean(advantage)),
-        passed=rate >= 0.5,
-        epsilon=epsilon,
-        q=q,
-        alignment=alignment,
-        raters=tuple(names),
-        pvalues=tuple(pvals),
-        rejected=tuple(bool(r) for r in rejected),
-        advantage=tuple(advantage),
-        n_items=tuple(counts),
-        skipped=tuple(skipped),
-        n_items_used=int(np.count_nonzero(kept)),
+    panel = int(np.count_nonzero(rated[kept].any(axis=0)))
+    if panel == 2:
+        warn(
+            "`human` holds two annotators: each is judged against the other alone, so the "
+            "test compares the judge with one human (the same pair twice), not with a "
+            "panel's consensus; the winning rate is 0, 0.5 or 1 and says whether the judge "
+            "agrees with one annotator about as well as the other does. With three or more "
+            "annotators each is judged against the others.",
+            DesignWarning,
+        )
+    return PerAnnotator(
+        annotators=tuple(tested), skipped=tuple(skipped), n_items_used=int(np.count_nonzero(kept))
     )

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._validation import (
     check_choice,
     check_confidence_level,
@@ -293,7 +294,7 @@ def _average_of_one(*values):
 
 
 def degradation_test(
-    human: ArrayLike,
+    human: RatingsLike,
     machine: ArrayLike,
     *,
     weights: WeightsLike = "quadratic",

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize, special
@@ -184,12 +185,18 @@ class Inference:
 
     # ------------------------------------------------------------------ BCa
 
+    def _bootstrap(self) -> tuple[np.ndarray, np.ndarray]:
+        """The draws and the delete-one values (both set when ``_defined()`` under
+        "bootstrap": :func:`infer`)."""
+        assert self.draws is not None and self.loo is not None
+        return self.draws, self.loo
+
     def _bca_terms(self) -> tuple[float, float]:
-        theta = self.draws
+        theta, loo = self._bootstrap()
         below = float(np.count_nonzero(theta < self.estimate))
         ties = float(np.count_nonzero(theta == self.estimate))
         z0 = float(special.ndtri(_clip((below + ties / 2.0) / theta.size, theta.size)))
-        dev = np.mean(self.loo) - self.loo
+        dev = np.mean(loo) - loo
         ss = float(np.dot(dev, dev))
         accel = float(np.sum(dev**3)) / (6.0 * ss**1.5) if ss > 0 else 0.0
         return z0, accel
@@ -197,11 +204,13 @@ class Inference:
     def _bca_quantile(self, p: float) -> float:
         z0, a = self._bca_terms()
         zp = z0 + float(special.ndtri(p))
-        return float(np.quantile(self.draws, float(special.ndtr(z0 + zp / (1.0 - a * zp)))))
+        return float(
+            np.quantile(self._bootstrap()[0], float(special.ndtr(z0 + zp / (1.0 - a * zp))))
+        )
 
     def _bca_pvalue(self, null: float) -> float:
         """The one-sided level at which the BCa lower limit equals ``null``."""
-        theta = self.draws
+        theta = self._bootstrap()[0]
         z0, a = self._bca_terms()
         frac = (np.count_nonzero(theta < null) + np.count_nonzero(theta == null) / 2.0) / theta.size
         w = float(special.ndtri(_clip(frac, theta.size))) - z0
@@ -267,7 +276,7 @@ def infer(
     total = stat.total()
     estimate = stat.value(total)
     n = stat.n_items
-    keep = {
+    keep: dict[str, Any] = {
         "fisher": fisher,
         "proportion": proportion,
         "lower_bound": lower_bound,
@@ -431,7 +440,7 @@ def infer_difference(
         upper_bound=upper_bound,
         what=what,
     )
-    fields = {
+    fields: dict[str, Any] = {
         "estimate": base.estimate,
         "standard_error": base.standard_error,
         "method": method,
@@ -537,7 +546,7 @@ def infer_ratio(
 
     rho = combine([a, b], _one_minus_ratio)
     base = infer(rho, method, n_resamples=n_resamples, rng=rng, what=what, upper_bound=1.0)
-    fields = {
+    fields: dict[str, Any] = {
         "estimate": base.estimate,
         "standard_error": base.standard_error,
         "method": method,
@@ -608,7 +617,11 @@ class IntervalResult:
     ``_fields`` (the names ``to_dict`` lists before the interval)."""
 
     __slots__ = ()
-    _fields: tuple = ()
+    _fields: ClassVar[tuple] = ()
+    # The fields of the subclasses that these methods read (annotations only).
+    confidence_level: float
+    method: str
+    _inference: Inference
 
     def confidence_interval(
         self, confidence_level: float | None = None, *, method: str | None = None

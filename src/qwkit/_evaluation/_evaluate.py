@@ -11,14 +11,16 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._registry import CRITERIA, DEFAULT_CRITERIA
 from qwkit._base._validation import (
+    Columns,
     check_choice,
     check_confidence_level,
     check_n_resamples,
@@ -31,7 +33,7 @@ from qwkit._evaluation._criteria import criterion_test
 from qwkit._evaluation._degradation import PAIRS, degradation_result, degradation_sums
 from qwkit._evaluation._design import Inputs, prepare_inputs
 from qwkit._evaluation._estimates import METHODS, MIN_UNITS
-from qwkit._evaluation._fairness import fairness, group_statistics, holm
+from qwkit._evaluation._fairness import GroupEvaluation, fairness, group_statistics, holm
 from qwkit._evaluation._input import Scores, check_criterion, check_margin, check_trim
 from qwkit._evaluation._panel import kappa_sums
 from qwkit._evaluation._prmse import prmse_result
@@ -256,7 +258,8 @@ def _model(j: int, inputs: Inputs, ctx: Context, s: dict, tick) -> ModelEvaluati
     tick()
     prm = prmse_result(scores, j, ctx)
     tick()
-    groups, fair = (), None
+    groups: tuple[GroupEvaluation, ...] = ()
+    fair = None
     design = inputs.design
     if design.groups is not None:
         groups = group_statistics(
@@ -543,8 +546,8 @@ def _ticker(progress, total: int) -> Callable[[], None]:
 
 
 def evaluate_scorer(
-    human: ArrayLike,
-    machine: ArrayLike,
+    human: RatingsLike,
+    machine: Columns,
     *,
     item: ArrayLike | str | None = None,
     cluster: ArrayLike | str | None = None,
@@ -712,7 +715,7 @@ None or array-like of shape (K, K), default="quadratic"
     >>> res.verdict, res.degradation.n_items, res["machine"].n_trimmed
     ('pass', 100, 15)
     """
-    settings = {
+    settings: dict[str, Any] = {
         "margin": check_margin(margin),
         "min_kappa": check_criterion(min_kappa, "min_kappa"),
         "min_correlation": check_criterion(min_correlation, "min_correlation"),

@@ -34,6 +34,7 @@ import numpy as np
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, check_nan_policy, nan_rows
 from qwkit._base._ratings import RatingsTable, slot_columns
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -46,7 +47,7 @@ from qwkit._base._scale import (
     scale_values,
 )
 from qwkit._base._scale_check import may_fire, merge_sketches, sketch_values, warn_codes
-from qwkit._base._validation import check_choice, show
+from qwkit._base._validation import show
 from qwkit._base._weights import check_weights, resolve, weights_name
 
 __all__ = [
@@ -58,8 +59,6 @@ __all__ = [
     "prepare",
     "trim_scores",
 ]
-
-NAN_POLICIES = ("raise", "omit")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -73,7 +72,7 @@ class Scores:
     real: tuple[bool, ...]  # machine column j holds real-valued scores
     wmat: np.ndarray | None  # None: quadratic weights (moments); else [reference, candidate]
     weights: str  # the name of the weights ("custom" for a matrix)
-    scale: object  # the category at each position (ndarray, or a range for wide scales)
+    scale: np.ndarray | range  # the category at each position (ndarray, or a range for wide scales)
     n_omitted: tuple[int, ...]  # items each machine column did not score
     #: the values of the moments, relative to ``origin`` (the same arrays as ``human`` and
     #: ``machine`` where positions and values differ by ``origin`` only)
@@ -214,7 +213,7 @@ def prepare(
 ) -> Scores:
     """Validate human ratings and machine scores of the same items onto one scale."""
     hname, mname = names
-    policy = check_choice(nan_policy, "nan_policy", NAN_POLICIES)
+    policy = check_nan_policy(nan_policy, RAISE_OR_OMIT)
     weights = check_weights(weights)
     human, machine = paired((human, machine), names)
     slots = isinstance(human, RatingsTable)
@@ -239,15 +238,7 @@ def prepare(
         )
     if m.shape[1] == 0:
         raise QwkitError(f"`{mname}` holds no scores; got shape {m.shape}.", parameter=mname)
-    if policy == "raise" and not m.present.all():
-        row, col = (int(i) for i in np.argwhere(~m.present)[0])
-        raise QwkitError(
-            f"`{mname}`{_which(m, col)} has no score for the item in row {row}; every "
-            f"item needs one, or pass nan_policy='omit' to leave out, for each model, the "
-            "items it did not score.",
-            parameter=mname,
-            row=row,
-        )
+    nan_rows(policy, (machine,), (mname,), kind="models", allowed=RAISE_OR_OMIT)
     if labels is None:
         orders = [x.declared for x in (h, m)]
         if all(o is not None for o in orders) and not (
@@ -488,7 +479,7 @@ def check_trim(trim) -> float | None:
             f"0.4998); got {trim!r}.",
             parameter="trim",
         )
-    if not (math.isfinite(trim) and trim >= 0):
+    if not (math.isfinite(trim) and float(trim) >= 0):
         raise QwkitError(
             f"`trim` as a tolerance must be a finite number ≥ 0; got {trim!r}.",
             parameter="trim",
@@ -520,8 +511,8 @@ def trim_scores(scores: Scores, trim: bool, tolerance: float = TRIM_TOLERANCE) -
     if not trim or not any(outside):
         return Trimmed(scores, (0,) * len(outside), tuple(outside))
     machine = machine.copy()
-    real = np.asarray(scores.real)
-    machine[:, real] = np.clip(machine[:, real], lo, hi)
+    real_cols = np.asarray(scores.real)
+    machine[:, real_cols] = np.clip(machine[:, real_cols], lo, hi)
     # real-valued scores need a scale of consecutive integers, whose values are its
     # positions (from the origin): one array is both
     trimmed = dataclasses.replace(scores, machine=machine, machine_values=machine)

@@ -280,7 +280,7 @@ def _fairness(res, m) -> Table:
     ):
         if fit.estimate:
             k = max(range(len(fit.estimate)), key=lambda i: abs(fit.estimate[i]))
-            largest = (
+            largest: tuple[object, ...] = (
                 str(fit.groups[k]),
                 fit.estimate[k],
                 (fit.low[k], fit.high[k]),

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._validation import (
     check_choice,
     check_confidence_level,
@@ -197,7 +198,7 @@ def smd_result(
 
 
 def standardized_mean_difference(
-    human: ArrayLike,
+    human: RatingsLike,
     machine: ArrayLike,
     *,
     threshold: float = 0.15,

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._ratings import RatingsLike
 from qwkit._base._validation import (
     check_choice,
     check_confidence_level,
@@ -233,7 +234,7 @@ def prmse_result(scores: Scores, column: int, ctx: Context) -> PRMSEResult:
 
 
 def prmse(
-    human: ArrayLike,
+    human: RatingsLike,
     machine: ArrayLike,
     *,
     labels: ArrayLike | None = None,

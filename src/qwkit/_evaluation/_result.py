@@ -15,9 +15,17 @@ from qwkit._base._results import freeze_arrays, labels_dict, plain, reduce_datac
 from qwkit._base._tables import Table, render_text
 from qwkit._evaluation import _report
 from qwkit._evaluation._degradation import DegradationTestResult
-from qwkit._evaluation._fairness import FairnessResult
+from qwkit._evaluation._fairness import FairnessResult, GroupEvaluation
 from qwkit._evaluation._prmse import PRMSEResult
-from qwkit._evaluation._records import Descriptives, Estimate, ScoreDistribution
+from qwkit._evaluation._records import (
+    Comparison,
+    Criterion,
+    DegradationEstimate,
+    Descriptives,
+    Diagnostic,
+    Estimate,
+    ScoreDistribution,
+)
 
 __all__ = ["EvaluationResult", "HumanAgreement", "ModelEvaluation", "overall"]
 
@@ -110,13 +118,13 @@ class ModelEvaluation:
     disattenuated_r: Estimate
     human: Descriptives
     machine: Descriptives
-    per_rater: tuple  # ((human column, Estimate), ...): κ(h_r, m)
+    per_rater: tuple[tuple[str, Estimate], ...]  # (human column, Estimate): κ(h_r, m)
     degradation: DegradationTestResult
-    degradations: tuple  # DegradationEstimate of r, unweighted kappa, exact, adjacent, SMD
+    degradations: tuple[DegradationEstimate, ...]  # of r, unweighted kappa, exact, adjacent, SMD
     prmse: PRMSEResult
-    groups: tuple
+    groups: tuple[GroupEvaluation, ...]
     fairness: FairnessResult | None
-    criteria: tuple
+    criteria: tuple[Criterion, ...]
     distribution: ScoreDistribution | None
     confusion: np.ndarray | None = field(repr=False)
 
@@ -197,16 +205,16 @@ class EvaluationResult:
     name or position: ``result["model_a"]``, ``result[0]``.
     """
 
-    models: tuple
+    models: tuple[ModelEvaluation, ...]
     human_human: HumanAgreement
-    human_names: tuple
+    human_names: tuple[str, ...]
     labels: object = field(repr=False)
     weights: str = field(repr=False)
     settings: dict = field(repr=False)
     n_items: int = 0
     n_double_scored: int = 0
-    comparisons: tuple = ()
-    diagnostics: tuple = ()
+    comparisons: tuple[Comparison, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -234,7 +242,7 @@ class EvaluationResult:
         return self.models[0]
 
     @property
-    def criteria(self) -> tuple:
+    def criteria(self) -> tuple[Criterion, ...]:
         """Every criterion of every model, in one table (tuple of Criterion)."""
         return tuple(c for m in self.models for c in m.criteria)
 
@@ -243,19 +251,70 @@ class EvaluationResult:
         """'pass', 'fail' or 'inconclusive' over every criterion of every model."""
         return overall(self.criteria)
 
-    kappa = property(lambda self: self._only().kappa, doc="κ(h₁, m) of the one model.")
-    unweighted_kappa = property(lambda self: self._only().unweighted_kappa)
-    pearson_r = property(lambda self: self._only().pearson_r, doc="Pearson r of the one model.")
-    smd = property(lambda self: self._only().smd, doc="SMD of the one model.")
-    exact_agreement = property(lambda self: self._only().exact_agreement)
-    adjacent_agreement = property(lambda self: self._only().adjacent_agreement)
-    rmse = property(lambda self: self._only().rmse, doc="RMSE of the one model.")
-    r2 = property(lambda self: self._only().r2, doc="R² of the one model.")
-    degradation = property(lambda self: self._only().degradation, doc="The degradation test.")
-    degradations = property(lambda self: self._only().degradations)
-    prmse = property(lambda self: self._only().prmse, doc="PRMSE of the one model.")
-    groups = property(lambda self: self._only().groups, doc="Subgroups of the one model.")
-    fairness = property(lambda self: self._only().fairness, doc="Fairness analyses.")
+    @property
+    def kappa(self) -> Estimate:
+        """κ(h₁, m) of the one model."""
+        return self._only().kappa
+
+    @property
+    def unweighted_kappa(self) -> Estimate:
+        """The unweighted kappa of the one model."""
+        return self._only().unweighted_kappa
+
+    @property
+    def pearson_r(self) -> Estimate:
+        """Pearson r of the one model."""
+        return self._only().pearson_r
+
+    @property
+    def smd(self) -> Estimate:
+        """SMD of the one model."""
+        return self._only().smd
+
+    @property
+    def exact_agreement(self) -> Estimate:
+        """The exact agreement of the one model."""
+        return self._only().exact_agreement
+
+    @property
+    def adjacent_agreement(self) -> Estimate:
+        """The adjacent agreement of the one model."""
+        return self._only().adjacent_agreement
+
+    @property
+    def rmse(self) -> Estimate:
+        """RMSE of the one model."""
+        return self._only().rmse
+
+    @property
+    def r2(self) -> Estimate:
+        """R² of the one model."""
+        return self._only().r2
+
+    @property
+    def degradation(self) -> DegradationTestResult:
+        """The degradation test."""
+        return self._only().degradation
+
+    @property
+    def degradations(self) -> tuple[DegradationEstimate, ...]:
+        """The degradations of the one model."""
+        return self._only().degradations
+
+    @property
+    def prmse(self) -> PRMSEResult:
+        """PRMSE of the one model."""
+        return self._only().prmse
+
+    @property
+    def groups(self) -> tuple[GroupEvaluation, ...]:
+        """Subgroups of the one model."""
+        return self._only().groups
+
+    @property
+    def fairness(self) -> FairnessResult | None:
+        """Fairness analyses."""
+        return self._only().fairness
 
     def tables(self) -> tuple[Table, ...]:
         """The evaluation laid out as tables, in the order a report reads: the decision

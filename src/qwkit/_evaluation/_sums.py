@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -146,7 +147,7 @@ class ItemSums:
     (...) arrays, real or complex (no ``abs``, ``max`` or comparisons: the gradient is
     taken in complex arithmetic)."""
 
-    z: object
+    z: Any  # (p, G): an ndarray, a scipy sparse array or Blocks
     f: Callable[[np.ndarray], np.ndarray]
     #: ∇f(S), when f is built from parts (``combine``: the chain rule); else complex steps
     grad: Callable[[np.ndarray], np.ndarray] | None = None

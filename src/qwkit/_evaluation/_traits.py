@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._items import item_labels, paired, take_column
-from qwkit._base._ratings import RatingsTable
+from qwkit._base._ratings import RatingsLike, RatingsTable
 from qwkit._base._results import plain
 from qwkit._base._tables import Column, Table, render_text
+from qwkit._base._validation import Columns
 from qwkit._base._weights import WeightsLike
 from qwkit._evaluation._design import categories
 from qwkit._evaluation._evaluate import evaluate_scorer
@@ -186,8 +187,8 @@ def _take(value, rows: np.ndarray, name: str):
 
 
 def evaluate_traits(
-    human: ArrayLike,
-    machine: ArrayLike,
+    human: RatingsLike,
+    machine: Columns,
     trait: ArrayLike | str,
     *,
     item: ArrayLike | str | None = None,
@@ -286,7 +287,7 @@ n_resamples, rng, nan_policy
     if n is None:
         raise QwkitTypeError(f"`trait` must be array-like; got {trait!r}.", parameter="trait")
     found = categories(trait, "trait", n)
-    options = {
+    options: dict[str, Any] = {
         "weights": weights,
         "labels": labels,
         "criteria": criteria,

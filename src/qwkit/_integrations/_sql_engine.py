@@ -28,11 +28,11 @@ import numpy as np
 
 import qwkit
 from qwkit._base._errors import QwkitError, QwkitTypeError
+from qwkit._base._missing import RAISE_OR_OMIT, check_nan_policy
 from qwkit._base._scale import prepare_labels
 from qwkit._base._scale_check import SKETCH
 from qwkit._base._validation import (
     check_alternative,
-    check_choice,
     check_integer,
     check_replace_undefined_by,
 )
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 #: ``nan_policy``: a NULL (or NaN) rating is an error, or its row is left out.
-NAN_POLICIES = ("raise", "omit")
+NAN_POLICIES = RAISE_OR_OMIT  # the engines count in SQL: no NaN result to propagate
 #: Unweighted quadratic kappa asks for at most this many distinct pairs before it
 #: switches to the five sums.
 PAIR_CAP = 65_536
@@ -128,7 +128,7 @@ def _by(engine: Engine, by) -> tuple[str, ...]:
 
 
 def _policy(nan_policy) -> bool:
-    return check_choice(nan_policy, "nan_policy", NAN_POLICIES) == "omit"
+    return check_nan_policy(nan_policy, NAN_POLICIES) == "omit"
 
 
 def _pair_spec(engine, y1, y2, labels, counts, by, nan_policy, names=("y1", "y2")):

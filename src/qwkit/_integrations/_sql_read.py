@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import decimal
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,7 +117,7 @@ def in_group(exc: QwkitError, spec: Spec, key: Group) -> QwkitError:
     )
 
 
-def finish(groups: dict[Group, object], spec: Spec, compute: Callable):
+def finish(groups: Mapping[Group, object], spec: Spec, compute: Callable):
     """``compute(state)`` of each group (a dict by group with ``by``, else the one
     result); an error names its group."""
     out = {}
@@ -371,7 +371,8 @@ def sums_kappa(s: Sums, replace: float, sketch: list[int] | None) -> float:
 def profiles_table(rows: list[tuple], names: tuple[str, str, str]):
     """The ratings of many raters that the distinct profiles of one group stand for, as
     a :class:`qwkit.RatingsTable` (each profile repeated for the items that hold it;
-    the order of the items does not change any statistic). The values' type is decided
+    the order of the items moves a coefficient, a floating-point sum over items, at most
+    in its last bits). The values' type is decided
     once, from the distinct profiles; the repetition is numpy's."""
     items_name, raters_name, values_name = names
     flat_raters: list = []

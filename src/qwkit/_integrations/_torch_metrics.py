@@ -108,6 +108,10 @@ None or array-like of shape (K, K), default="quadratic"
     0.318182
     """
 
+    # The registered buffers (nn.Module types them as Tensor | Module).
+    counts: torch.Tensor
+    weighted_counts: torch.Tensor
+
     _fixed_dtype = ("weighted_counts",)
 
     def __init__(self, num_classes: int, *, weights="quadratic", validate_args: bool = True):
@@ -145,15 +149,13 @@ None or array-like of shape (K, K), default="quadratic"
         t = _s.class_indices(
             target, "target", k, checks, device=dev, where=_WHERE, n=n, reference="preds"
         )
-        weighted = sample_weight is not None
-        if weighted:
-            w = _s.sample_weight_tensor(
-                sample_weight, n, p, checks, dtype=torch.float64, reference="preds", where=_WHERE
-            )
+        w = _s.sample_weight_tensor(
+            sample_weight, n, p, checks, dtype=torch.float64, reference="preds", where=_WHERE
+        )  # None for None
         checks.run()
         cell = (t * k + p).detach()
         with torch.no_grad():  # scatter_add_ on one dimension: deterministic, no sync
-            if weighted:
+            if w is not None:
                 self.weighted_counts.view(-1).scatter_add_(0, cell, w)
             else:
                 self.counts.view(-1).scatter_add_(0, cell, torch.ones_like(cell))
@@ -171,9 +173,9 @@ None or array-like of shape (K, K), default="quadratic"
 
         Raises ValueError before any item of positive weight.
         """
-        table = self.confusion.detach().cpu()
-        _void(table)
-        table = table.numpy()
+        on_cpu = self.confusion.detach().cpu()
+        _void(on_cpu)
+        table = on_cpu.numpy()
         if not np.any(table > 0):
             raise QwkitError("No items with positive weight yet: call `update` first.")
         return qwkit.kappa_from_confusion(
@@ -259,6 +261,8 @@ class SoftKappaMetric(_s.FloatState):
     >>> round(metric.compute(), 6)   # qwkit.soft_kappa_score of the four items
     0.959206
     """
+
+    moments: torch.Tensor  # the registered buffer
 
     _fixed_dtype = ("moments",)
 

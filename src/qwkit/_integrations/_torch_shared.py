@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 import torch
@@ -86,7 +87,7 @@ def on_device(values, like: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return torch.as_tensor(values, dtype=dtype).to(like.device, non_blocking=True)
 
 
-_CACHE: dict[tuple, object] = {}
+_CACHE: dict[tuple, Any] = {}  # tensors and Constants, by what made them
 
 N_MOMENTS = 7  # Σw, ȳ, f̄, Σw(y−ȳ)², Σw(f−f̄)², Σw(y−ȳ)(f−f̄), Σw(y−f)²
 _MEANS = (False, True, True, False, False, False, False)  # the moments that do not add

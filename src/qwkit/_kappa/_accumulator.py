@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import public_module
 from qwkit._base._scale import MAX_DENSE_CLASSES, prepare_labels
 from qwkit._base._scale_check import check_occurring
@@ -128,6 +129,7 @@ None or array-like of shape (K, K), default="quadratic"
         sample_weight: ArrayLike | None = None,
         *,
         counts: ArrayLike | None = None,
+        nan_policy: NanPolicy = "raise",
     ) -> None:
         """Add a batch of paired ratings (every rating must be in ``labels``, if given).
 
@@ -135,10 +137,13 @@ None or array-like of shape (K, K), default="quadratic"
         identical items each row stands for) as in :func:`kappa_score`. An empty
         batch, or one whose weights are all zero, adds nothing (an empty partition of a
         larger data set is not an error).
+        ``nan_policy``: a missing rating is an error (``"raise"``) or its item is left out
+        of the batch (``"omit"``), as in :func:`kappa_score`.
         """
-        y1, y2, sample_weight, counts = paired(
-            (y1, y2, sample_weight, counts), ("y1", "y2", "sample_weight", "counts")
-        )
+        names = ("y1", "y2", "sample_weight", "counts")
+        inputs = paired((y1, y2, sample_weight, counts), names)
+        rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+        y1, y2, sample_weight, counts = rows.values
         stats = copy.deepcopy(self._stats)  # a refused batch leaves the state unchanged
         stats.update(y1, y2, sample_weight, counts=counts)
         n = len(y1)

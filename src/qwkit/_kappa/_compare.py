@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._numerics import unit_scale
 from qwkit._base._results import (
     freeze_arrays,
@@ -38,6 +39,13 @@ from qwkit._base._scale import Ratings, check_codes, measure_scale, prepare_rati
 from qwkit._base._validation import as_1d, check_alternative, check_choice, check_confidence_level
 from qwkit._base._warnings import renamed_attribute
 from qwkit._base._weights import WeightsLike, check_weights, weights_name
+from qwkit._kappa._compare_soft import (
+    as_columns,
+    continuous_pair,
+    rating_columns,
+    real_columns,
+    refuse_real,
+)
 from qwkit._table import _sufficient
 from qwkit._table._cells import CellKappa, influence_variance, tabulate
 from qwkit._table._resampling import (
@@ -81,7 +89,12 @@ class KappaComparisonResult(Resampled):
         Number of items (with positive weight; with ``counts``, their sum).
     labels : ndarray of shape (K,)
         The rating scale shared by the three vectors (for an integer scale wider than
-        10,000 categories, a ``range``).
+        10,000 categories, a ``range``); with real-valued scores, the scale of the
+        vectors that hold ratings (empty when none does).
+    real_valued : bool
+        Whether a vector held real-valued scores, so that both kappas are quadratic
+        kappa's continuous form (:func:`soft_kappa_score`) and the standard error that
+        of eq. 12.
     """
 
     statistic: float
@@ -94,13 +107,15 @@ class KappaComparisonResult(Resampled):
     weights: str = field(repr=False)
     labels: np.ndarray | range = field(repr=False)
     _estimator: Estimator = field(repr=False)
+    real_valued: bool = field(default=False, repr=False)
 
     def summary(self, confidence_level: float = 0.95) -> str:
         """Text block: both kappas, the difference, its SE, the limits at
         ``confidence_level`` (one-sided with a one-sided ``alternative``) and the z-test."""
         limits = self._limits(confidence_level)
         z = self.statistic / self.standard_error if self.standard_error > 0 else math.nan
-        title = f"Paired Comparison of Kappas ({self.weights} weights)"
+        form = "continuous form, " if self.real_valued else ""
+        title = f"Paired Comparison of Kappas ({form}{self.weights} weights)"
         lines = [
             title,
             "-" * len(title),
@@ -131,6 +146,7 @@ class KappaComparisonResult(Resampled):
                 "pvalue",
                 "n_items",
                 "alternative",
+                "real_valued",
             ),
             weights=self.weights,
             **labels_dict(self.labels),
@@ -161,6 +177,7 @@ def compare_kappa_test(
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+    nan_policy: NanPolicy = "raise",
 ) -> KappaComparisonResult:
     """Paired test of whether two models' kappas on the same items differ.
 
@@ -169,14 +186,18 @@ def compare_kappa_test(
     y_true : array-like of shape (n_items,)
         True ratings.
     y_pred_a, y_pred_b : array-like of shape (n_items,)
-        Predictions of model a and model b for the same items.
+        Predictions of model a and model b for the same items: ratings on the scale,
+        or real-valued scores (quadratic weights only; either or both).
     weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
 None or array-like of shape (K, K), default="quadratic"
-        Disagreement weights, indexed ``[rating of y_true, rating of y_pred]``.
+        Disagreement weights, indexed ``[rating of y_true, rating of y_pred]``. Only
+        ``"quadratic"`` scores real values (its continuous form); other weights refuse
+        them.
     labels : array-like of shape (K,), default=None
         The ordered rating scale, shared by the three vectors. When None and the
         ratings are integers, every integer from the smallest to the largest rating of
-        all three.
+        all three. Real-valued scores need the integers as the scale: None, or
+        consecutive integers.
     sample_weight : array-like of shape (n_items,), default=None
         Non-negative survey weight of each item (the rows are the sampling units, as
         in :func:`kappa_test`).
@@ -185,6 +206,10 @@ None or array-like of shape (K, K), default="quadratic"
         ``sample_weight``); the result equals that of the repeated rows.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         ``"greater"`` tests κ_a > κ_b.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out (from both kappas), with its item weight. The result has no NaN form:
+        ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -206,11 +231,14 @@ None or array-like of shape (K, K), default="quadratic"
     Raises
     ------
     QwkitError, QwkitTypeError
-        As :func:`kappa_score` for each pair, and for an unknown ``alternative``.
+        As :func:`kappa_score` for each pair, for an unknown ``alternative``, and for
+        real-valued scores under weights other than ``"quadratic"`` (naming the vector
+        and ``weights``).
 
     See Also
     --------
     kappa_test : Inference for one kappa.
+    soft_kappa_score : Quadratic kappa of real-valued scores.
 
     Notes
     -----
@@ -220,6 +248,15 @@ None or array-like of shape (K, K), default="quadratic"
     difference is the variance of that influence over the items (eq. 10): the
     correlation between the two kappas, which an unpaired test would ignore, is
     accounted for exactly. Unlike two separate intervals, this is a valid test.
+
+    Real-valued scores (a number that is not an integer, on the integers' scale) have no
+    table: quadratic kappa scores them by its continuous form (eq. 2' of
+    ``docs/kappa.md``), each kappa the value :func:`soft_kappa_score` gives, both
+    functions of nine sums over the items. The influence of an item on the difference
+    is then the difference of the two kappas' influences (eq. 12) and its variance the
+    sandwich of eq. 5, over items instead of cells; the bootstrap and the jackknife
+    resample the items. On integer ratings both forms are one function of one
+    distribution: they agree to rounding (the tests hold them within 1e-12).
 
     Examples
     --------
@@ -232,13 +269,29 @@ None or array-like of shape (K, K), default="quadratic"
     (0.926829, 0.709677, 0.217152)
     >>> round(res.standard_error, 6), round(res.pvalue, 6)
     (0.083447, 0.009261)
+
+    Real-valued scores of model b (an average of several answers, say):
+
+    >>> b_real = [1.6, 2.2, 2.4, 3.3, 4.1, 1.2, 2.7, 3.1, 3.4, 4.2, 3.6, 2.3]
+    >>> res = qwkit.compare_kappa_test(truth, a, b_real)
+    >>> res.real_valued, round(res.kappa_b, 6) == round(qwkit.soft_kappa_score(truth, b_real), 6)
+    (True, True)
+    >>> round(res.statistic, 6), round(res.standard_error, 6)
+    (0.0, 0.0)
     """
     alternative = check_alternative(alternative)
     weights = check_weights(weights)
     names = ("y_true", "y_pred_a", "y_pred_b")
-    y_true, y_pred_a, y_pred_b, sample_weight, counts = paired(
-        (y_true, y_pred_a, y_pred_b, sample_weight, counts), (*names, "sample_weight", "counts")
-    )
+    every = (*names, "sample_weight", "counts")
+    inputs = paired((y_true, y_pred_a, y_pred_b, sample_weight, counts), every)
+    rows = nan_rows(nan_policy, inputs, every, rated=3, allowed=RAISE_OR_OMIT)
+    y_true, y_pred_a, y_pred_b, sample_weight, counts = rows.values
+    arrays, first = real_columns((y_true, y_pred_a, y_pred_b), names, labels)
+    if any(f is not None for f in first):  # real-valued scores: the continuous form
+        refuse_real(weights, names, arrays, first)
+        r, scale = rating_columns(arrays, names, first, labels)
+        iw = item_weights(sample_weight, counts, len(arrays[0]))
+        return _continuous(as_columns(arrays, first, r), names, iw, alternative, scale)
     r = prepare_ratings(
         (y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(weights)
     )
@@ -301,6 +354,31 @@ def _paired(r: Ratings, iw, weights, alternative: str) -> KappaComparisonResult:
     )
 
 
+def _continuous(columns, names, iw, alternative: str, scale) -> KappaComparisonResult:
+    """The paired test of real-valued scores by quadratic kappa's continuous form."""
+    c = continuous_pair(columns, names, iw)
+    diff, se = c.kappa_a - c.kappa_b, c.standard_error
+    if math.isnan(se):
+        p = math.nan
+    elif se > 0:
+        p = pvalue(diff / se, alternative)
+    else:
+        p = zero_se_pvalue("standard error of the difference")
+    return KappaComparisonResult(
+        statistic=float(diff),
+        kappa_a=c.kappa_a,
+        kappa_b=c.kappa_b,
+        standard_error=se,
+        pvalue=p,
+        n_items=c.n_items,
+        alternative=alternative,
+        weights="quadratic",
+        labels=scale,
+        _estimator=c.estimator,
+        real_valued=True,
+    )
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class PairwiseComparisonResult:
     """Result of :func:`pairwise_compare_kappa_test`: every pair of several models.
@@ -359,7 +437,8 @@ class PairwiseComparisonResult:
         multiplicity), z, and the p-value before and after the correction."""
         names = [*self.models, *(f"{a} - {b}" for a, b in self.pairs), "Model", "Pair"]
         width = max(26, *(len(n) + 2 for n in names))
-        title = f"Pairwise Comparison of Kappas ({self.weights} weights)"
+        form = "continuous form, " if any(c.real_valued for c in self.comparisons) else ""
+        title = f"Pairwise Comparison of Kappas ({form}{self.weights} weights)"
         adjusted = _CORRECTION_NAMES[self.correction]
         level = f"{100 * check_confidence_level(confidence_level):g}%"
         lines = [title, "-" * len(title), f"{'Model':<{width}}{'Kappa':>10}"]
@@ -387,7 +466,10 @@ class PairwiseComparisonResult:
             {
                 "model_a": a,
                 "model_b": b,
-                **result_dict(res, ("statistic", "kappa_a", "kappa_b", "standard_error", "pvalue")),
+                **result_dict(
+                    res,
+                    ("statistic", "kappa_a", "kappa_b", "standard_error", "pvalue", "real_valued"),
+                ),
                 "pvalue_adjusted": float(p),
             }
             for (a, b), res, p in zip(
@@ -419,6 +501,7 @@ def pairwise_compare_kappa_test(
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     correction: Literal["holm", "bonferroni", "fdr_by"] = "holm",
+    nan_policy: NanPolicy = "raise",
 ) -> PairwiseComparisonResult:
     """Paired tests of every pair of several models' kappas on the same items, with
     p-values adjusted for multiplicity.
@@ -430,7 +513,8 @@ def pairwise_compare_kappa_test(
     y_preds : mapping of str to array-like, or array-like of shape (n_items, n_models)
         The predictions of at least two models for the same items: a dict (model name →
         predictions), a data frame (one column per model, named after it), or a 2-D
-        array (one column per model, named ``"0"``, ``"1"``, …).
+        array (one column per model, named ``"0"``, ``"1"``, …). Ratings on the scale
+        or real-valued scores (quadratic weights only), as in :func:`compare_kappa_test`.
     weights : {"quadratic", "linear", "identity", "radical", "circular", "bipolar"}, \
 None or array-like of shape (K, K), default="quadratic"
         Disagreement weights, indexed ``[rating of y_true, rating of a prediction]``.
@@ -448,6 +532,11 @@ None or array-like of shape (K, K), default="quadratic"
         step-down (family-wise error rate), Bonferroni (the same, less powerful), or
         Benjamini–Yekutieli (false discovery rate). All three hold however the tests
         depend on each other — and tests that share a model do.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out of every pair (all are tested on the same items), with its item weight. The
+        result has no NaN form: ``"propagate"`` is refused (``docs/getting-started.md``,
+        "Missing values").
 
     Returns
     -------
@@ -479,7 +568,8 @@ None or array-like of shape (K, K), default="quadratic"
     Notes
     -----
     Each pair is tested exactly as :func:`compare_kappa_test` tests it (eq. 10: paired,
-    on the same items), all on one rating scale; only the p-values are adjusted
+    on the same items; eq. 12 when a column of the pair holds real-valued scores), all
+    on one rating scale; only the p-values are adjusted
     (Holm 1979; Benjamini & Yekutieli 2001). The standard errors and confidence
     intervals of ``comparisons`` are those of each pair alone.
 
@@ -508,27 +598,30 @@ None or array-like of shape (K, K), default="quadratic"
         (y_true, y_preds, sample_weight, counts), ("y_true", "y_preds", "sample_weight", "counts")
     )
     models, names, vectors = _models(y_preds, y_true)
-    r = prepare_ratings(
-        (y_true, *vectors), labels, names=("y_true", *names), ordered=_ordered(weights)
+    every = ("y_true", *names, "sample_weight", "counts")
+    rows = nan_rows(
+        nan_policy,
+        (y_true, *vectors, sample_weight, counts),
+        every,
+        rated=1 + len(vectors),
+        allowed=RAISE_OR_OMIT,
     )
-    iw = item_weights(sample_weight, counts, r.n_items)
-    offset, k = measure_scale(r)  # one scale for every pair (checked once)
-    check_codes(r)
-    shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
+    y_true, *vectors, sample_weight, counts = rows.values
     pairs = [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
-    comparisons = tuple(
-        _paired(
-            dataclasses.replace(
-                shared,
-                columns=tuple(shared.columns[c] for c in (0, i + 1, j + 1)),
-                names=tuple(shared.names[c] for c in (0, i + 1, j + 1)),
-            ),
-            iw,
-            weights,
-            "two-sided",
+    all_names = ("y_true", *names)
+    arrays, first = real_columns((y_true, *vectors), all_names, labels)
+    if any(f is not None for f in first):  # real-valued scores: the continuous form
+        refuse_real(weights, all_names, arrays, first)
+        comparisons = _mixed_pairs(arrays, all_names, first, labels, pairs, sample_weight, counts)
+    else:
+        r = prepare_ratings((y_true, *vectors), labels, names=all_names, ordered=_ordered(weights))
+        iw = item_weights(sample_weight, counts, r.n_items)
+        offset, k = measure_scale(r)  # one scale for every pair (checked once)
+        check_codes(r)
+        shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
+        comparisons = tuple(
+            _paired(_three(shared, (0, i + 1, j + 1)), iw, weights, "two-sided") for i, j in pairs
         )
-        for i, j in pairs
-    )
     kappas = [comparisons[0].kappa_a] + [comparisons[j - 1].kappa_b for j in range(1, len(models))]
     raw = np.array([c.pvalue for c in comparisons])
     return PairwiseComparisonResult(
@@ -544,6 +637,40 @@ None or array-like of shape (K, K), default="quadratic"
         weights=comparisons[0].weights,
         labels=comparisons[0].labels,
     )
+
+
+def _three(shared: Ratings, columns: tuple[int, int, int]) -> Ratings:
+    """Three of the rating columns of ``shared``, on its scale."""
+    return dataclasses.replace(
+        shared,
+        columns=tuple(shared.columns[c] for c in columns),
+        names=tuple(shared.names[c] for c in columns),
+    )
+
+
+def _mixed_pairs(arrays, names, first, labels, pairs, sample_weight, counts):
+    """Every pair's test when some columns hold real-valued scores: the pairs of two
+    rating columns (and rated truth) on the table of their shared scale, exactly as
+    :func:`compare_kappa_test` tests them; the others by the continuous form."""
+    r, scale = rating_columns(arrays, names, first, labels)
+    iw = item_weights(sample_weight, counts, len(arrays[0]))
+    columns = as_columns(arrays, first, r)
+    shared = None
+    if r is not None:
+        offset, k = measure_scale(r)
+        shared = dataclasses.replace(r, offset=offset, n_classes=k, checked=True)
+        rated = {c: n for n, c in enumerate(i for i, f in enumerate(first) if f is None)}
+    out = []
+    for i, j in pairs:
+        idx = (0, i + 1, j + 1)
+        if all(first[c] is None for c in idx):
+            out.append(
+                _paired(_three(shared, tuple(rated[c] for c in idx)), iw, "quadratic", "two-sided")
+            )
+        else:
+            three = [columns[c] for c in idx]
+            out.append(_continuous(three, [names[c] for c in idx], iw, "two-sided", scale))
+    return tuple(out)
 
 
 def _models(y_preds, y_true) -> tuple[tuple[str, ...], tuple[str, ...], list]:

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import MAX_TOTAL_COUNT
+from qwkit._base._missing import NanPolicy
 from qwkit._base._results import labels_dict, public_module, result_dict
 from qwkit._base._scale import check_codes, measure_scale, scale_values
 from qwkit._base._validation import check_alternative, check_choice, check_confusion, check_rng
@@ -338,6 +339,7 @@ def kappa_test(
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     alternative: Alternative = "two-sided",
+    nan_policy: NanPolicy = "raise",
 ) -> KappaTestResult:
     """Weighted kappa with its standard errors, z-test and confidence intervals.
 
@@ -362,6 +364,10 @@ None or array-like of shape (K, K), default="quadratic"
         that of the repeated rows (n = Σ counts), computed without repeating them.
     alternative : {"two-sided", "greater", "less"}, default="two-sided"
         Alternative hypothesis of the z-test of κ = 0 (and sidedness of intervals).
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out, with its item weight. A test has no NaN result: ``"propagate"`` is refused
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -425,7 +431,13 @@ None or array-like of shape (K, K), default="quadratic"
     """
     alternative = check_alternative(alternative)
     pair = _sufficient.prepare_pair(
-        y1, y2, weights=weights, labels=labels, sample_weight=sample_weight, counts=counts
+        y1,
+        y2,
+        weights=weights,
+        labels=labels,
+        sample_weight=sample_weight,
+        counts=counts,
+        nan_policy=nan_policy,
     )
     r, weights, iw = pair.ratings, pair.weights, pair.item_weights
     offset, k = measure_scale(r)

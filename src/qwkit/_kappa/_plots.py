@@ -14,7 +14,7 @@ __all__ = ["bootstrap_figure", "classes_figure", "confusion_figure"]
 
 def confusion_figure(
     confusion: np.ndarray,
-    labels: Sequence,
+    labels: Sequence | np.ndarray,
     *,
     title: str,
     truth_name: str,
@@ -54,7 +54,9 @@ def confusion_figure(
     return fig
 
 
-def classes_figure(confusion: np.ndarray, labels: Sequence, *, truth_name: str, pred_name: str):
+def classes_figure(
+    confusion: np.ndarray, labels: Sequence | np.ndarray, *, truth_name: str, pred_name: str
+):
     """For each class of the rows (``truth_name``): exact agreement, agreement within one
     class, and the share of the class among both raters' ratings. Beyond
     ``MAX_BAR_CLASSES`` classes, lines instead of bars."""

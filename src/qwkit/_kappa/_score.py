@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, check_nan_policy, nan_rows
 from qwkit._base._scale import MAX_DENSE_CLASSES, check_codes, measure_scale, prepare_ratings
 from qwkit._base._validation import check_confusion, check_replace_undefined_by
 from qwkit._base._weights import WeightsLike, check_weights, resolve
@@ -30,6 +31,7 @@ def kappa_score(
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
     replace_undefined_by: float = np.nan,
+    nan_policy: NanPolicy = "raise",
 ) -> float:
     """Weighted kappa of two raters: quadratic (default), linear, unweighted or custom.
 
@@ -57,6 +59,10 @@ None or array-like of shape (K, K), default="quadratic"
         ``sample_weight``; the result equals that of the repeated rows, exactly.
     replace_undefined_by : float, default=nan
         Returned, with an :class:`UndefinedKappaWarning`, when kappa is 0/0.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error; or (``"omit"``) its item is
+        left out (with its ``sample_weight`` or ``counts``); or (``"propagate"``) kappa is
+        NaN (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -129,6 +135,12 @@ None or array-like of shape (K, K), default="quadratic"
     0.7632
     """
     replace = check_replace_undefined_by(replace_undefined_by)
+    if check_nan_policy(nan_policy) == "propagate":
+        names = ("y1", "y2", "sample_weight", "counts")
+        inputs = paired((y1, y2, sample_weight, counts), names)
+        if nan_rows(nan_policy, inputs, names, rated=2).propagate:
+            return float("nan")
+        nan_policy = "raise"  # none is missing
     pair = _sufficient.prepare_pair(
         y1,
         y2,
@@ -137,6 +149,7 @@ None or array-like of shape (K, K), default="quadratic"
         sample_weight=sample_weight,
         counts=counts,
         scan=False,  # the weights are checked inside the pass that reads them
+        nan_policy=nan_policy,
     )
     return _sufficient.kappa(pair, replace)
 
@@ -188,6 +201,7 @@ def confusion_matrix(
     labels: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> np.ndarray:
     """K×K table of how often rater 1 gave rating i and rater 2 rating j.
 
@@ -203,6 +217,9 @@ def confusion_matrix(
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating is an error, or (``"omit"``) its item is not counted. A table of
+        counts cannot be NaN: ``"propagate"`` is refused.
 
     Returns
     -------
@@ -231,9 +248,11 @@ def confusion_matrix(
            [0, 0, 1],
            [0, 0, 2]])
     """
-    y1, y2, sample_weight, counts = paired(
-        (y1, y2, sample_weight, counts), ("y1", "y2", "sample_weight", "counts")
-    )
+    names = ("y1", "y2", "sample_weight", "counts")
+    y1, y2, sample_weight, counts = paired((y1, y2, sample_weight, counts), names)
+    y1, y2, sample_weight, counts = nan_rows(
+        nan_policy, (y1, y2, sample_weight, counts), names, rated=2, allowed=RAISE_OR_OMIT
+    ).values
     r = prepare_ratings((y1, y2), labels, ordered=False)
     iw = item_weights(sample_weight, counts, r.n_items)
     if r.n_classes is not None and r.n_classes > MAX_DENSE_CLASSES:

@@ -16,11 +16,12 @@ from qwkit._base._dyadic import weight_bits
 from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._item_weights import item_weights, no_items_error
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import public_module
 from qwkit._base._validation import as_1d, check_finite, check_same_length
 from qwkit._base._warnings import renamed_attribute, warn_undefined
 
-__all__ = ["SoftKappaAccumulator", "SoftSums", "soft_kappa_score", "soft_sums"]
+__all__ = ["SoftKappaAccumulator", "SoftSums", "soft_floats", "soft_kappa_score", "soft_sums"]
 
 
 def soft_kappa_score(
@@ -29,6 +30,7 @@ def soft_kappa_score(
     *,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> float:
     """Quadratic weighted kappa of real-valued predictions (the continuous form).
 
@@ -43,6 +45,10 @@ def soft_kappa_score(
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for. Exclusive with
         ``sample_weight``.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error; or (``"omit"``) its item is
+        left out, with its item weight; or (``"propagate"``) the result is NaN
+        (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -72,9 +78,12 @@ def soft_kappa_score(
     >>> round(qwkit.soft_kappa_score([1, 2, 3, 4], [1.2, 1.9, 3.4, 3.6]), 6)
     0.959206
     """
-    y_true, y_score, sample_weight, counts = paired(
-        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
-    )
+    names = ("y_true", "y_score", "sample_weight", "counts")
+    inputs = paired((y_true, y_score, sample_weight, counts), names)
+    rows = nan_rows(nan_policy, inputs, names, rated=2)
+    if rows.propagate:
+        return float("nan")
+    y_true, y_score, sample_weight, counts = rows.values
     y, f = _soft_inputs(y_true, y_score)
     w = item_weights(sample_weight, counts, y.shape[0]).as_float()
     sums = SoftSums()
@@ -138,13 +147,17 @@ class SoftKappaAccumulator:
         sample_weight: ArrayLike | None = None,
         *,
         counts: ArrayLike | None = None,
+        nan_policy: NanPolicy = "raise",
     ) -> None:
         """Add a batch (``sample_weight`` or ``counts`` as in :func:`soft_kappa_score`).
-        An empty batch adds nothing."""
-        y_true, y_score, sample_weight, counts = paired(
-            (y_true, y_score, sample_weight, counts),
-            ("y_true", "y_score", "sample_weight", "counts"),
-        )
+        An empty batch adds nothing.
+        ``nan_policy``: a missing rating is an error (``"raise"``) or its item is left out
+        of the batch (``"omit"``), as in :func:`soft_kappa_score`.
+        """
+        names = ("y_true", "y_score", "sample_weight", "counts")
+        inputs = paired((y_true, y_score, sample_weight, counts), names)
+        rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+        y_true, y_score, sample_weight, counts = rows.values
         if len(as_1d(y_true, "y_true")) == 0:
             check_same_length(as_1d(y_true, "y_true"), as_1d(y_score, "y_score"), _SOFT_NAMES)
             item_weights(sample_weight, counts, 0, allow_zero_total=True)
@@ -200,14 +213,21 @@ def _soft_inputs(y_true, y_score) -> tuple[np.ndarray, np.ndarray]:
             parameter="y_true",
             also=("y_score",),
         )
-    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
-        lo = np.int64(min(int(y.min()), int(f.min())))
-        y, f = ((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
-    else:
-        y, f = y.astype(np.float64), f.astype(np.float64)
+    if not (y.dtype.kind in "biu" and f.dtype.kind in "biu"):
         check_finite(y, "y_true")
         check_finite(f, "y_score")
-    return y, f
+    return soft_floats(y, f)
+
+
+def soft_floats(y: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 vectors soft kappa sums, of validated numeric vectors: two integer
+    vectors are shifted by their common minimum before conversion (so 2**55 + small
+    integers stay exact; soft kappa does not change when both vectors move together),
+    anything else is converted as it is."""
+    if y.dtype.kind in "biu" and f.dtype.kind in "biu":
+        lo = np.int64(min(int(y.min()), int(f.min())))
+        return tuple((x.astype(np.int64) - lo).view(np.uint64).astype(np.float64) for x in (y, f))
+    return y.astype(np.float64), f.astype(np.float64)
 
 
 class SoftSums:
@@ -258,5 +278,8 @@ def soft_sums(y: np.ndarray, f: np.ndarray, w: np.ndarray | None) -> list[int]:
 
 
 def _signed(limbs: np.ndarray) -> int:
-    """The integer Σⱼ limbs[j]·2^(32j) of a normalized row (the top limb signed)."""
-    return sum(int(x) << (32 * j) for j, x in enumerate(limbs.tolist()))
+    """The integer Σⱼ limbs[j]·2^(32j) of a normalized row (every limb in [0, 2**32)
+    but the top one, which is signed): the lower limbs read as one little-endian
+    unsigned integer, the top one added at its place."""
+    low = int.from_bytes(limbs[:-1].astype("<u4").tobytes(), "little")
+    return low + (int(limbs[-1]) << (32 * (limbs.shape[0] - 1)))

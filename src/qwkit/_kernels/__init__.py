@@ -69,18 +69,18 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         complete_moments,
         sparse_moments,
     )
+    from qwkit._kernels._jit import (
+        CHUNK,
+        THREAD_MIN_ITEMS,
+        n_threads,
+        threaded,
+    )
     from qwkit._kernels._pairs import (
         pair_batch,
         pair_leave_one_out,
         pair_linearized,
         pair_sums,
         shared_counts,
-    )
-    from qwkit._kernels._jit import (
-        CHUNK,
-        THREAD_MIN_ITEMS,
-        n_threads,
-        threaded,
     )
     from qwkit._kernels._resample import (
         gather_tables,
@@ -213,7 +213,9 @@ _HOMES: dict[str, str] = {
     ),
     "qwkit._kernels._hashing": "distinct_ids",
     "qwkit._kernels._icc": "complete_moments sparse_moments",
-    "qwkit._kernels._pairs": "pair_batch pair_leave_one_out pair_linearized pair_sums shared_counts",
+    "qwkit._kernels._pairs": (
+        "pair_batch pair_leave_one_out pair_linearized pair_sums shared_counts"
+    ),
     "qwkit._kernels._jit": "CHUNK THREAD_MIN_ITEMS n_threads threaded",
     "qwkit._kernels._resample": "gather_tables pcg64_integers resample_tables resample_tables_par",
     "qwkit._kernels._sums": (

@@ -19,7 +19,17 @@ number of threads or on where the chunks begin: the same bits for any setting.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numba
+
+
+class JitOptions(TypedDict, total=False):
+    """Keyword options of ``numba.njit``, typed so that ``njit(**JIT)`` type-checks."""
+
+    cache: bool
+    nogil: bool
+    parallel: bool
 
 
 def _probe() -> int:  # pragma: no cover - never called, only defined with cache=True
@@ -37,9 +47,9 @@ def _cache_possible() -> bool:
 
 #: Whether compiled kernels are cached on disk (see the module's docstring).
 CACHE = _cache_possible()
-JIT = {"cache": CACHE, "nogil": True}
+JIT: JitOptions = {"cache": CACHE, "nogil": True}
 #: Options of the threaded twins of the kernels.
-PARALLEL = {"cache": CACHE, "nogil": True, "parallel": True}
+PARALLEL: JitOptions = {"cache": CACHE, "nogil": True, "parallel": True}
 #: Items per chunk of a threaded kernel (a multiple of 64).
 CHUNK = 1 << 16
 #: Below this many items a kernel runs on the calling thread: waking the pool costs

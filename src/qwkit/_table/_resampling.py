@@ -350,6 +350,13 @@ class Resampled:
     """
 
     __slots__ = ()
+    # The fields of the subclasses that these methods read (declared for type checkers;
+    # annotations only: no class attributes, no slots).
+    statistic: float
+    standard_error: float
+    alternative: str
+    n_items: int
+    _estimator: Estimator
     _upper_bound = math.inf
     #: Deprecated: the old names of ``n_items`` and ``weights``.
     n_samples = renamed_attribute("n_samples", "n_items")

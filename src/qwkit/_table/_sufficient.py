@@ -40,6 +40,7 @@ from qwkit._base._dyadic import (
 from qwkit._base._errors import QwkitError
 from qwkit._base._item_weights import ItemWeights, item_weights
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, nan_rows
 from qwkit._base._numerics import as_exact_integers, exact_dot, exact_sum, unit_scale
 from qwkit._base._scale import (
     MAX_DENSE_CLASSES,
@@ -428,9 +429,12 @@ def prepare_pair(
     counts=None,
     names=("y1", "y2"),
     scan: bool = True,
+    nan_policy="raise",
 ) -> Pair:
     """The validation step of every two-rater function: weights, ratings (whose scale
-    must be ordered unless the weights are 'identity'), item weights.
+    must be ordered unless the weights are 'identity'), item weights — after
+    ``nan_policy``, "raise" or "omit" (``_missing.nan_rows``; a caller that takes
+    "propagate" applies it first).
 
     With ``scan=False`` the values of ``sample_weight`` are left unchecked (type and
     length are checked): :func:`kappa` checks them inside its own pass, or calls
@@ -440,6 +444,13 @@ def prepare_pair(
     y1, y2, sample_weight, counts = paired(
         (y1, y2, sample_weight, counts), (*names, "sample_weight", "counts")
     )
+    y1, y2, sample_weight, counts = nan_rows(
+        nan_policy,
+        (y1, y2, sample_weight, counts),
+        (*names, "sample_weight", "counts"),
+        rated=2,
+        allowed=RAISE_OR_OMIT,
+    ).values
     ordered = not (isinstance(weights, str) and weights == "identity")
     r = prepare_ratings((y1, y2), labels, names=names, ordered=ordered)
     return Pair(r, weights, item_weights(sample_weight, counts, r.n_items, scan=scan))

@@ -23,6 +23,7 @@ from qwkit._base._errors import QwkitError, QwkitTypeError
 from qwkit._base._fractional import minimize_ratio
 from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
 from qwkit._base._items import paired
+from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
 from qwkit._base._results import (
     freeze_arrays,
     labels_dict,
@@ -410,14 +411,18 @@ None or array-like of shape (K, K), default="quadratic"
         sample_weight: ArrayLike | None = None,
         *,
         counts: ArrayLike | None = None,
+        nan_policy: NanPolicy = "raise",
     ) -> None:
         """Add a batch of true ratings and scores (``sample_weight`` or ``counts`` as in
         :func:`optimize_thresholds`). An empty batch, or one of zero weight, adds
-        nothing."""
-        y_true, y_score, sample_weight, counts = paired(
-            (y_true, y_score, sample_weight, counts),
-            ("y_true", "y_score", "sample_weight", "counts"),
-        )
+        nothing.
+        ``nan_policy``: a missing rating is an error (``"raise"``) or its item is left out
+        of the batch (``"omit"``), as in :func:`optimize_thresholds`.
+        """
+        names = ("y_true", "y_score", "sample_weight", "counts")
+        inputs = paired((y_true, y_score, sample_weight, counts), names)
+        rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+        y_true, y_score, sample_weight, counts = rows.values
         scores = real_vector(y_score, "y_score")
         if scores.shape[0] == 0:
             truth = as_1d(y_true, "y_true")
@@ -526,6 +531,7 @@ def optimize_thresholds(
     labels: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
     counts: ArrayLike | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> ThresholdResult:
     """Cut points that maximize the weighted kappa of rounded scores — the global optimum.
 
@@ -550,6 +556,10 @@ None or array-like of shape (K, K), default="quadratic"
     counts : array-like of shape (n_items,), default=None
         Whole numbers: how many identical items each row stands for (exclusive with
         ``sample_weight``); the result equals that of the repeated rows.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out of the fit, with its item weight. A fit has no NaN form: ``"propagate"`` is
+        refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -625,6 +635,7 @@ None or array-like of shape (K, K), default="quadratic"
         weights=weights,
         sample_weight=sample_weight,
         counts=counts,
+        nan_policy=nan_policy,
     )
     return fit(inputs)
 
@@ -643,12 +654,16 @@ class Prepared:
     wmat: np.ndarray  # their (K, K) matrix on the scale
 
 
-def prepare(y_true, y_score, *, labels, weights, sample_weight, counts) -> Prepared:
-    """Validate the inputs of :func:`optimize_thresholds`."""
+def prepare(
+    y_true, y_score, *, labels, weights, sample_weight, counts, nan_policy="raise"
+) -> Prepared:
+    """Validate the inputs of :func:`optimize_thresholds` (``nan_policy``: "raise" or
+    "omit")."""
     weights = check_weights(weights)
-    y_true, y_score, sample_weight, counts = paired(
-        (y_true, y_score, sample_weight, counts), ("y_true", "y_score", "sample_weight", "counts")
-    )
+    names = ("y_true", "y_score", "sample_weight", "counts")
+    inputs = paired((y_true, y_score, sample_weight, counts), names)
+    rows = nan_rows(nan_policy, inputs, names, rated=2, allowed=RAISE_OR_OMIT)
+    y_true, y_score, sample_weight, counts = rows.values
     scores = real_vector(y_score, "y_score")
     codes, scale = positions_on_scale(y_true, labels, "y_true")
     check_same_length(codes, scores, ("y_true", "y_score"))

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError
+from qwkit._base._missing import NanPolicy
 from qwkit._base._numerics import to_unit_max
 from qwkit._base._results import public_module, reduce_dataclass
 from qwkit._base._validation import (
@@ -301,6 +302,7 @@ def optimism_corrected_kappa(
     n_splits: int | None = None,
     rng: int | np.random.Generator | None = None,
     progress: Callable[[int, int], object] | None = None,
+    nan_policy: NanPolicy = "raise",
 ) -> OptimismResult:
     """The kappa that cut points fitted to these data will have on new data.
 
@@ -349,6 +351,10 @@ None or array-like of shape (K, K), default="quadratic"
         ``progress(done, total)`` is called as refits are completed (e.g. to drive a
         progress bar); ``total`` counts every refit, for ``"bootstrap"`` with those of
         its one repetition of cross-fitting.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A missing rating (NaN, None, ``pd.NA``) is an error, or (``"omit"``) its item is
+        left out of the fit and of every refit, with its item weight. The result has no NaN
+        form: ``"propagate"`` is refused (``docs/getting-started.md``, "Missing values").
 
     Returns
     -------
@@ -452,6 +458,7 @@ None or array-like of shape (K, K), default="quadratic"
         weights=weights,
         sample_weight=sample_weight,
         counts=counts,
+        nan_policy=nan_policy,
     )
     fitted = fit(inputs)
     codes, scores, scale, wmat = inputs.codes, inputs.scores, inputs.scale, inputs.wmat

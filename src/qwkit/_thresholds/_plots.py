@@ -52,10 +52,10 @@ def _place_cut_labels(fig, ax, texts: list) -> bool:
 def threshold_figure(
     scores: np.ndarray,
     truth: np.ndarray,
-    labels: Sequence,
+    labels: Sequence | np.ndarray,
     thresholds: np.ndarray,
     *,
-    cut_labels: Sequence | None = None,
+    cut_labels: Sequence | np.ndarray | None = None,
     title: str = "Scores by class, with the cut points",
     truth_name: str = "reference",
     legend_title: str | None = None,

@@ -1,7 +1,8 @@
 """The typer application: the command groups, ``--version``, and the commands, each in
 the module of its own (``_cmd_score``: score, compare, and their ``--engine dask``;
 ``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_thresholds``:
-thresholds fit, apply; ``_cmd_report``: report; ``_cmd_demo``: demo, economics).
+thresholds fit, apply; ``_cmd_plan``: plan degradation, alt-test; ``_cmd_report``: report;
+``_cmd_demo``: demo, economics).
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, prints
 (``_display``) and writes its files (``_output``, which never destroys data: see its
@@ -10,7 +11,7 @@ usage errors by ``_errors.QwkitGroup`` (one line, exit code 2). Help is plain te
 rewraps to the terminal without breaking words; ``-h`` is ``--help`` everywhere.
 
 Commands load when they are called for. This module imports none of them: each is a
-:class:`Lazy` entry of :data:`COMMANDS` (or of :data:`THRESHOLDS`), whose module is
+:class:`Lazy` entry of :data:`COMMANDS` (or of :data:`THRESHOLDS`, :data:`PLAN`), whose module is
 imported when the command runs or shows its own help, and whose one-line help is what
 ``qwkit --help`` lists. So ``qwkit --help`` and ``qwkit --version`` load typer and
 nothing of qwkit's computations (no numpy, scipy or numba). A new command is a function
@@ -30,7 +31,7 @@ from typer.core import TyperCommand
 import qwkit
 from qwkit.cli._errors import QwkitCommand, QwkitGroup
 
-__all__ = ["COMMANDS", "THRESHOLDS", "Lazy", "LazyGroup", "app"]
+__all__ = ["COMMANDS", "PLAN", "THRESHOLDS", "Lazy", "LazyGroup", "app"]
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -125,6 +126,19 @@ COMMANDS = {
         "qwkit.cli._cmd_demo", "economics", "Kappa versus profit: Steele's (2016) simulation."
     ),
 }
+#: The commands of ``qwkit plan``.
+PLAN = {
+    "degradation": Lazy(
+        "qwkit.cli._cmd_plan",
+        "plan_degradation",
+        "Double-scored items for the degradation test.",
+    ),
+    "alt-test": Lazy(
+        "qwkit.cli._cmd_plan",
+        "plan_alt_test",
+        "Annotators and items each for the alt-test.",
+    ),
+}
 #: The commands of ``qwkit thresholds``.
 THRESHOLDS = {
     "fit": Lazy(
@@ -146,6 +160,10 @@ class _Thresholds(LazyGroup):
     lazy = THRESHOLDS
 
 
+class _Plan(LazyGroup):
+    lazy = PLAN
+
+
 app = typer.Typer(
     name="qwkit",
     cls=_Root,
@@ -164,6 +182,15 @@ thresholds_app = typer.Typer(
     context_settings=_CONTEXT,
 )
 app.add_typer(thresholds_app, name="thresholds")
+plan_app = typer.Typer(
+    cls=_Plan,
+    help="Sample sizes: items and annotators. Double-scored items for the degradation "
+    "test, annotators and items per annotator for the alternative annotator test.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings=_CONTEXT,
+)
+app.add_typer(plan_app, name="plan")
 
 
 def _show_version(value: bool) -> None:

@@ -6,12 +6,12 @@ read into ``qwkit.ratings_from_long``'s sparse table, ``--duplicates`` for a rat
 rated an item twice). Each coefficient (``--coefficient``: one, several separated by
 commas, or all) is ``qwkit.agreement_test`` (docs/agreement.md): its value, Gwet's
 standard error, an interval and the p-value of the t-test of no agreement beyond chance.
-Percent agreement and Scott's π are coefficients too (``percent``, ``scott``), and the
-intraclass correlations of numeric ratings are named ``icc-11``, ``icc-A1``, ``icc-C1``,
-``icc-1k``, ``icc-Ak``, ``icc-Ck`` (``qwkit.icc``: the value, its F-based interval and
-the F test; ``cli/_reliability.py``). ``--by-rater`` adds each rater's agreement with the
-others (``qwkit.rater_agreement``), ``--by-category`` the agreement on each category
-(``qwkit.category_agreement``).
+The coefficients are the registry's (``_base._registry.COEFFICIENTS``: names, display
+names, ``all``, the help), and the intraclass correlations of numeric ratings are named
+by the ICC forms' aliases there (``icc-A1``, ...; ``qwkit.icc``: the value, its F-based
+interval and the F test; ``cli/_reliability.py``). ``--by-rater`` adds each rater's
+agreement with the others (``qwkit.rater_agreement``), ``--by-category`` the agreement on
+each category (``qwkit.category_agreement``).
 ``--report FILE.html`` writes an HTML report that stays small for any number of raters:
 the coefficients, each rater's agreement (ranked, and its distribution), and the
 agreement of the pairs of raters (a heatmap up to 40 raters, their distribution beyond).
@@ -29,36 +29,32 @@ import typer
 from rich.table import Table
 
 import qwkit
-from qwkit.cli import _columns, _display, _io, _output, _plots, _reliability, _report
+from qwkit._base._registry import COEFFICIENTS, ICC_FORMS, WEIGHTS
+from qwkit.cli import _columns, _display, _output, _plots, _reliability, _report
 from qwkit.cli._errors import (
     guard,
     in_file_terms,
     stderr_console,
 )
 from qwkit.cli._options import (
-    CiOpt,
-    DecimalOpt,
-    EncodingOpt,
     FileArg,
     ForceOpt,
+    Interval,
     JsonOpt,
     LabelsOpt,
     Method,
-    MethodOpt,
     MissingOpt,
-    ResamplesOpt,
-    SeedOpt,
-    SepOpt,
-    SheetOpt,
+    NanPolicyOpt,
+    Reading,
+    TitleOpt,
     check_one_stdout,
     column_list,
-    decimal_option,
-    encoding_option,
     labels_option,
     missing_option,
-    sep_option,
+    nan_policy_option,
+    option_blocks,
+    report_option,
 )
-from qwkit.cli._progress import confidence_interval
 
 __all__ = ["agreement", "coefficient_option"]
 
@@ -70,27 +66,22 @@ class Duplicates(str, Enum):
 
 
 class AgreementWeights(str, Enum):
+    """The names of ``WEIGHTS`` (``_base._registry``), spelled for typer and type checkers
+    (``tests/test_registry.py`` holds them to the records)."""
+
     quadratic = "quadratic"
     linear = "linear"
     identity = "identity"
-    ordinal = "ordinal"
-    ratio = "ratio"
     radical = "radical"
     circular = "circular"
     bipolar = "bipolar"
+    ordinal = "ordinal"
+    ratio = "ratio"
 
 
-#: How the command line names each coefficient.
-NAMES = {
-    "fleiss": "Fleiss' kappa",
-    "conger": "Conger's kappa",
-    "krippendorff": "Krippendorff's alpha",
-    "gwet": "Gwet's AC",
-    "brennan-prediger": "Brennan-Prediger",
-    "light": "Light's kappa",
-}
-#: Coefficients given by name only (``all`` is the six chance-corrected ones above).
-MORE = {"percent": "Percent agreement", "scott": "Scott's pi"}
+#: ``--coefficient all``: the chance-corrected coefficients of any number of raters (the
+#: others, and the ICCs, are given by name).
+ALL = COEFFICIENTS.where(lambda r: r.in_all)
 #: Up to this many raters the report draws every pair in a heatmap and lists every
 #: rater; beyond, distributions and the lowest and highest only.
 MAX_NAMED_RATERS = 40
@@ -98,20 +89,47 @@ MAX_NAMED_RATERS = 40
 _LISTED = 15
 
 
+def _gloss(record) -> str:
+    """A coefficient's name with what sets it apart, for ``--help``."""
+    notes = [
+        note
+        for note, applies in (
+            ("two raters", record.two_raters),
+            ("not corrected for chance", not record.chance_corrected),
+        )
+        if applies
+    ]
+    return record.name + (f" ({', '.join(notes)})" if notes else "")
+
+
+_COEFFICIENT_HELP = (
+    f"{', '.join(map(_gloss, COEFFICIENTS.values()))}; or the "
+    "intraclass correlations of numeric ratings "
+    f"{', '.join(r.aliases[0] for r in ICC_FORMS.values())} (text ratings on --labels: their "
+    "positions 1 … K); several separated by commas (fleiss,icc-A1), or all "
+    f"({', '.join(ALL)}; more may follow: all,icc-A1)."
+)
+_WEIGHTS_HELP = (
+    "Disagreement weights: "
+    + "; ".join(f"{r.name}: {r.help}" for r in WEIGHTS.values())
+    + " (docs/agreement.md, section 2)."
+)
+
+
 def coefficient_option(text: str) -> list[str]:
     """``--coefficient``: one name, several separated by commas, or ``all``."""
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if not names:
         raise typer.BadParameter("name a coefficient, or all.", param_hint="--coefficient")
-    if "all" in names:  # the six chance-corrected coefficients, then any others named
+    if "all" in names:  # the chance-corrected coefficients, then any others named
         i = names.index("all")
-        names = [*names[:i], *NAMES, *names[i + 1 :]]
-    known = (*NAMES, *MORE)
+        names = [*names[:i], *ALL, *names[i + 1 :]]
+    known = COEFFICIENTS.names
     unknown = [n for n in names if n not in known and _reliability.icc_form(n) is None]
     if unknown:
         raise typer.BadParameter(
             f"unknown coefficient '{unknown[0]}'; choose from {', '.join(known)}, "
-            "the ICCs icc-11, icc-A1, icc-C1, icc-1k, icc-Ak, icc-Ck, or all (several "
+            f"the ICCs {', '.join(map(_reliability.cli_name, ICC_FORMS))}, or all (several "
             "separated by commas).",
             param_hint="--coefficient",
         )
@@ -122,7 +140,7 @@ def _name(res) -> str:
     """How the command line names a result's coefficient."""
     if isinstance(res, qwkit.ICCResult):
         return _reliability.display_name(res.form)
-    return {**NAMES, **MORE}[res.coefficient]
+    return COEFFICIENTS[res.coefficient].display
 
 
 def _first_kappa(results):
@@ -371,6 +389,7 @@ def _write_report(
     _output.write_text(target, report.render())
 
 
+@option_blocks
 def agreement(
     file: FileArg,
     raters: Annotated[
@@ -399,12 +418,7 @@ def agreement(
     coefficient: Annotated[
         str,
         typer.Option(
-            help="fleiss, conger, krippendorff (alpha), gwet (AC1, AC2 with weights), "
-            "brennan-prediger, light (the mean of the pairwise kappas), percent "
-            "(agreement not corrected for chance), scott (two raters), or the intraclass "
-            "correlations of numeric ratings icc-11, icc-A1, icc-C1, icc-1k, icc-Ak, "
-            "icc-Ck (text ratings on --labels: their positions 1 … K); several separated "
-            "by commas (fleiss,icc-A1), or all (the first six; more may follow: all,icc-A1).",
+            help=_COEFFICIENT_HELP,
             metavar="NAMES",
         ),
     ] = "all",
@@ -437,38 +451,20 @@ def agreement(
     weights: Annotated[
         AgreementWeights,
         typer.Option(
-            help="Disagreement weights: quadratic, linear, identity (unweighted), "
-            "Krippendorff's ordinal and ratio metrics, or Gwet's radical, circular and "
-            "bipolar weights. Quadratic weights on real-valued ratings are squared "
-            "differences (Krippendorff's interval metric).",
+            help=_WEIGHTS_HELP,
             metavar="WEIGHTS",
         ),
     ] = AgreementWeights.quadratic,
     labels: LabelsOpt = None,
     missing: MissingOpt = None,
-    ci: CiOpt = 0.95,
-    method: MethodOpt = Method.asymptotic,
-    n_resamples: ResamplesOpt = 9999,
-    seed: SeedOpt = 20261121,
+    nan_policy: NanPolicyOpt = None,
+    interval: Interval = Interval(),
     report: Annotated[
         str | None,
-        typer.Option(
-            "--report",
-            help="Also write an HTML report: the coefficients, each rater's agreement and "
-            "the pairs of raters ('-': standard output). An existing file is replaced "
-            "only if it is a qwkit report, or with --force.",
-            show_default=False,
-            metavar="FILE",
-        ),
+        report_option(": the coefficients, each rater's agreement and the pairs of raters"),
     ] = None,
-    title: Annotated[
-        str | None,
-        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
-    ] = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    title: TitleOpt = None,
+    reading: Reading = Reading(),
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -477,24 +473,18 @@ def agreement(
     Each coefficient with its standard error (Gwet 2014), interval and the p-value of
     the test of no agreement beyond chance. Text ratings need --labels unless --weights
     identity."""
+    policy = nan_policy_option(nan_policy, default="omit")  # an empty cell: not rated
     columns = _layout(raters, long, item, rater, rating)
     chosen = coefficient_option(coefficient)
     scale_given = labels_option(labels)
     codes = missing_option(missing)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     check_one_stdout(report, as_json, "--report")
+    ci, method = interval.ci, interval.method
     with guard():
-        target = None
-        if report is not None:
-            target = _output.plan(
-                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
-            )
+        target = _output.plan_given(report, kind=_output.REPORT, file=file, force=force)
         text_allowed = weights is AgreementWeights.identity
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        with reading.open(file) as source:
             if columns is not None:
                 data = _columns.load_ratings(
                     source,
@@ -530,21 +520,29 @@ def agreement(
                 if form is not None:
                     if numbers is None:
                         numbers = _reliability.positions(data.ratings, data.labels)
-                    results.append(_reliability.icc_result(numbers, form, ci))
+                    results.append(_reliability.icc_result(numbers, form, ci, policy))
                     continue
                 res = qwkit.agreement_test(
-                    data.ratings, coefficient=name, weights=weights.value, labels=data.labels
+                    data.ratings,
+                    coefficient=name,
+                    weights=weights.value,
+                    labels=data.labels,
+                    nan_policy=policy,
                 )
-                low, high = confidence_interval(res, ci, method, n_resamples, seed)
+                low, high = interval.of(res)
                 results.append((res, low, high))
             categories = None
             if by_category:
-                categories = _reliability.by_category(data.ratings, data.labels)
+                categories = _reliability.by_category(data.ratings, data.labels, policy)
             per_rater = None
             if by_rater or target is not None:
                 per_rater = _named(
                     qwkit.rater_agreement(
-                        data.ratings, weights=weights.value, labels=data.labels, confidence_level=ci
+                        data.ratings,
+                        weights=weights.value,
+                        labels=data.labels,
+                        confidence_level=ci,
+                        nan_policy=policy,
                     ),
                     data,
                 )
@@ -573,7 +571,7 @@ def agreement(
                     "coefficients": [
                         {
                             **(
-                                {"coefficient": f"icc-{res.form.replace(',', '')}"}
+                                {"coefficient": _reliability.cli_name(res.form)}
                                 if isinstance(res, qwkit.ICCResult)
                                 else {}
                             ),

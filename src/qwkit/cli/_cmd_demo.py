@@ -1,6 +1,6 @@
 """``qwkit demo`` and ``qwkit economics``: the bundled data's walk-through (the wine
 data, ``_demo``; HANNA, ``_demo_evaluation``), and the simulation of kappa versus
-profit. Each writes into a folder (``--out``)."""
+profit. Each writes into a folder (``--output``; ``--out`` is its deprecated name)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,13 @@ import qwkit
 import qwkit.economics
 from qwkit._base._extras import install_command
 from qwkit.cli import _demo, _demo_evaluation, _display, _output
-from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
+from qwkit.cli._errors import (
+    captured_warnings,
+    guard,
+    renamed_options,
+    stderr_console,
+    warning_texts,
+)
 from qwkit.cli._options import ForceOpt, folder_option
 
 __all__ = ["demo", "economics"]
@@ -30,6 +36,7 @@ def _has_matplotlib() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
+@renamed_options({"--out": "--output"})
 def demo(
     seed: Annotated[
         int, typer.Option(help="Seed of the train/test split.", min=0, metavar="SEED")
@@ -46,7 +53,8 @@ def demo(
     out: Annotated[
         str,
         typer.Option(
-            "--out",
+            "--output",
+            "-o",
             help="Folder of the report, report.html (created if missing). An existing "
             "report.html is replaced only if it is a qwkit report, or with --force.",
             metavar="FOLDER",
@@ -60,10 +68,10 @@ def demo(
     exact thresholds, confidence intervals and the cost view; and why exact cut points
     can lose to rounding on new data. On the HANNA stories: may ChatGPT stand in for a
     crowd rater?"""
-    out = folder_option(out, "--out")
+    out = folder_option(out, "--output")
     with guard():
         console = _display.stdout_console()
-        folder = _output.plan_folder(out, option="--out")
+        folder = _output.plan_folder(out, option="--output")
         plots = _has_matplotlib()
         target = folder.file(_demo.REPORT_NAME, kind=_output.REPORT, force=force)
         with captured_warnings() as caught:
@@ -111,11 +119,13 @@ def _economics_table(result, dataset: str) -> Table:
     return table
 
 
+@renamed_options({"--out": "--output"})
 def economics(
     out: Annotated[
         str,
         typer.Option(
-            "--out",
+            "--output",
+            "-o",
             help="Folder of the table and the plots (created if missing). Existing files "
             "are replaced only if qwkit wrote them, or with --force.",
             metavar="FOLDER",
@@ -135,9 +145,9 @@ def economics(
     function" (2016) announces: decision rules judged by kappa and by an insurer's profit.
     Writes economics.csv and one PNG per data set, and prints the table. The files are
     written together: a failure leaves none of them."""
-    out = folder_option(out, "--out")
+    out = folder_option(out, "--output")
     with guard():
-        folder = _output.plan_folder(out, option="--out")
+        folder = _output.plan_folder(out, option="--output")
         plots = _has_matplotlib()
         kinds = {"economics.csv": _output.ECONOMICS_TABLE}
         if plots:

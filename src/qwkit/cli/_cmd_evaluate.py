@@ -21,34 +21,35 @@ import typer
 
 import qwkit
 from qwkit._base._registry import CRITERIA
-from qwkit.cli import _columns, _display, _evaluation_display, _io, _output
+from qwkit.cli import _columns, _display, _evaluation_display, _output
 from qwkit.cli._errors import (
     captured_warnings,
     guard,
     in_file_terms,
+    renamed_options,
     stderr_console,
     warning_texts,
 )
 from qwkit.cli._options import (
-    DecimalOpt,
-    EncodingOpt,
+    Alignment,
     FileArg,
     ForceOpt,
     JsonOpt,
     LabelsOpt,
     MissingOpt,
+    NanPolicyOpt,
+    Reading,
     SeedOpt,
-    SepOpt,
-    SheetOpt,
+    TitleOpt,
     Weights,
     WeightsOpt,
     check_one_stdout,
     column_list,
-    decimal_option,
-    encoding_option,
     labels_option,
     missing_option,
-    sep_option,
+    nan_policy_option,
+    option_blocks,
+    report_option,
 )
 from qwkit.cli._progress import progress_bar
 
@@ -69,11 +70,6 @@ class SmdDefinition(str, Enum):
 class Pairs(str, Enum):
     first = "first"
     all = "all"
-
-
-class NanPolicy(str, Enum):
-    raise_ = "raise"
-    omit = "omit"
 
 
 def _open_unit(value: float) -> float:
@@ -167,6 +163,8 @@ def _fractional(values) -> bool:
     return bool(np.any(present != np.floor(present)))
 
 
+@renamed_options({"--confidence-level": "--ci", "--id": "--item"})
+@option_blocks
 def evaluate(
     file: FileArg,
     human: Annotated[
@@ -180,8 +178,8 @@ def evaluate(
     machine: Annotated[
         list[str] | None,
         _columns_option(
-            "The machine columns to evaluate, separated by commas (e.g. model,llm): "
-            "ratings on the human scale or real-valued scores."
+            "The machine columns to evaluate, comma-separated (e.g. model,llm): ratings "
+            "on the human scale or real-valued scores."
         ),
     ] = None,
     group: Annotated[
@@ -197,7 +195,7 @@ def evaluate(
     id_column: Annotated[
         str | None,
         typer.Option(
-            "--id",
+            "--item",
             help="Column of item ids: an id on two rows is an error (one row per item).",
             show_default=False,
             metavar="COLUMN",
@@ -207,7 +205,7 @@ def evaluate(
         str | None,
         typer.Option(
             help="Column of clusters (the prompt, task or test taker a response is nested "
-            "in): every standard error is cluster-robust.",
+            "in): the standard errors are all cluster-robust.",
             show_default=False,
             metavar="COLUMN",
         ),
@@ -269,7 +267,6 @@ def evaluate(
         float,
         typer.Option(
             "--ci",
-            "--confidence-level",
             help="Confidence level of every interval; a verdict's one-sided test has "
             "level (1 - LEVEL)/2.",
             min=0.5,
@@ -287,7 +284,14 @@ def evaluate(
         ),
     ] = EvaluationMethod.jackknife,
     n_resamples: Annotated[
-        int, typer.Option(help="Bootstrap resamples.", min=100, metavar="N")
+        int,
+        typer.Option(
+            help="Bootstrap resamples (--method bootstrap). Fewer than the other commands' "
+            "9999: each resample recomputes every statistic of every machine, and the "
+            "default intervals are the jackknife's.",
+            min=100,
+            metavar="N",
+        ),
     ] = 2000,
     seed: SeedOpt = 20261121,
     pairs: Annotated[
@@ -299,32 +303,35 @@ def evaluate(
             metavar="PAIRS",
         ),
     ] = Pairs.first,
-    nan_policy: Annotated[
-        NanPolicy,
+    nan_policy: NanPolicyOpt = None,
+    alt_test: Annotated[
+        bool,
         typer.Option(
-            help="An empty machine cell: raise (an error) or omit (each machine is "
-            "evaluated on the items it scored; how many it left out is reported).",
-            metavar="POLICY",
+            "--alt-test",
+            help="Also run the alternative annotator test (Calderon et al. 2025): may each "
+            "machine replace one of the human annotators? Printed after the criteria, in "
+            "--json ('alt_test') and in the report. Three or more --human columns.",
         ),
-    ] = NanPolicy.raise_,
-    report: Annotated[
-        str | None,
+    ] = False,
+    epsilon: Annotated[
+        float,
         typer.Option(
-            "--report",
-            help="Also write an HTML report with the figures ('-': standard output). An "
-            "existing file is replaced only if it is a qwkit report, or with --force.",
-            show_default=False,
-            metavar="FILE",
+            help="With --alt-test: its margin, how much better than the machine an annotator "
+            "may be (0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers).",
+            metavar="X",
         ),
-    ] = None,
-    title: Annotated[
-        str | None,
-        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
-    ] = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    ] = 0.2,
+    alignment: Annotated[
+        Alignment,
+        typer.Option(
+            help="With --alt-test: how alignment with the remaining annotators is scored "
+            "(accuracy, rmse, or kappa; kappa or rmse for real-valued scores).",
+            metavar="NAME",
+        ),
+    ] = Alignment.accuracy,
+    report: Annotated[str | None, report_option(" with the figures")] = None,
+    title: TitleOpt = None,
+    reading: Reading = Reading(),
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -336,39 +343,46 @@ def evaluate(
     interval, threshold, p-value and a verdict (pass: the whole interval on the passing
     side; fail: wholly on the other; inconclusive otherwise); beside them the human-human
     ceiling, the kappa of every pair of raters, PRMSE and the subgroups."""
+    policy = nan_policy_option(nan_policy)
     humans = column_list(human, "--human", at_least=2, example="h1,h2,h3")
     machines = column_list(machine, "--machine", at_least=1, example="model,llm")
     _distinct(
         humans,
         machines,
         ("--group", group),
-        ("--id", id_column),
+        ("--item", id_column),
         ("--cluster", cluster),
         ("--trait", trait),
     )
     chosen = _criteria_list(criteria)
+    if alt_test and trait is not None:
+        raise typer.BadParameter(
+            "--alt-test runs on one trait at a time: filter the file to one trait.",
+            param_hint="'--alt-test'",
+        )
+    if not alt_test and (epsilon != 0.2 or alignment is not Alignment.accuracy):
+        raise typer.BadParameter(
+            "--epsilon and --alignment set the alternative annotator test: add --alt-test.",
+            param_hint="'--alt-test'",
+        )
+    if not 0.0 <= epsilon < 1.0:
+        raise typer.BadParameter(
+            f"must be at least 0 and below 1; got {epsilon:g}.", param_hint="'--epsilon'"
+        )
     scale_given = labels_option(labels)
     codes = missing_option(missing)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     check_one_stdout(report, as_json, "--report")
     with guard():
-        target = None
-        if report is not None:
-            target = _output.plan(
-                report, kind=_output.REPORT, inputs=[_output.Input.of(file)], force=force
-            )
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        target = _output.plan_given(report, kind=_output.REPORT, file=file, force=force)
+        with reading.open(file) as source:
             data = _columns.load_scored(
                 source,
                 human=humans,
                 machine=machines,
                 group=group,
                 labels=scale_given,
-                omit_unscored=nan_policy is NanPolicy.omit,
+                omit_unscored=policy == "omit",
                 text_allowed=weights is Weights.identity,
                 missing=codes,
                 console=stderr_console(),
@@ -411,9 +425,21 @@ def evaluate(
                     method=method.value,
                     n_resamples=n_resamples,
                     rng=seed,
-                    nan_policy=nan_policy.value,
+                    nan_policy=policy,
                     progress=progress,
                 )
+            alternative = {}
+            if alt_test:
+                for name, scores in data.machine.items():
+                    alternative[name] = qwkit.alt_test(
+                        data.human,
+                        scores,
+                        epsilon=epsilon,
+                        alignment=alignment.value,
+                        weights=weights.value,
+                        labels=data.labels,
+                        nan_policy=policy,
+                    )
             if target is not None:
                 page = _evaluation_display.report(
                     res,
@@ -427,6 +453,11 @@ def evaluate(
                     n_resamples=n_resamples,
                 )
         if target is not None:
+            if alternative:
+                page.section("Alternative annotator test")
+                for name, one in alternative.items():
+                    page.section(f"'{name}'", level=3)
+                    page.preformatted(one.summary())
             page.add_warnings(warning_texts(caught))
             _output.write_text(target, page.render())
         if as_json:
@@ -440,12 +471,20 @@ def evaluate(
                     "cluster": cluster,
                     "trait": trait,
                     "n_rows": data.n_rows,
-                    "nan_policy": nan_policy.value,
+                    "nan_policy": policy,
                     **res.to_dict(),
+                    **(
+                        {"alt_test": {name: one.to_dict() for name, one in alternative.items()}}
+                        if alt_test
+                        else {}
+                    ),
                 }
             )
             return
         console = _display.stdout_console(to_stderr=target is not None and target.is_stdout)
         _evaluation_display.print_evaluation(res, console, label=source.label)
+        for name, one in alternative.items():
+            console.print(f"\n'{name}' as an annotator:")
+            console.print(one.summary(), markup=False, highlight=False)
         if target is not None and not target.is_stdout:
             console.print(f"wrote {report}")

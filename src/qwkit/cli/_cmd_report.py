@@ -10,34 +10,29 @@ from qwkit.cli import _columns, _display, _io, _output, _report, _spec
 from qwkit.cli._errors import captured_warnings, guard, stderr_console, warning_texts
 from qwkit.cli._optimism import Optimism, OptimismOpt, OptimismResamplesOpt
 from qwkit.cli._options import (
-    CiOpt,
-    CountsOpt,
-    DecimalOpt,
+    PRED_HELP,
     DropOpt,
-    EncodingOpt,
     FileArg,
     ForceOpt,
+    Interval,
+    ItemWeightColumns,
     LabelsOpt,
     Method,
-    MethodOpt,
-    ResamplesOpt,
-    SeedOpt,
-    SepOpt,
-    SheetOpt,
+    NanPolicyOpt,
+    Reading,
+    TitleOpt,
     TruthOpt,
-    WeightColOpt,
     Weights,
     WeightsOpt,
-    decimal_option,
-    encoding_option,
-    item_weight_options,
     labels_option,
-    sep_option,
+    nan_policy_option,
+    option_blocks,
 )
 
 __all__ = ["report"]
 
 
+@option_blocks
 def report(
     file: FileArg,
     truth: TruthOpt,
@@ -54,13 +49,7 @@ def report(
     ],
     pred: Annotated[
         str | None,
-        typer.Option(
-            "--pred",
-            "-p",
-            help="Column of the other ratings (a model's, or a second rater's).",
-            show_default=False,
-            metavar="COLUMN",
-        ),
+        typer.Option("--pred", "-p", help=PRED_HELP, show_default=False, metavar="COLUMN"),
     ] = None,
     score_col: Annotated[
         str | None,
@@ -103,23 +92,14 @@ def report(
     ] = None,
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
-    ci: CiOpt = 0.95,
-    method: MethodOpt = Method.bootstrap,
-    n_resamples: ResamplesOpt = 9999,
-    seed: SeedOpt = 20261121,
-    sample_weight: WeightColOpt = None,
-    counts: CountsOpt = None,
+    interval: Interval = Interval(method=Method.bootstrap),
+    item_weights: ItemWeightColumns = ItemWeightColumns(),
     optimism_method: OptimismOpt = Optimism.cv,
     optimism_resamples: OptimismResamplesOpt = 200,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
-    title: Annotated[
-        str | None,
-        typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
-    ] = None,
+    reading: Reading = Reading(),
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
+    title: TitleOpt = None,
     force: ForceOpt = False,
 ) -> None:
     """HTML report of the agreement of two columns.
@@ -128,6 +108,7 @@ def report(
     heatmap, agreement class by class, and for scores the cut points (fitted here: with
     the kappa they will have on new data, --optimism). Warnings (e.g. an undefined
     kappa) are shown in the report as well as on stderr."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if (pred is None) == (score_col is None):
         raise typer.BadParameter(
             "give exactly one of --pred and --score.", param_hint="--pred/--score"
@@ -139,11 +120,9 @@ def report(
             "FILE and --thresholds cannot both be standard input ('-').",
             param_hint="--thresholds",
         )
-    item_weight_options(sample_weight, counts)
+    item_weights = item_weights.checked()
     scale_given = labels_option(labels)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     with guard():
         inputs = [_output.Input.of(file)]
         if thresholds is not None:
@@ -156,16 +135,14 @@ def report(
         scale = scale_given
         if scale is None and scale_file is not None and scale_file.dtype.kind == "U":
             scale = scale_file
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        with reading.open(file) as source:
             data = _columns.load(
                 source,
                 ratings=[truth] + ([pred] if pred else []),
                 scores=[score_col] if score_col else [],
                 labels=scale,
-                weight=sample_weight,
-                counts=counts,
+                weight=item_weights.sample_weight,
+                counts=item_weights.counts,
                 drop_missing=drop_missing,
                 labels_origin="--labels"
                 if scale_given is not None
@@ -187,10 +164,10 @@ def report(
                 cut_labels=scale_file,
                 thresholds_path=thresholds,
                 weights=weights.value,
-                confidence_level=ci,
-                method=method.value,
-                n_resamples=n_resamples,
-                seed=seed,
+                confidence_level=interval.ci,
+                method=interval.method.value,
+                n_resamples=interval.n_resamples,
+                seed=interval.seed,
                 title=title,
                 truth_role=truth_role,
                 pred_role=pred_role,

@@ -18,38 +18,24 @@ from qwkit.cli._options import (
     FILE_HELP,
     MAX_JSON_LABELS,
     MAX_PRINTED_LABELS,
-    CiOpt,
-    CountsOpt,
-    DecimalOpt,
+    PRED_HELP,
     DropOpt,
-    EncodingOpt,
     FileArg,
+    Interval,
+    ItemWeightColumns,
     JsonOpt,
     LabelsOpt,
-    Method,
-    MethodOpt,
-    ResamplesOpt,
-    SeedOpt,
-    SepOpt,
-    SheetOpt,
+    NanPolicyOpt,
+    Reading,
     TruthOpt,
-    WeightColOpt,
     Weights,
     WeightsOpt,
-    decimal_option,
-    encoding_option,
-    item_weight_options,
     labels_option,
-    sep_option,
+    nan_policy_option,
+    option_blocks,
 )
-from qwkit.cli._progress import confidence_interval
 
 __all__ = ["compare", "score"]
-
-
-def interval_json(low: float, high: float, level: float, method: Method) -> dict:
-    """The interval's part of ``--json``."""
-    return {"confidence_level": level, "method": method.value, "ci_low": low, "ci_high": high}
 
 
 def rows_json(data: _columns.Loaded, n_rows: int) -> dict:
@@ -81,32 +67,21 @@ ScoreFileArg = Annotated[
 ]
 
 
+@option_blocks
 def score(
     file: ScoreFileArg,
     truth: TruthOpt,
     pred: Annotated[
         str,
-        typer.Option(
-            "--pred",
-            "-p",
-            help="Column of the other ratings (a model's, or a second rater's).",
-            show_default=False,
-            metavar="COLUMN",
-        ),
+        typer.Option("--pred", "-p", help=PRED_HELP, show_default=False, metavar="COLUMN"),
     ],
     weights: WeightsOpt = Weights.quadratic,
     labels: LabelsOpt = None,
-    ci: CiOpt = 0.95,
-    method: MethodOpt = Method.asymptotic,
-    n_resamples: ResamplesOpt = 9999,
-    seed: SeedOpt = 20261121,
-    sample_weight: WeightColOpt = None,
-    counts: CountsOpt = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    interval: Interval = Interval(),
+    item_weights: ItemWeightColumns = ItemWeightColumns(),
+    reading: Reading = Reading(),
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     engine: Annotated[
         Engine,
         typer.Option(
@@ -135,18 +110,18 @@ def score(
     Kappa, its standard error and confidence interval, the p-value of the test of no
     agreement, and the confusion matrix. With --engine dask, PATH may be larger than
     memory."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if pred == truth:  # kappa of a column with itself is 1 and says nothing
         raise typer.BadParameter(
             f"column '{pred}' is given to both --truth and --pred; name two columns.",
             param_hint="--pred",
         )
-    item_weight_options(sample_weight, counts)
+    item_weights = item_weights.checked()
+    sample_weight, counts = item_weights.sample_weight, item_weights.counts
     scale_given = labels_option(labels)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     if engine is Engine.dask:
-        _dask_options(file, sep, decimal, drop_missing, encoding, sheet)
+        _dask_options(file, reading, drop_missing)
         with guard():
             test, context = _engine.dask_kappa_test(
                 file,
@@ -158,45 +133,21 @@ def score(
                 counts=counts,
                 scheduler=scheduler,
             )
-            with in_file_terms({"sample_weight": sample_weight, "counts": counts}):
-                low, high = confidence_interval(test, ci, method, n_resamples, seed)
-            if as_json:
-                _display.print_json(
-                    {
-                        "file": file,
-                        "truth": truth,
-                        "pred": pred,
-                        **test.to_dict(),
-                        **interval_json(low, high, ci, method),
-                        "sample_weight": sample_weight,
-                        "counts": counts,
-                        **context,
-                    }
-                )
-                return
-            print_score(
-                test,
-                (low, high),
-                ci,
-                method,
-                title=f"{file}: '{truth}' vs '{pred}' (dask, {context['partitions']} partitions)",
-                dropped=0,
-                confusion=None,
-                names=(truth, pred),
+            _engine_result(
+                file, truth, pred, test, interval, as_json,
+                engine=f"dask, {context['partitions']} partitions",
+                terms={"sample_weight": sample_weight, "counts": counts},
+                json={"sample_weight": sample_weight, "counts": counts, **context},
                 note="(confusion matrix not computed with --engine dask)",
-            )
+            )  # fmt: skip
         return
     if scheduler is not None:
         raise typer.BadParameter("applies only with --engine dask.", param_hint="--scheduler")
     if engine is Engine.duckdb:
-        _duckdb_score(file, truth, pred, weights, scale_given, ci, method, n_resamples, seed,
-                      sample_weight, counts, (sep, decimal, encoding, sheet), drop_missing,
-                      as_json)  # fmt: skip
+        _duckdb_score(file, truth, pred, weights, scale_given, interval, item_weights, reading,
+                      drop_missing, as_json)  # fmt: skip
         return
-    with (
-        guard(),
-        _io.open_source(file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet) as source,
-    ):
+    with guard(), reading.open(file) as source:
         data = _columns.load(
             source,
             ratings=[truth, pred],
@@ -212,29 +163,21 @@ def score(
             test = qwkit.kappa_test(
                 y1, y2, weights=weights.value, labels=data.labels, **data.item_weights
             )
-            low, high = confidence_interval(test, ci, method, n_resamples, seed)
+            low, high = interval.of(test)
             k = len(test.labels)
             confusion = None
             if k <= (MAX_JSON_LABELS if as_json else MAX_PRINTED_LABELS):
                 confusion = qwkit.confusion_matrix(y1, y2, labels=test.labels, **data.item_weights)
         if as_json:
-            _display.print_json(
-                {
-                    "file": file,
-                    "truth": truth,
-                    "pred": pred,
-                    **test.to_dict(),
-                    **interval_json(low, high, ci, method),
-                    **rows_json(data, len(y1)),
-                    "confusion": confusion,  # None (null) beyond MAX_JSON_LABELS labels
-                }
-            )
+            _print_score_json(
+                file, truth, pred, test, interval, (low, high), **rows_json(data, len(y1)),
+                confusion=confusion,  # None (null) beyond MAX_JSON_LABELS labels
+            )  # fmt: skip
             return
         print_score(
             test,
             (low, high),
-            ci,
-            method,
+            interval,
             title=f"{source.label}: '{truth}' vs '{pred}'",
             dropped=data.dropped,
             confusion=confusion,
@@ -243,13 +186,12 @@ def score(
 
 
 def _duckdb_score(
-    file, truth, pred, weights, labels, ci, method, n_resamples, seed, sample_weight, counts,
-    reading, drop_missing, as_json,
-) -> None:  # fmt: skip
+    file, truth, pred, weights, labels, interval, item_weights, reading, drop_missing, as_json
+) -> None:
     """``qwkit score --engine duckdb``: the test and the table counted by DuckDB."""
-    sep, decimal, encoding, sheet = reading
-    _dask_options(file, sep, decimal, False, encoding, sheet, engine="duckdb")
-    if sample_weight is not None:
+    _dask_options(file, reading, False, engine="duckdb")
+    counts = item_weights.counts
+    if item_weights.sample_weight is not None:
         raise typer.BadParameter(
             "--engine duckdb takes --counts, not survey weights (an engine's float sums are "
             "not exact); use --engine dask or the local engine.",
@@ -261,44 +203,43 @@ def _duckdb_score(
             file, truth=truth, pred=pred, weights=weights.value, labels=labels, counts=counts,
             drop_missing=drop_missing, max_labels=limit,
         )  # fmt: skip
-        with in_file_terms({"counts": counts}):
-            low, high = confidence_interval(test, ci, method, n_resamples, seed)
+        _engine_result(
+            file, truth, pred, test, interval, as_json, engine="duckdb", terms={"counts": counts},
+            json={"counts": counts, "confusion": confusion, **context}, confusion=confusion,
+        )  # fmt: skip
+
+
+def _engine_result(
+    file, truth, pred, test, interval, as_json, *, engine, terms, json, confusion=None,
+    note=None,
+) -> None:  # fmt: skip
+    """The end of ``qwkit score --engine dask`` or ``duckdb``: the interval of the test
+    the engine counted, then its JSON (``json``: what follows the interval) or its table."""
+    with in_file_terms(terms):
+        bounds = interval.of(test)
     if as_json:
-        _display.print_json(
-            {
-                "file": file,
-                "truth": truth,
-                "pred": pred,
-                **test.to_dict(),
-                **interval_json(low, high, ci, method),
-                "counts": counts,
-                "confusion": confusion,
-                **context,
-            }
-        )
+        _print_score_json(file, truth, pred, test, interval, bounds, **json)
         return
     print_score(
         test,
-        (low, high),
-        ci,
-        method,
-        title=f"{file}: '{truth}' vs '{pred}' (duckdb)",
+        bounds,
+        interval,
+        title=f"{file}: '{truth}' vs '{pred}' ({engine})",
         dropped=0,
         confusion=confusion,
         names=(truth, pred),
+        note=note,
     )
 
 
-def _dask_options(
-    path: str,
-    sep,
-    decimal: str,
-    drop_missing: bool,
-    encoding: str = "utf-8",
-    sheet=None,
-    *,
-    engine: str = "dask",
-) -> None:
+def _print_score_json(file, truth, pred, test, interval, bounds, **more) -> None:
+    """``qwkit score --json``: the columns, the test, its interval, then ``more`` (the
+    rows read, the confusion matrix, the engine's context)."""
+    head = {"file": file, "truth": truth, "pred": pred, **test.to_dict()}
+    _display.print_json({**head, **interval.json(*bounds), **more})
+
+
+def _dask_options(path: str, reading: Reading, drop_missing: bool, *, engine: str = "dask") -> None:
     """What --engine dask (or duckdb) cannot do: standard input, the reading options of
     the local reader."""
     if path == _io.STDIN:
@@ -307,11 +248,11 @@ def _dask_options(
             param_hint="PATH",
         )
     for given, option in (
-        (sep, "--sep"),
-        (decimal != ".", "--decimal"),
-        (encoding != "utf-8", "--encoding"),
-        (sheet, "--sheet"),
-        (drop_missing, "--drop-missing"),
+        (reading.sep, "--sep"),
+        (reading.decimal != ".", "--decimal"),
+        (reading.encoding != "utf-8", "--encoding"),
+        (reading.sheet, "--sheet"),
+        (drop_missing, "--nan-policy"),  # omit (or its alias --drop-missing)
     ):
         if given:
             raise typer.BadParameter(
@@ -321,11 +262,14 @@ def _dask_options(
             )
 
 
-def print_score(test, bounds, ci, method, *, title, dropped, confusion, names, note=None) -> None:
+def print_score(
+    test, bounds, interval: Interval, *, title, dropped, confusion, names, note=None
+) -> None:
     """The table of ``qwkit score``: kappa, its standard error, interval, p-value and
     items; the confusion matrix when it was computed."""
     console = _display.stdout_console()
     low, high = bounds
+    ci, method = interval.ci, interval.method
     console.print(
         _display.stats_table(
             title,
@@ -365,6 +309,7 @@ class Correction(str, Enum):
 _ADJUSTED = {"holm": "p (Holm)", "bonferroni": "p (Bonferroni)", "fdr_by": "p (B-Y)"}
 
 
+@option_blocks
 def compare(
     file: FileArg,
     truth: TruthOpt,
@@ -373,9 +318,10 @@ def compare(
         typer.Option(
             "--pred",
             "-p",
-            help="Column of a model's ratings; give it once per model, at least twice. "
-            "With two models: their paired comparison; with more: every pair, with "
-            "p-values adjusted for the number of pairs (--correction).",
+            help="Column of a model's ratings, or of its real-valued scores (quadratic "
+            "weights score them by kappa's continuous form); give it once per model, at "
+            "least twice. With two models: their paired comparison; with more: every pair, "
+            "with p-values adjusted for the number of pairs (--correction).",
             show_default=False,
             metavar="COLUMN",
         ),
@@ -392,17 +338,11 @@ def compare(
             metavar="METHOD",
         ),
     ] = Correction.holm,
-    ci: CiOpt = 0.95,
-    method: MethodOpt = Method.asymptotic,
-    n_resamples: ResamplesOpt = 9999,
-    seed: SeedOpt = 20261121,
-    sample_weight: WeightColOpt = None,
-    counts: CountsOpt = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    interval: Interval = Interval(),
+    item_weights: ItemWeightColumns = ItemWeightColumns(),
+    reading: Reading = Reading(),
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     as_json: JsonOpt = False,
 ) -> None:
     """Paired comparison of models' kappas.
@@ -410,7 +350,10 @@ def compare(
     The difference of two models' kappas against the same reference ratings, on the
     same items, with its standard error, confidence interval and p-value. With three or
     more models, every pair is compared so, and the p-values are adjusted for the
-    number of pairs (the intervals are not)."""
+    number of pairs (the intervals are not). A model's column may hold real-valued
+    scores: quadratic kappa scores them as they are (its continuous form, as soft
+    kappa), with the same paired standard error."""
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
     if len(pred) < 2:
         raise typer.BadParameter(
             f"give --pred at least twice (once per model); got {len(pred)}.",
@@ -422,30 +365,22 @@ def compare(
             f"each --pred column must differ; '{repeated[0]}' is given twice.",
             param_hint="--pred",
         )
-    item_weight_options(sample_weight, counts)
+    item_weights = item_weights.checked()
     scale_given = labels_option(labels)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
-    with (
-        guard(),
-        _io.open_source(file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet) as source,
-    ):
+    reading = reading.checked()
+    with guard(), reading.open(file) as source:
         data = _columns.load(
             source,
             ratings=[truth, *pred],
             labels=scale_given,
-            weight=sample_weight,
-            counts=counts,
+            weight=item_weights.sample_weight,
+            counts=item_weights.counts,
             drop_missing=drop_missing,
             text_allowed=weights is Weights.identity,
             console=stderr_console(),
         )
         if len(pred) > 2:
-            _compare_many(
-                file, source, data, truth, pred, weights, correction, ci, method, n_resamples,
-                seed, as_json,
-            )  # fmt: skip
+            _compare_many(file, source, data, truth, pred, weights, correction, interval, as_json)
             return
         y, a, b = (data.columns[c] for c in (truth, *pred))
         columns = {"y_true": truth, "y_pred_a": pred[0], "y_pred_b": pred[1]}
@@ -453,7 +388,7 @@ def compare(
             res = qwkit.compare_kappa_test(
                 y, a, b, weights=weights.value, labels=data.labels, **data.item_weights
             )
-            low, high = confidence_interval(res, ci, method, n_resamples, seed)
+            low, high = interval.of(res)
         if as_json:
             _display.print_json(
                 {
@@ -462,18 +397,19 @@ def compare(
                     "pred_a": pred[0],
                     "pred_b": pred[1],
                     **res.to_dict(),
-                    **interval_json(low, high, ci, method),
+                    **interval.json(low, high),
                     **rows_json(data, len(y)),
                 }
             )
             return
-        number = _display.number
+        number, ci, method = _display.number, interval.ci, interval.method
+        form = _form(res.weights, res.real_valued)
         _display.stdout_console().print(
             _display.stats_table(
                 f"{source.label}: '{pred[0]}' (a) vs '{pred[1]}' (b) against '{truth}'",
                 [
-                    (f"kappa a ({res.weights} weights)", number(res.kappa_a)),
-                    (f"kappa b ({res.weights} weights)", number(res.kappa_b)),
+                    (f"kappa a ({form})", number(res.kappa_a)),
+                    (f"kappa b ({form})", number(res.kappa_b)),
                     ("difference a − b", number(res.statistic)),
                     ("standard error (paired)", number(res.standard_error)),
                     (
@@ -487,9 +423,13 @@ def compare(
         )
 
 
-def _compare_many(
-    file, source, data, truth, pred, weights, correction, ci, method, n_resamples, seed, as_json
-) -> None:
+def _form(weights: str, real_valued: bool) -> str:
+    """How a table names the kappas: their weights, and the continuous form when a
+    column held real-valued scores."""
+    return f"{weights} weights" + (", continuous form" if real_valued else "")
+
+
+def _compare_many(file, source, data, truth, pred, weights, correction, interval, as_json) -> None:
     """``qwkit compare`` with three or more models: every pair, p-values adjusted."""
     y = data.columns[truth]
     columns = {"y_true": truth, **{f"y_preds[{c!r}]": c for c in pred}}
@@ -502,9 +442,8 @@ def _compare_many(
             correction=correction.value,
             **data.item_weights,
         )
-        bounds = [
-            confidence_interval(one, ci, method, n_resamples, seed) for one in res.comparisons
-        ]
+        bounds = [interval.of(one) for one in res.comparisons]
+    ci, method = interval.ci, interval.method
     if as_json:
         out = res.to_dict()
         for entry, (low, high) in zip(out["comparisons"], bounds, strict=True):
@@ -525,7 +464,8 @@ def _compare_many(
     console = _display.stdout_console()
     kappas = Table(title=f"{source.label}: {len(pred)} models against '{truth}'")
     kappas.add_column("model")
-    kappas.add_column(f"kappa ({res.weights} weights)", justify="right")
+    real = any(one.real_valued for one in res.comparisons)
+    kappas.add_column(f"kappa ({_form(res.weights, real)})", justify="right")
     for model, kappa in zip(res.models, res.kappas, strict=True):
         kappas.add_row(f"'{model}'", number(kappa))
     console.print(kappas)

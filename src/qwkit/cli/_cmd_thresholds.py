@@ -26,26 +26,21 @@ from qwkit.cli._optimism import (
 )
 from qwkit.cli._options import (
     CiOpt,
-    CountsOpt,
-    DecimalOpt,
     DropOpt,
-    EncodingOpt,
     FileArg,
     ForceOpt,
+    ItemWeightColumns,
     JsonOpt,
     LabelsOpt,
-    SepOpt,
-    SheetOpt,
+    NanPolicyOpt,
+    Reading,
     TruthOpt,
-    WeightColOpt,
     Weights,
     WeightsOpt,
     check_one_stdout,
-    decimal_option,
-    encoding_option,
-    item_weight_options,
     labels_option,
-    sep_option,
+    nan_policy_option,
+    option_blocks,
 )
 
 __all__ = ["thresholds_apply", "thresholds_fit"]
@@ -58,6 +53,7 @@ ScoreOpt = Annotated[
 ]
 
 
+@option_blocks
 def thresholds_fit(
     file: FileArg,
     truth: TruthOpt,
@@ -80,13 +76,10 @@ def thresholds_fit(
     optimism_resamples: OptimismResamplesOpt = 200,
     ci: CiOpt = 0.95,
     seed: OptimismSeedOpt = 20261121,
-    sample_weight: WeightColOpt = None,
-    counts: CountsOpt = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
-    drop_missing: DropOpt = False,
+    item_weights: ItemWeightColumns = ItemWeightColumns(),
+    reading: Reading = Reading(),
+    nan_policy: NanPolicyOpt = None,
+    drop_missing: DropOpt = False,  # (deprecated alias)
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -96,28 +89,21 @@ def thresholds_fit(
     reference ratings: the exact global optimum, not a local search. Their kappa on
     these rows is optimistic; the optimism corrected kappa (--optimism) is what these
     cut points will score on new data, with its interval."""
-    item_weight_options(sample_weight, counts)
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
+    item_weights = item_weights.checked()
     scale_given = labels_option(labels)
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    reading = reading.checked()
     check_one_stdout(output, as_json, "-o")
     with guard():
-        target = None
-        if output is not None:
-            target = _output.plan(
-                output, kind=_output.THRESHOLDS, inputs=[_output.Input.of(file)], force=force
-            )
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
+        target = _output.plan_given(output, kind=_output.THRESHOLDS, file=file, force=force)
+        with reading.open(file) as source:
             data = _columns.load(
                 source,
                 ratings=[truth],
                 scores=[score_col],
                 labels=scale_given,
-                weight=sample_weight,
-                counts=counts,
+                weight=item_weights.sample_weight,
+                counts=item_weights.counts,
                 drop_missing=drop_missing,
                 console=stderr_console(),
             )
@@ -149,8 +135,8 @@ def thresholds_fit(
             "n_items": data.n_items if opt is None else opt.n_items,
             "n_rows": len(y),
             "rows_dropped": data.dropped,
-            "sample_weight": sample_weight,
-            "counts": counts,
+            "sample_weight": item_weights.sample_weight,
+            "counts": item_weights.counts,
             "qwkit": qwkit.__version__,
         }
         if target is not None:
@@ -180,6 +166,7 @@ def thresholds_fit(
             console.print(f"wrote {output}")
 
 
+@option_blocks
 def thresholds_apply(
     file: FileArg,
     score_col: ScoreOpt,
@@ -213,15 +200,13 @@ def thresholds_apply(
             metavar="NAME",
         ),
     ] = None,
-    sep: SepOpt = None,
-    decimal: DecimalOpt = ".",
-    encoding: EncodingOpt = "utf-8",
-    sheet: SheetOpt = None,
+    reading: Reading = Reading(),
+    nan_policy: NanPolicyOpt = None,
     drop_missing: Annotated[
         bool,
         typer.Option(
             "--drop-missing",
-            help="Drop rows whose score is missing (default: they are an error).",
+            help="Deprecated: the same as --nan-policy omit (drop rows whose score is missing).",
             show_default=False,
         ),
     ] = False,
@@ -233,9 +218,8 @@ def thresholds_apply(
     for byte, with one more field on each line (comment lines above the header are
     kept); a Parquet output keeps the input's column types (a text input's are
     inferred)."""
-    sep = sep_option(sep)
-    decimal = decimal_option(decimal, sep)
-    encoding = encoding_option(encoding)
+    drop_missing = nan_policy_option(nan_policy, drop_missing) == "omit"
+    reading = reading.checked()
     if file == _io.STDIN and thresholds == _io.STDIN:
         raise typer.BadParameter(
             "FILE and --thresholds cannot both be standard input ('-').",
@@ -245,10 +229,8 @@ def thresholds_apply(
         inputs = [_output.Input.of(file), _output.Input.of(thresholds, "thresholds file")]
         target = _output.plan(output, kind=_output.TABLE, inputs=inputs, force=force)
         cuts, scale = _spec.read_thresholds(thresholds)
-        with _io.open_source(
-            file, sep=sep, decimal=decimal, encoding=encoding, sheet=sheet
-        ) as source:
-            _apply(source, target, cuts, scale, score_col, column, sep, drop_missing)
+        with reading.open(file) as source:
+            _apply(source, target, cuts, scale, score_col, column, reading.sep, drop_missing)
 
 
 def _apply(source, target, cuts, scale, score_col, column, sep, drop_missing) -> None:

@@ -63,7 +63,7 @@ def _null_error(column: str, array, rows: np.ndarray | None = None) -> CliError:
     i = int(pc.index(pc.is_null(array), pa.scalar(True)).as_py())
     return CliError(
         f"column '{column}' has a missing value in data row {file_row(i, rows)}; fill it or pass "
-        "--drop-missing to skip such rows."
+        "--nan-policy omit to skip such rows."
     )
 
 
@@ -198,11 +198,14 @@ def text_values(array, column: str, labels=None, *, rows=None) -> np.ndarray:
     return np.asarray(pc.utf8_trim_whitespace(array).to_numpy(zero_copy_only=False), dtype=str)
 
 
-def fractional_rating(exc, columns: dict[str, np.ndarray], rows=None) -> str | None:
-    """The command line's words for qwkit's error about a fractional rating on an
-    integer scale: the rating column ``exc.parameter`` (``columns``: parameter →
-    ``(column name, values)``) holds a non-integral number at ``exc.row``. None for
-    any other error."""
+def fractional_rating(
+    exc, columns: dict[str, np.ndarray], rows=None, *, integer_scale: bool = True
+) -> str | None:
+    """The command line's words for qwkit's error about a fractional rating: the rating
+    column ``exc.parameter`` (``columns``: parameter → ``(column name, values)``) holds
+    a non-integral number at ``exc.row`` — on an integer scale (``integer_scale``), or,
+    whatever the scale, as a real-valued score under weights that need ratings (an
+    error that also names ``weights``). None for any other error."""
     if exc.parameter not in columns or exc.row is None:
         return None
     name, values = columns[exc.parameter]
@@ -211,10 +214,20 @@ def fractional_rating(exc, columns: dict[str, np.ndarray], rows=None) -> str | N
     value = float(values[exc.row])
     if not math.isfinite(value) or value == math.floor(value):
         return None
+    where = f"data row {file_row(exc.row, rows)} has {value}"
+    if "weights" in exc.parameters:  # real-valued scores under weights other than quadratic
+        return (
+            f"column '{name}' holds real-valued scores ({where}); weights other than "
+            "quadratic need ratings on the scale: cut the scores into ratings first "
+            "(`qwkit thresholds fit --score COLUMN`, then `qwkit thresholds apply`), or use "
+            "--weights quadratic, whose continuous form scores real values as they are."
+        )
+    if not integer_scale:
+        return None
     return (
-        f"column '{name}' must hold integer ratings; data row {file_row(exc.row, rows)} has "
-        f"{value} (real-valued scores are cut into ratings by `qwkit thresholds fit "
-        "--score COLUMN`; a scale of non-integer values needs --labels)."
+        f"column '{name}' must hold integer ratings; {where} (real-valued scores are cut "
+        "into ratings by `qwkit thresholds fit --score COLUMN`; a scale of non-integer "
+        "values needs --labels)."
     )
 
 
@@ -254,7 +267,7 @@ class Loaded:
 
     columns: dict[str, np.ndarray]
     sample_weight: np.ndarray | None
-    dropped: int  # rows skipped by --drop-missing
+    dropped: int  # rows skipped by --nan-policy omit
     rows: np.ndarray | None  # 0-based file row of each kept position (None: all kept)
     #: The rating scale: the one given, or the order that ordered categories declare.
     labels: np.ndarray | None = None
@@ -291,10 +304,10 @@ class Loaded:
             "sample_weight": self.weight_column,
             "counts": self.counts_column,
         }
-        explain = None
-        if labels is None:
-            rated = {p: (c, self.columns[c]) for p, c in parameters.items() if c in self.ratings}
-            explain = functools.partial(fractional_rating, columns=rated, rows=self.rows)
+        rated = {p: (c, self.columns[c]) for p, c in parameters.items() if c in self.ratings}
+        explain = functools.partial(
+            fractional_rating, columns=rated, rows=self.rows, integer_scale=labels is None
+        )
         return in_file_terms(
             columns, self.rows, labels=self.labels_origin, said=said, explain=explain
         )

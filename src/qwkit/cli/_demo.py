@@ -29,7 +29,7 @@ from qwkit.cli import _progress
 
 REPORT_NAME = "report.html"
 #: Bootstrap resamples of the demo's interval and histogram.
-N_RESAMPLES = 4999
+N_RESAMPLES = 9999
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -71,7 +71,7 @@ def cut_texts(cuts: Sequence[float]) -> list[str]:
     return [f"{v:.{digits}g}" if math.isfinite(v) else ("inf" if v > 0 else "-inf") for v in values]
 
 
-def class_ranges(cuts: Sequence[float], labels) -> list[tuple[str, str, bool]]:
+def class_ranges(cuts: Sequence[float] | np.ndarray, labels) -> list[tuple[str, str, bool]]:
     """(class, the scores it gets, whether it is empty) for every class of cut points:
     ``(a, b]``, or "none (empty)" for a class that no score can get (an empty interval:
     equal cut points, or an end class cut at -inf or inf; ``ThresholdResult.empty_classes``

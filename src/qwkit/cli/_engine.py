@@ -20,7 +20,7 @@ reads them (``2.0`` is the rating 2).
 ``--engine duckdb``: ``qwkit.duckdb.kappa_test`` and ``confusion_matrix`` of the same
 PATH (Parquet, or CSV read by DuckDB's own reader): DuckDB counts the table, in this
 process, on every core, without loading the rows into Python; the result is the
-in-memory one, to the last bit. ``--drop-missing`` leaves out rows with a missing
+in-memory one, to the last bit. ``--nan-policy omit`` leaves out rows with a missing
 rating (``nan_policy="omit"``); survey weights are not taken (``--counts`` are).
 """
 
@@ -133,7 +133,7 @@ def duckdb_kappa_test(path, *, truth, pred, weights, labels, counts, drop_missin
             return None
         return (
             f"column '{columns[exc.parameter]}' has missing values; every item needs both "
-            "ratings: pass --drop-missing to leave those rows out."
+            "ratings: pass --nan-policy omit to leave those rows out."
         )
 
     with in_file_terms(columns, labels="--labels", said={"data": f"'{path}'"}, explain=explain):

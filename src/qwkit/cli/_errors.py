@@ -64,6 +64,7 @@ __all__ = [
     "guard",
     "in_file_terms",
     "one_line",
+    "renamed_options",
     "standard_streams",
     "stderr_console",
     "warning_texts",
@@ -215,7 +216,7 @@ def cli_wording(text: str) -> str:
 
 def warning_texts(caught: list[warnings.WarningMessage]) -> list[str]:
     """The distinct warnings, one line each, in the command line's words."""
-    texts = (cli_wording(one_line(item.message)) for item in caught)  # type: ignore[arg-type]
+    texts = (cli_wording(one_line(item.message)) for item in caught)
     return list(dict.fromkeys(texts))
 
 
@@ -432,8 +433,75 @@ def _broken_pipe() -> None:
     sys.exit(EXIT_BROKEN_PIPE)
 
 
+def renamed_options(renamed: dict[str, str]):
+    """Decorator of a command function: each old option name (a key, e.g. ``"--out"``)
+    still works as the new one (its value, ``"--output"``), absent from the help, with a
+    ``qwkit: warning:`` line on stderr that says what to use and when the old name goes
+    (CONTRIBUTING.md, "Deprecations"). :class:`QwkitCommand` reads the table."""
+
+    def wrap(function):
+        function.renamed_options = dict(renamed)
+        return function
+
+    return wrap
+
+
 class QwkitCommand(_FlagsTakeNoValue, TyperCommand):
-    """typer's command, with flags shown without a value type in the help."""
+    """typer's command, with flags shown without a value type in the help, and the
+    deprecated names of its options (:func:`renamed_options`) read as their new ones."""
+
+    @property
+    def renamed(self) -> dict[str, str]:
+        """Old option name → new, from the command function's :func:`renamed_options`."""
+        return getattr(self.callback, "renamed_options", {})
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        if self.renamed:
+            args = self._renamed_args(ctx, args)
+        return super().parse_args(ctx, args)
+
+    def _renamed_args(self, ctx, args: list[str]) -> list[str]:
+        """``args`` with each deprecated option name replaced by its new name (a warning
+        each); the value of an option that takes one is never read as a name."""
+        from qwkit._base._warnings import REMOVED_IN
+
+        options = [p for p in self.get_params(ctx) if p.param_type_name == "option"]
+        takes_value = {o for p in options if not p.is_flag for o in p.opts}
+        names = {o: p for p in options for o in (*p.opts, *p.secondary_opts)}
+        out: list[str] = []
+        given: dict[str, dict[str, bool]] = {}  # option -> the names given (True: old)
+        value_next = False
+        for i, arg in enumerate(args):
+            if value_next:
+                out.append(arg)
+                value_next = False
+                continue
+            if arg == "--":
+                out.extend(args[i:])
+                break
+            said, eq, value = arg.partition("=")
+            name = self.renamed.get(said, said)
+            if name != said:
+                arg = name + eq + value
+            if name in names:
+                given.setdefault(names[name].name, {})[said] = name != said
+            value_next = not eq and name in takes_value
+            out.append(arg)
+        for names_given in given.values():
+            old_names = [n for n, is_old in names_given.items() if is_old]
+            new_names = [n for n, is_old in names_given.items() if not is_old]
+            if old_names and new_names:
+                raise typer.BadParameter(
+                    f"give {new_names[0]} only; {old_names[0]} is its deprecated name.",
+                    param_hint=new_names[0],
+                )
+            for name in old_names:
+                typer.echo(
+                    f"qwkit: warning: {name} is deprecated and will be removed in qwkit "
+                    f"{REMOVED_IN}; use {self.renamed[name]} (the same thing).",
+                    err=True,
+                )
+        return out
 
 
 class QwkitGroup(_FlagsTakeNoValue, TyperGroup):

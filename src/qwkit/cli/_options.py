@@ -1,26 +1,54 @@
-"""Shared option and argument types of the ``qwkit`` commands (typer ``Annotated``).
+"""Shared option and argument types of the ``qwkit`` commands (typer ``Annotated``), and
+the blocks of options that several commands take together (:class:`Reading`,
+:class:`ItemWeightColumns`, :class:`Interval`): each block is declared once, as a frozen
+dataclass of options, and a command takes it as one parameter (:func:`option_blocks`).
 
 Help texts are plain (no rich boxes) and every option has a short metavar, so that help
-reads well in an 80-column terminal: words are never broken.
+reads well in an 80-column terminal: words are never broken. The words themselves are
+the glossary's (CONTRIBUTING.md, "One word per concept", the command line's table).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+import typing
 from enum import Enum
 from typing import Annotated
 
 import typer
 
-from qwkit.cli import _columns, _io, _output, _text
+from qwkit.cli import _columns, _io, _output, _progress, _text
+
+
+class Alignment(str, Enum):
+    """How the alternative annotator test scores an item's alignment with the remaining
+    annotators (``qwkit.alt_test``'s ``alignment``)."""
+
+    accuracy = "accuracy"
+    rmse = "rmse"
+    kappa = "kappa"
 
 
 class Weights(str, Enum):
+    """The names of ``WEIGHTS`` that every function takes (``_base._registry``), spelled
+    for typer and type checkers (``tests/test_registry.py`` holds them to the records)."""
+
     quadratic = "quadratic"
     linear = "linear"
     identity = "identity"
     radical = "radical"
     circular = "circular"
     bipolar = "bipolar"
+
+
+class NanPolicy(str, Enum):
+    """``--nan-policy``: the library's ``nan_policy`` words (scipy's)."""
+
+    propagate = "propagate"
+    raise_ = "raise"
+    omit = "omit"
 
 
 class Method(str, Enum):
@@ -270,14 +298,55 @@ def item_weight_options(sample_weight: str | None, counts: str | None) -> None:
         )
 
 
+NanPolicyOpt = Annotated[
+    NanPolicy | None,
+    typer.Option(
+        "--nan-policy",
+        help="A missing rating in a used column: raise (an error; the default for columns "
+        "of ratings and scores), omit (leave its row out; for the raters of a wide table "
+        "the default, where an empty cell is 'not rated'), propagate (the statistic is "
+        "nan: refused where the result is a test or an interval, which has no nan form). "
+        "Values that are codes for 'not rated' are --missing.",
+        show_default=False,
+        metavar="POLICY",
+    ),
+]
 DropOpt = Annotated[
     bool,
     typer.Option(
         "--drop-missing",
-        help="Skip rows with a missing value in a used column (default: they are an error).",
+        help="Deprecated: the same as --nan-policy omit (skip rows with a missing value "
+        "in a used column).",
         show_default=False,
     ),
 ]
+
+
+def nan_policy_option(
+    nan_policy: NanPolicy | None, drop_missing: bool = False, *, default: str = "raise"
+) -> str:
+    """The ``nan_policy`` of ``--nan-policy`` and of its deprecated alias
+    ``--drop-missing`` (``default`` when neither is given). Every command's result is a
+    test, an interval or a table today, which the library gives no NaN form: propagate
+    is refused here, as the library refuses it (docs/getting-started.md, "Missing
+    values")."""
+    policy = default if nan_policy is None else nan_policy.value
+    if drop_missing:
+        if policy != "omit" and nan_policy is not None:
+            raise typer.BadParameter(
+                f"is --nan-policy omit; it contradicts --nan-policy {policy}.",
+                param_hint="--drop-missing",
+            )
+        policy = "omit"
+    if policy == "propagate":
+        raise typer.BadParameter(
+            "propagate makes a single number nan; this command reports tests, intervals "
+            "and tables, which have no nan form: use raise or omit.",
+            param_hint="--nan-policy",
+        )
+    return policy
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 ForceOpt = Annotated[
     bool,
@@ -288,3 +357,127 @@ ForceOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+def report_option(contents: str):
+    """``--report FILE`` of a command that prints its result: an HTML report too, whose
+    ``contents`` its help says."""
+    return typer.Option(
+        "--report",
+        help=f"Also write an HTML report{contents} ('-': standard output). An existing "
+        "file is replaced only if it is a qwkit report, or with --force.",
+        show_default=False,
+        metavar="FILE",
+    )
+
+
+TitleOpt = Annotated[
+    str | None,
+    typer.Option(help="Title of the report.", show_default=False, metavar="TEXT"),
+]
+PRED_HELP = "Column of the other ratings (a model's, or a second rater's)."
+
+
+# ---------------------------------------------------------------------------- blocks
+
+
+@dataclasses.dataclass(frozen=True)
+class Reading:
+    """``--sep``, ``--decimal``, ``--encoding``, ``--sheet``: how every command that reads
+    a data file reads it. :meth:`checked` turns them into the reader's values (usage
+    errors otherwise); :meth:`open` opens the file with them."""
+
+    sep: SepOpt = None
+    decimal: DecimalOpt = "."
+    encoding: EncodingOpt = "utf-8"
+    sheet: SheetOpt = None
+
+    def checked(self) -> Reading:
+        sep = sep_option(self.sep)
+        return Reading(
+            sep, decimal_option(self.decimal, sep), encoding_option(self.encoding), self.sheet
+        )
+
+    def open(self, file: str):
+        """``_io.open_source`` of ``file`` with these options (a context manager)."""
+        return _io.open_source(
+            file, sep=self.sep, decimal=self.decimal, encoding=self.encoding, sheet=self.sheet
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemWeightColumns:
+    """``--sample-weight`` and ``--counts``: the item weights of the commands of two
+    raters' columns (one of them at most: :meth:`checked`)."""
+
+    sample_weight: WeightColOpt = None
+    counts: CountsOpt = None
+
+    def checked(self) -> ItemWeightColumns:
+        item_weight_options(self.sample_weight, self.counts)
+        return self
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """``--ci``, ``--method``, ``--n-resamples``, ``--seed``: the confidence interval of
+    every command that gives one through ``result.confidence_interval`` (``evaluate``'s
+    own, of ``qwkit.evaluate_scorer``, has its own methods and default resamples)."""
+
+    ci: CiOpt = 0.95
+    method: MethodOpt = Method.asymptotic
+    n_resamples: ResamplesOpt = 9999
+    seed: SeedOpt = 20261121
+
+    def of(self, result) -> tuple[float, float]:
+        """The interval of ``result`` (a bootstrap drives a progress bar)."""
+        return _progress.confidence_interval(
+            result, self.ci, self.method, self.n_resamples, self.seed
+        )
+
+    def json(self, low: float, high: float) -> dict:
+        """The interval's part of ``--json``."""
+        return {
+            "confidence_level": self.ci,
+            "method": self.method.value,
+            "ci_low": low,
+            "ci_high": high,
+        }
+
+
+#: The blocks a command may take as one parameter.
+BLOCKS = (Reading, ItemWeightColumns, Interval)
+
+
+def option_blocks(function):
+    """Decorator of a command function: each parameter annotated with a block of
+    :data:`BLOCKS` is, in the signature typer reads, the block's options in their order
+    (their defaults the parameter's default block's, e.g. ``Interval(method=...)``), and
+    the function receives the block built from them. The other parameters stay as they
+    are: the command's help is the same as if it listed every option itself."""
+    hints = typing.get_type_hints(function, include_extras=True)
+    parameters, blocks = [], {}
+    for p in inspect.signature(function).parameters.values():
+        kind = hints.get(p.name, p.annotation)
+        if kind not in BLOCKS:
+            parameters.append(p.replace(annotation=kind, kind=p.KEYWORD_ONLY))
+            continue
+        given = kind() if p.default is p.empty else p.default
+        fields = typing.get_type_hints(kind, include_extras=True)
+        blocks[p.name] = kind
+        parameters += [
+            inspect.Parameter(
+                f.name, p.KEYWORD_ONLY, default=getattr(given, f.name), annotation=fields[f.name]
+            )
+            for f in dataclasses.fields(kind)
+        ]
+
+    @functools.wraps(function)
+    def command(**values):
+        for name, kind in blocks.items():
+            values[name] = kind(**{f.name: values.pop(f.name) for f in dataclasses.fields(kind)})
+        return function(**values)
+
+    command.__signature__ = inspect.Signature(parameters)
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return command

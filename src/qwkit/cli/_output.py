@@ -312,6 +312,15 @@ def not_replaced(shown: str, what: str) -> CliError:
     )
 
 
+def plan_given(text: str | None, *, kind: Kind, file: str, force: bool) -> Target | None:
+    """:func:`plan` of an output that a command may write beside what it prints
+    (``--report``, ``thresholds fit --output``), the data file ``file`` its input; None
+    when it is not given."""
+    if text is None:
+        return None
+    return plan(text, kind=kind, inputs=[Input.of(file)], force=force)
+
+
 def plan(
     text: str,
     *,

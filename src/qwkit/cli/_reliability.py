@@ -12,6 +12,7 @@ from rich.table import Table
 
 import qwkit
 from qwkit._base._ratings import as_sparse
+from qwkit._base._registry import ICC_FORMS
 from qwkit.cli import _display, _plots
 
 __all__ = [
@@ -20,20 +21,15 @@ __all__ = [
     "category_json",
     "category_section",
     "category_table",
+    "cli_name",
     "icc_form",
     "icc_result",
     "positions",
 ]
 
-#: ``--coefficient`` names of the six ICC forms (McGraw & Wong), case-insensitive.
-ICC_NAMES = {
-    "icc-11": "1,1",
-    "icc-a1": "A,1",
-    "icc-c1": "C,1",
-    "icc-1k": "1,k",
-    "icc-ak": "A,k",
-    "icc-ck": "C,k",
-}
+#: ``--coefficient`` names of the ICC forms (McGraw & Wong; the registry's aliases),
+#: case-insensitive.
+ICC_NAMES = {alias.lower(): form for form, r in ICC_FORMS.items() for alias in r.aliases}
 
 
 def icc_form(name: str) -> str | None:
@@ -42,7 +38,12 @@ def icc_form(name: str) -> str | None:
 
 
 def display_name(form: str) -> str:
-    return f"ICC({form})"
+    return ICC_FORMS[form].display
+
+
+def cli_name(form: str) -> str:
+    """The command line's name of an ICC form (``"A,1"`` → ``icc-A1``)."""
+    return ICC_FORMS[form].aliases[0]
 
 
 def positions(ratings, labels):
@@ -59,16 +60,18 @@ def positions(ratings, labels):
     return qwkit.ratings_from_long(sp.item, sp.rater, values)
 
 
-def icc_result(ratings, form: str, ci: float) -> tuple[qwkit.ICCResult, float, float]:
+def icc_result(
+    ratings, form: str, ci: float, nan_policy: str = "omit"
+) -> tuple[qwkit.ICCResult, float, float]:
     """``qwkit.icc`` of the table of ratings (text on ``--labels``: :func:`positions`),
     with its F-based interval at ``ci``."""
-    res = qwkit.icc(ratings, form=form, confidence_level=ci)
+    res = qwkit.icc(ratings, form=form, confidence_level=ci, nan_policy=nan_policy)
     low, high = res.confidence_interval()
     return res, low, high
 
 
-def by_category(ratings, labels) -> qwkit.CategoryAgreementResult:
-    return qwkit.category_agreement(ratings, labels=labels)
+def by_category(ratings, labels, nan_policy: str = "omit") -> qwkit.CategoryAgreementResult:
+    return qwkit.category_agreement(ratings, labels=labels, nan_policy=nan_policy)
 
 
 def category_table(res: qwkit.CategoryAgreementResult, ci: float, label: str) -> Table:
