@@ -185,6 +185,10 @@ def _cases():
         "RatingsTable.to_wide": lambda f: _table(f).to_wide(),
         # may a machine stand in for a human rater
         "evaluate_scorer": lambda f: read(qwkit.evaluate_scorer(_panel(f)[:, :2], f(C))),
+        "calibrate_judge": lambda f: read(qwkit.calibrate_judge(_panel(f)[:, :2], f(C))),
+        "human_scale_estimate": lambda f: read(
+            qwkit.human_scale_estimate(_panel(f)[:6, :2], f(C)[:6], f(C)[6:])
+        ),
         "evaluate_traits": lambda f: read(
             qwkit.evaluate_traits(
                 np.tile(_panel(f)[:, :2], (2, 1)),
@@ -207,6 +211,15 @@ def _cases():
         ),
         "degradation_sample_size": lambda f: qwkit.degradation_sample_size(
             human=_panel(f)[:, :2], machine=f(C), expected_degradation=0.0
+        ),
+        # the LLM judge: three runs of each item (the panel's columns), humans f(C)
+        "judge_reliability": lambda f: read(
+            qwkit.judge_reliability(
+                item=np.repeat(np.arange(12), 3),
+                run=np.tile(np.arange(3), 12),
+                score=_panel(f).ravel(),
+                human=f(C),
+            )
         ),
         # integrations
         "qwkit.dask": lambda f: [

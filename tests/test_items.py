@@ -125,6 +125,25 @@ def _traits(h, m, t):
     return tuple(r.criterion.estimate for r in res.criteria) + tuple(res.pvalues_adjusted)
 
 
+#: The unlabelled items of human_scale_estimate: other items than DATA's, with their groups.
+_UNLABELLED = np.random.default_rng(SEED + 2).normal(3, 1.2, 200)
+_UNLABELLED_GROUPS = np.array(["a", "b", "c"])[np.arange(200) % 3]
+
+
+def _calibrate(h, s):
+    # the cross-fitted kappa depends on the folds, drawn by position: the cut points and
+    # the in-sample kappa do not
+    cal = qwkit.calibrate_judge(h, s, rng=0, n_resamples=5, n_splits=5)
+    return (cal.apparent, *cal.thresholds)
+
+
+def _scale_estimate(h, s, g):
+    res = qwkit.human_scale_estimate(
+        h, s, _UNLABELLED, groups=g, groups_unlabelled=_UNLABELLED_GROUPS
+    )
+    return tuple(x for r in res.estimates for x in (r.estimate, r.standard_error, r.lam))
+
+
 def _optimal_rounder(X, y, w):
     est = qwkit.sklearn.OptimalRounder().fit(X, y, sample_weight=w)
     return (*est.thresholds_, est.score(X, y, sample_weight=w))
@@ -133,6 +152,28 @@ def _optimal_rounder(X, y, w):
 def _kappa_regressor(X, y, w):
     est = qwkit.sklearn.KappaRegressor().fit(X, y, sample_weight=w)
     return (*est.coef_, est.intercept_, est.score(X, y, sample_weight=w))
+
+
+def _judge(score, item, run):
+    # a long table: each of the N/2 items judged twice (two runs); rows paired by label
+    j = qwkit.judge_reliability(item=item, run=run, score=score)[0]
+    return (
+        *(getattr(j, c).statistic for c in ("icc", "alpha")),
+        *(getattr(j, c).standard_error for c in ("icc", "alpha")),
+        j.icc.low,
+        j.icc.high,
+        j.runs_needed.runs,
+    )
+
+
+def _position(verdict, item, order):
+    # each of the N/2 pairs judged in both orders ("r1", "r2"); verdicts "a", "b", "c"
+    res = qwkit.position_bias_test(
+        item=item, order=order, verdict=verdict, verdict_labels=("a", "b", "c"),
+        order_labels=("r1", "r2"),
+    )  # fmt: skip
+    r, c = res.first_slot_rate, res.consistency
+    return (res.statistic, res.pvalue, r.statistic, r.low, r.high, c.statistic, c.low, c.high)
 
 
 CASES = [
@@ -301,6 +342,8 @@ CASES = [
             qwkit.agreement_score(qwkit.ratings_from_long(i, r, v), coefficient="fleiss"),
         ),
     ),
+    Case("judge_reliability", ("y3", "item", "rater"), _judge, rtol=1e-10),
+    Case("position_bias_test", ("groups", "item", "rater"), _position, rtol=1e-10),
     Case(
         "KappaRegressor",
         ("X", "y1", "w"),
@@ -308,6 +351,8 @@ CASES = [
         rtol=1e-9,
         covers=("KappaRegressor.fit", "KappaRegressor.score"),
     ),
+    Case("calibrate_judge", ("human", "score"), _calibrate, rtol=1e-9),
+    Case("human_scale_estimate", ("human", "score", "groups"), _scale_estimate, rtol=1e-9),
     Case(
         "OptimalRounder",
         ("X", "y1", "w"),
@@ -322,7 +367,8 @@ CASES = [
 PER_ITEM = {
     "y1", "y2", "y_true", "y_score", "y_pred_a", "y_pred_b", "y_preds", "raw_prediction",
     "X", "y", "sample_weight", "counts", "human", "machine", "judge", "groups", "a", "b",
-    "x", "kappas", "items", "raters", "values", "ratings",
+    "x", "kappas", "items", "raters", "values", "ratings", "human_labelled", "judge_labelled",
+    "judge_unlabelled", "groups_unlabelled",
 }  # fmt: skip
 #: Public callables with several per-item parameters that are not in ``CASES``, and why.
 ELSEWHERE = {

@@ -72,7 +72,12 @@ _DENSE = (
 #: Krippendorff's ratio metric sums over every category of the scale: O(q²), bounded.
 _WHOLE_SCALE = ("agreement_score", "agreement_score RatingsTable")
 
+#: The judge on the human scale: the scale is the integer range of the human ratings when
+#: no ``labels`` are declared (as the docs say); a span too wide for a scale is refused.
+_HUMAN_SCALE = ("calibrate_judge", "human_scale_estimate")
+
 MAY_REFUSE = {
+    **{(name, family): "scale" for name in _HUMAN_SCALE for family in EXTREME},
     **{(name, "uint64 about 2**63"): "labels" for name in _NEEDS_LABELS},
     **{(name, family): "float64" for name in _REAL_VALUED for family in EXTREME[1:3]},
     **{(name, family): "span" for name in _DENSE + _WHOLE_SCALE for family in EXTREME[::3]},
@@ -139,6 +144,17 @@ class TestFlatMemory:
 #: Public names that build no table from ratings (results, warnings, errors, the scale
 #: and cost matrices of a number of classes, kappa of a given table, the data sets).
 NO_TABLE = {
+    "position_bias_test",  # verdicts on three fixed labels: a 3×3 table
+    "position_bias_sample_size",  # rates, no ratings
+    # the records of a judge_reliability result (its case), built by it
+    "HumanReliability",
+    "JudgeConsistency",
+    "JudgePanel",
+    "KappaWithHumans",
+    "PositionBias",
+    "PromptComparison",
+    "ReliabilityEstimate",
+    "RunsNeeded",
     "bayes_decision",  # probabilities and a cost matrix
     "cost_matrix",
     "expected_cost",
@@ -168,7 +184,8 @@ def test_every_public_function_is_a_case():
         and name not in ("Hanna", "HannaJudges", "WineQuality", "ConfidenceInterval", "data_files")
         # the records of an evaluation's result
         and name not in ("Comparison", "DegradationEstimate", "Descriptives", "Diagnostic")
-        and name not in ("RegressionFit", "ScoreDistribution")
+        and name not in ("RegressionFit", "ScoreDistribution", "ScaleEstimate")
+        and name not in ("ScaleComparison", "JudgeCalibration", "HumanScaleEstimate")
     }
     covered = {case.split(" ")[0] for case, _ in CASES} | {"RatingsTable"}
     covered |= {"qwkit.dask " + n for n in qwkit.dask.__all__ if "qwkit.dask" in covered}

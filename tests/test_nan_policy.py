@@ -219,6 +219,15 @@ EXEMPT = {
     "load_hanna": "a data set",
     "load_hanna_judges": "a data set",
     "load_wine_quality": "a data set",
+    # human ratings items x raters, NaN "not rated" by definition (omit, a table's rule);
+    # a missing judge score is an error naming its item. nan_policy itself: to be wired
+    "judge_reliability": "a long table of judgements: a row without a score (a failed "
+    "answer) is left out and counted in the notes; it is one judgement, not an item",
+    "position_bias_test": "a long table of verdicts: a row without one is left out and "
+    "counted, as by judge_reliability",
+    "position_bias_sample_size": "no data",
+    "calibrate_judge": "items x raters (NaN: not rated) and a judge score that must exist",
+    "human_scale_estimate": "items x raters (NaN: not rated) and a judge score that must exist",
 }
 
 IDS = [c.name for c in CASES]

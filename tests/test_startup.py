@@ -288,6 +288,7 @@ class TestLazyCommands:
         ("group", "name"),
         [("COMMANDS", n) for n in _app.COMMANDS]
         + [("THRESHOLDS", n) for n in _app.THRESHOLDS]
+        + [("CALIBRATE", n) for n in _app.CALIBRATE]
         + [("PLAN", n) for n in _app.PLAN],
     )
     def test_summary_is_the_commands_own(self, group, name):
@@ -301,7 +302,7 @@ class TestLazyCommands:
     def test_every_command_module_is_registered(self):
         registered = {
             (e.module, e.function)
-            for g in (_app.COMMANDS, _app.THRESHOLDS, _app.PLAN)
+            for g in (_app.COMMANDS, _app.THRESHOLDS, _app.CALIBRATE, _app.PLAN)
             for e in g.values()
         }
         defined = set()

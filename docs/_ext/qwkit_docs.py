@@ -155,6 +155,37 @@ SECTIONS: list[tuple[str, str | None, list[str]]] = [
         ],
     ),
     (
+        "Calibrate: the LLM judge on the human scale",
+        "calibration",
+        [
+            "calibrate_judge",
+            "JudgeCalibration",
+            "human_scale_estimate",
+            "HumanScaleEstimate",
+            "ScaleEstimate",
+            "ScaleComparison",
+        ],
+    ),
+    (
+        "Evaluate: is an LLM judge reliable",
+        "judge",
+        [
+            "judge_reliability",
+            "JudgeReliabilityResult",
+            "JudgeConsistency",
+            "HumanReliability",
+            "JudgePanel",
+            "ReliabilityEstimate",
+            "RunsNeeded",
+            "KappaWithHumans",
+            "PromptComparison",
+            "position_bias_test",
+            "PositionBiasResult",
+            "PositionBias",
+            "position_bias_sample_size",
+        ],
+    ),
+    (
         "Weigh against cost",
         "economics",
         [

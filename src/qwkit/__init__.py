@@ -56,6 +56,14 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         UndefinedKappaWarning,
     )
     from qwkit._base._weights import weight_matrix
+    from qwkit._calibration import (
+        HumanScaleEstimate,
+        JudgeCalibration,
+        ScaleComparison,
+        ScaleEstimate,
+        calibrate_judge,
+        human_scale_estimate,
+    )
     from qwkit._costs import (
         RiskClassModel,
         cost_matrix,
@@ -103,6 +111,21 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         standardized_mean_difference,
     )
     from qwkit._gradients import kappa_gradient_hessian
+    from qwkit._judge import (
+        HumanReliability,
+        JudgeConsistency,
+        JudgePanel,
+        JudgeReliabilityResult,
+        KappaWithHumans,
+        PositionBias,
+        PositionBiasResult,
+        PromptComparison,
+        ReliabilityEstimate,
+        RunsNeeded,
+        judge_reliability,
+        position_bias_sample_size,
+        position_bias_test,
+    )
     from qwkit._kappa import (
         KappaAccumulator,
         KappaComparisonResult,
@@ -163,12 +186,19 @@ __all__ = [
     "Hanna",
     "HannaJudges",
     "HumanAgreement",
+    "HumanReliability",
+    "HumanScaleEstimate",
     "ICCResult",
+    "JudgeCalibration",
+    "JudgeConsistency",
+    "JudgePanel",
+    "JudgeReliabilityResult",
     "KappaAccumulator",
     "KappaComparisonResult",
     "KappaRegressionResult",
     "KappaRescaleResult",
     "KappaTestResult",
+    "KappaWithHumans",
     "KendallWResult",
     "MarginalHomogeneityResult",
     "ModelEvaluation",
@@ -176,14 +206,21 @@ __all__ = [
     "PRMSEResult",
     "PairwiseComparisonResult",
     "PairwiseKappas",
+    "PositionBias",
+    "PositionBiasResult",
+    "PromptComparison",
     "QwkitError",
     "QwkitTypeError",
     "RaterAgreementResult",
     "RatingsTable",
     "RegressionFit",
+    "ReliabilityEstimate",
     "RiskClassModel",
+    "RunsNeeded",
     "SMDResult",
     "SampleSizeResult",
+    "ScaleComparison",
+    "ScaleEstimate",
     "ScaleWarning",
     "ScoreDistribution",
     "SoftKappaAccumulator",
@@ -201,6 +238,7 @@ __all__ = [
     "alt_test_sample_size",
     "apply_thresholds",
     "bayes_decision",
+    "calibrate_judge",
     "category_agreement",
     "category_kappas",
     "compare_kappa_test",
@@ -212,8 +250,10 @@ __all__ = [
     "evaluate_scorer",
     "evaluate_traits",
     "expected_cost",
+    "human_scale_estimate",
     "icc",
     "insurance_loss_matrix",
+    "judge_reliability",
     "kappa_decision",
     "kappa_from_confusion",
     "kappa_gradient_hessian",
@@ -231,6 +271,8 @@ __all__ = [
     "optimism_corrected_kappa",
     "optimize_thresholds",
     "pairwise_compare_kappa_test",
+    "position_bias_sample_size",
+    "position_bias_test",
     "prmse",
     "rater_agreement",
     "ratings_from_long",
@@ -256,6 +298,10 @@ _HOMES: dict[str, str] = {
         "UndefinedKappaWarning"
     ),
     "qwkit._base._weights": "weight_matrix",
+    "qwkit._calibration": (
+        "HumanScaleEstimate JudgeCalibration ScaleComparison ScaleEstimate calibrate_judge "
+        "human_scale_estimate"
+    ),
     "qwkit._costs": (
         "RiskClassModel cost_matrix expected_cost insurance_loss_matrix risk_class_model"
     ),
@@ -272,6 +318,11 @@ _HOMES: dict[str, str] = {
         "evaluate_scorer evaluate_traits prmse standardized_mean_difference"
     ),
     "qwkit._gradients": "kappa_gradient_hessian",
+    "qwkit._judge": (
+        "HumanReliability JudgeConsistency JudgePanel JudgeReliabilityResult KappaWithHumans "
+        "PositionBias PositionBiasResult PromptComparison ReliabilityEstimate RunsNeeded "
+        "judge_reliability position_bias_sample_size position_bias_test"
+    ),
     "qwkit._kappa": (
         "KappaAccumulator KappaComparisonResult KappaTestResult PairwiseComparisonResult "
         "SoftKappaAccumulator compare_kappa_test confusion_matrix kappa_from_confusion "

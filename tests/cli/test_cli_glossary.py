@@ -30,6 +30,8 @@ DISTINCT = {
 OWN_DEFAULTS = {
     ("evaluate", "--n-resamples"): "evaluate_scorer's 2000: each resample recomputes every "
     "statistic of every machine, and its intervals are the jackknife's by default",
+    ("calibrate estimate", "--calibration"): "fit's purpose is a mapping (thresholds); an "
+    "estimate uses the judge as it is unless asked (none), PPI++ being valid either way",
     ("evaluate", "--method"): "evaluate_scorer's methods: the jackknife holds its level "
     "from 20 units",
     ("report", "--method"): "the report draws the bootstrap distribution beside the interval",
@@ -134,7 +136,8 @@ class TestGlossary:
     def test_the_walk_finds_every_command(self):
         paths = {path for path, _ in COMMANDS}
         assert {"score", "agreement", "evaluate", "thresholds fit", "demo"} <= paths
-        assert len(paths) == len(_app.COMMANDS) + len(_app.THRESHOLDS) + len(_app.PLAN)
+        groups = (_app.THRESHOLDS, _app.PLAN, _app.CALIBRATE)
+        assert len(paths) == len(_app.COMMANDS) + sum(len(g) for g in groups)
 
     def test_every_option_is_in_the_glossary(self):
         assert _not_words(USED) == {}, "add these options to CONTRIBUTING.md's glossary"
@@ -223,7 +226,7 @@ class TestDefaults:
         }
         resamples = {path: v for (path, name), v in found.items() if name == "--n-resamples"}
         assert resamples == {p: 9999 for p in resamples} | {"evaluate": 2000}
-        assert set(resamples) == {"score", "compare", "agreement", "evaluate", "report"}
+        assert set(resamples) == {"score", "compare", "agreement", "evaluate", "report", "judge"}
         assert {v for (_, name), v in found.items() if name == "--seed"} == {20261121}
         # evaluate's default is the API's
         from inspect import signature

@@ -145,3 +145,60 @@ def test_probe_detects_a_broken_image(tmp_path, bad):
     page.write_text(f'<!DOCTYPE html><html><body><img id="x" src="{bad}"></body></html>')
     images = _image_check(tmp_path, page)
     assert images == [{"id": "x", "complete": True, "width": 0, "height": 0}]
+
+
+class TestJudgeReportsInBrowser:
+    def test_judge_report_on_hanna(self, tmp_path):
+        # HANNA's five LLM judges × four prompts on complexity, the crowd's three ratings
+        # repeated on each row of a story, the story generators as systems
+        judges, hanna = qwkit.load_hanna_judges(), qwkit.load_hanna()
+        cx = judges.criterion == "CX"
+        story = judges.story_id[cx]
+        human = hanna.human["CX"][story]
+        data = tmp_path / "hanna_judges_cx.csv"
+        pacsv.write_csv(
+            pa.table(
+                {
+                    "story": story,
+                    "judge": judges.judge[cx],
+                    "prompt": judges.prompt[cx],
+                    "score": judges.score[cx],
+                    "system": judges.system[cx],
+                    **{f"h{k + 1}": human[:, k] for k in range(3)},
+                }
+            ),
+            data,
+        )
+        report = tmp_path / "judge.html"
+        result = CliRunner().invoke(
+            app,
+            [
+                "judge", str(data), "--item", "story", "--judge", "judge", "--run", "prompt",
+                "--score", "score", "--human", "h1,h2,h3", "--system", "system", "--run-kind",
+                "prompts", "--n-resamples", "500", "--report", str(report),
+            ],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        html = report.read_text(encoding="utf-8")
+        # the answers lead: before the first figure
+        assert html.index("How many independent judges") < html.index("<img")
+        # consistency, runs, prompts, errors, panel and ranking
+        _check(tmp_path, report, n_images=6, height=9000)
+
+    def test_position_report(self, tmp_path):
+        # GPT-4's MT-Bench verdicts in both orders (tests/data, Apache-2.0)
+        fixture = Path(__file__).resolve().parents[1] / "data" / "mtbench_phi3_position.csv"
+        rows = [line for line in fixture.read_text().splitlines() if not line.endswith(",error")]
+        data = tmp_path / "mtbench.csv"
+        data.write_text("\n".join(rows) + "\n")
+        report = tmp_path / "position.html"
+        result = CliRunner().invoke(
+            app,
+            [
+                "judge", str(data), "--item", "question_id", "--order", "order", "--score",
+                "verdict", "--judge", "judge_prompt", "--verdicts", "A,B,tie",
+                "--report", str(report),
+            ],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        _check(tmp_path, report, n_images=1, height=3000)

@@ -187,7 +187,7 @@ class TestMarginalHomogeneity:
     def test_missing_pairs_text_and_result(self):
         a = ["x", "y", None, "y", "x", "z", "z", "y"]
         b = ["y", "y", "x", "x", "x", "z", "y", NAN]
-        res = qwkit.marginal_homogeneity_test(a, b, labels=["x", "y", "z"])
+        res = qwkit.marginal_homogeneity_test(a, b, labels=["x", "y", "z"], nan_policy="omit")
         assert res.n_items == 6 and res.labels.tolist() == ["x", "y", "z"]
         assert res.differences.tolist() == [0, -1, 1]
         assert res.to_dict()["df"] == res.df and "Stuart-Maxwell" in res.summary()

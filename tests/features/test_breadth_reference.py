@@ -58,8 +58,8 @@ def _call(case: dict) -> dict:
         low, high = res.confidence_interval()
         return {"statistic": res.statistic, "ci_low": low, "ci_high": high, "pvalue": res.pvalue}
     if fn == "concordance_correlation":
-        res = qwkit.concordance_correlation(
-            x[:, 0], x[:, 1], confidence_level=q["confidence_level"]
+        res = qwkit.concordance_correlation(  # R drops the incomplete pairs: omit
+            x[:, 0], x[:, 1], confidence_level=q["confidence_level"], nan_policy="omit"
         )
         low, high = res.confidence_interval()
         return {"statistic": res.statistic, "ci_low": low, "ci_high": high}

@@ -196,7 +196,9 @@ class TestCompareRealValued:
         y, a, b = _data(20, 17)
         a_nan = a.copy()
         a_nan[3] = np.nan
-        with pytest.raises(qwkit.QwkitError, match="`y_pred_a` contains nan at index 3") as err:
+        with pytest.raises(
+            qwkit.QwkitError, match=r"`y_pred_a` has a missing value \(nan\) at index 3"
+        ) as err:
             qwkit.compare_kappa_test(y, a_nan, b)
         assert err.value.row == 3
         with pytest.raises(qwkit.QwkitTypeError, match="`y_true` holds strings") as err:

@@ -155,7 +155,9 @@ class TestObjective:
         data = lgb.Dataset(X, [1.0, 2.0, 3.0], params=QUIET).construct()
         with pytest.raises(qwkit.QwkitError, match=r"^The Dataset's `label` and `preds` must"):
             kappa_objective(np.zeros(2), data)
-        with pytest.raises(qwkit.QwkitError, match=r"^`preds` contains nan at index 1"):
+        with pytest.raises(
+            qwkit.QwkitError, match=r"^`preds` has a missing value \(nan\) at index 1"
+        ):
             kappa_metric(np.array([0.0, np.nan, 1.0]), data)
         weighted = lgb.Dataset(X, [1.0, 2.0, 3.0], weight=[0.0, 0.0, 0.0], params=QUIET)
         with pytest.raises(qwkit.QwkitError, match=r"^The Dataset's `weight` must not sum to"):

@@ -158,7 +158,9 @@ class TestObjective:
         )
         with pytest.raises(qwkit.QwkitError, match=r"^The DMatrix's `label` and `predt` must"):
             kappa_objective(np.zeros(2), xgb.DMatrix(X, [1.0, 2.0, 3.0]))
-        with pytest.raises(qwkit.QwkitError, match=r"^`predt` contains nan at index 1"):
+        with pytest.raises(
+            qwkit.QwkitError, match=r"^`predt` has a missing value \(nan\) at index 1"
+        ):
             kappa_metric(np.array([0.0, np.nan, 1.0]), xgb.DMatrix(X, [1.0, 2.0, 3.0]))
         weighted = xgb.DMatrix(X, [1.0, 2.0, 3.0], weight=[0.0, 0.0, 0.0])
         with pytest.raises(qwkit.QwkitError, match=r"^The DMatrix's `weight` must not sum to"):

@@ -107,9 +107,9 @@ def _entries(value) -> np.ndarray | None:
         n = value.height
         return np.column_stack([np.zeros(n, bool) if c is None else c for c in cols])
     if isinstance(value, Mapping):
-        cols = [_entries(v) for v in value.values()]
-        cols = [c.reshape(c.shape[0], -1) for c in cols if c is not None]
-        return np.column_stack(cols) if cols else None
+        found = [_entries(v) for v in value.values()]
+        stacked = [c.reshape(c.shape[0], -1) for c in found if c is not None]
+        return np.column_stack(stacked) if stacked else None
     arr = _array(value)
     if arr.dtype.kind in "fc":
         # one pass without a copy when nothing is missing (the common case): min is NaN
@@ -134,7 +134,9 @@ def missing_mask(value) -> np.ndarray | None:
     entries = _entries(value)
     if entries is None or not entries.any():
         return None
-    return entries.reshape(entries.shape[0], -1).any(axis=1) if entries.ndim > 1 else entries
+    if entries.ndim > 1:
+        return np.asarray(entries.reshape(entries.shape[0], -1).any(axis=1))
+    return entries
 
 
 def _take(value, keep: np.ndarray):
@@ -159,9 +161,13 @@ def _array(value) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     try:
-        return np.asarray(value)
+        arr = np.asarray(value)
     except (ValueError, TypeError):
         return np.asarray(value, dtype=object)
+    if arr.dtype.kind == "U" and not isinstance(value, str):
+        # text with a None or a float NaN among it: numpy writes them as 'None', 'nan'
+        return np.asarray(value, dtype=object)
+    return arr
 
 
 def _length(value) -> int | None:

@@ -218,7 +218,7 @@ class AltTestSampleSizeResult:
         else:
             lines.append(
                 f"Plan: {self.n_annotators} annotators x {self.n_items_per_annotator} items "
-                f"each ({self.n_annotators * self.n_items_per_annotator} annotations), "
+                f"each ({self.n_annotators * (self.n_items_per_annotator or 0)} annotations), "
                 f"simulated power {self.simulated_power:.3f}"
             )
         lines += [
@@ -527,6 +527,8 @@ def alt_test_sample_size(
     best = [
         (m * n, m, n, p) for m, n, p in zip(counts, found, powers, strict=True) if n is not None
     ]
+    plan_m: int | None
+    plan_n: int | None
     if best:
         _, plan_m, plan_n, plan_p = min(best)
     else:

@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 ALIGNMENTS = ("accuracy", "rmse", "kappa")
+AlignmentName = Literal["accuracy", "rmse", "kappa"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -212,17 +213,15 @@ def _kappa_pvalue(judge, human, others, wmat, epsilon: float):
     g = stats[0].n_items
     with np.errstate(all="ignore"):
         pseudo = [s.n_items * s.value() - (s.n_items - 1.0) * s.leave_one_out() for s in stats]
-        d = _differences(*pseudo, tie)
+        d = _differences(pseudo[0], pseudo[1], tie)
         rows = [s.rows(0, g) for s in stats]
         totals = [s.total() for s in stats]
         step = max(1, _CHUNK // max(1, g * rows[0].shape[1]))
         means = np.empty(g)
         for lo in range(0, g, step):
             gone = np.arange(lo, min(g, lo + step))
-            dg = _differences(
-                *(_without(s, r, t, gone) for s, r, t in zip(stats, rows, totals, strict=True)),
-                tie[None, :],
-            )
+            left = [_without(s, r, t, gone) for s, r, t in zip(stats, rows, totals, strict=True)]
+            dg = _differences(left[0], left[1], tie[None, :])
             dg[np.arange(gone.size), gone] = 0.0
             means[gone] = dg.sum(axis=1) / (g - 1.0)
     mean = float(np.mean(d))
@@ -395,7 +394,7 @@ None or array-like of shape (K, K), default="quadratic"
     )
 
 
-def check_options(epsilon, q, alignment) -> tuple[float, float, str]:
+def check_options(epsilon, q, alignment: AlignmentName) -> tuple[float, float, AlignmentName]:
     """The alt-test's margin ε in [0, 1), false discovery rate q in (0, 1), and
     alignment, validated."""
     epsilon = check_real(epsilon, "epsilon")

@@ -290,7 +290,7 @@ None or array-like of shape (K, K), default="quadratic"
     if any(f is not None for f in first):  # real-valued scores: the continuous form
         refuse_real(weights, names, arrays, first)
         r, scale = rating_columns(arrays, names, first, labels)
-        iw = item_weights(sample_weight, counts, len(arrays[0]))
+        iw = item_weights(sample_weight, counts, next(len(a) for a in arrays if a is not None))
         return _continuous(as_columns(arrays, first, r), names, iw, alternative, scale)
     r = prepare_ratings(
         (y_true, y_pred_a, y_pred_b), labels, names=names, ordered=_ordered(weights)

@@ -20,7 +20,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qwkit._base._errors import QwkitError, QwkitTypeError
-from qwkit._base._fractional import minimize_ratio
 from qwkit._base._item_weights import ItemWeights, item_weights, no_items_error
 from qwkit._base._items import paired
 from qwkit._base._missing import RAISE_OR_OMIT, NanPolicy, nan_rows
@@ -41,7 +40,7 @@ from qwkit._base._scale import (
 from qwkit._base._scale_check import check_occurring
 from qwkit._base._validation import as_1d, check_integer, check_same_length, real_vector, show
 from qwkit._base._weights import WeightsLike, check_weights, resolve, same_weights
-from qwkit._kernels import assignment_table, monotone_dp
+from qwkit._table._cut_points import solve_sorted
 from qwkit._table._state import same_labels
 from qwkit._table._sufficient import kappa_from_table
 from qwkit._thresholds import _plots
@@ -283,48 +282,6 @@ def _problem(groups: PairGroups, wmat: np.ndarray):
             parameter="weights",
         )
     return values, pair_code, pair_weight, group_start, h, chance
-
-
-# ---------------------------------------------------------------------------- helpers
-
-
-def _ratio_parts(table: np.ndarray, wmat: np.ndarray, chance: np.ndarray, total: float):
-    """N and D of eq. T1 from the (true × assigned) table, per unit of total weight."""
-    n_part = float(np.sum(table * wmat)) / total  # N   (eq. T1)
-    d_part = float(table.sum(axis=0) @ chance) / total  # D   (eq. T1)
-    return n_part, d_part
-
-
-def _initial_assignments(values, group_weight, h, scale):
-    """Feasible monotone starts: nearest label (numeric increasing scales) and quantiles."""
-    starts = []
-    k = h.shape[0]
-    if scale.dtype.kind in "biuf" and np.all(np.diff(scale.astype(np.float64)) > 0):
-        pos = scale.astype(np.float64)
-        mids = pos[:-1] / 2 + pos[1:] / 2
-        starts.append(np.searchsorted(mids, values, side="left").astype(np.int64))
-    cum = np.cumsum(group_weight) - group_weight / 2
-    cuts = np.cumsum(h)[:-1]
-    starts.append(np.minimum(np.searchsorted(cuts, cum, side="right"), k - 1).astype(np.int64))
-    return starts
-
-
-def _cut_points(values: np.ndarray, cls: np.ndarray, k: int) -> np.ndarray:
-    """Midpoints between the last score of classes ≤ j and the first of classes > j (T6)."""
-    out = np.empty(k - 1)
-    m = values.shape[0]
-    n_le = np.searchsorted(cls, np.arange(k - 1), side="right")
-    for j in range(k - 1):
-        i = int(n_le[j])
-        if i == 0:
-            out[j] = -np.inf  # classes 0..j are empty below the smallest score
-        elif i == m:
-            out[j] = np.inf  # classes j+1.. are empty above the largest score
-        else:
-            lo, hi = values[i - 1], values[i]
-            mid = lo / 2 + hi / 2  # no overflow for huge scores   (eq. T6)
-            out[j] = mid if lo <= mid < hi else lo  # adjacent floats: cut at lo
-    return out
 
 
 # ---------------------------------------------------------------------------- the state
@@ -701,39 +658,15 @@ def _fit_groups(groups: PairGroups, weights, *, check_from: int | None = None):
 
 
 def fit_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, scale):
-    """The exact search on items sorted by score and aggregated into pairs.
-
-    ``values`` are the m distinct scores (increasing), ``group_start`` delimits the
-    (true class, summed weight) pairs of each one — every group non-empty, every pair
-    weight positive — ``h`` is the weighted true margin (≥ 2 positive entries) and
-    ``chance`` the δ of eq. T1 (some entry positive). Dinkelbach's method (eq. T4) with
-    the dynamic program (eq. T5) as the exact subproblem solver; returns the cut points
-    (eq. T6) of the global optimum, its K×K table, the certificate and the class of
-    every distinct score. The merged
-    groups of a ``ThresholdAccumulator`` and the resamples of one sorted sample
-    (``qwkit._thresholds._optimism``) are both solved here.
-    """
-    k = h.shape[0]
-    total = float(h.sum())
-    group_weight = np.add.reduceat(pair_weight, group_start[:-1])
-
-    def table(cls):
-        return assignment_table(pair_code, pair_weight, group_start, cls, k)
-
-    def ratio(cls):
-        return _ratio_parts(table(cls), wmat, chance, total)
-
-    def solve(lam):
-        return monotone_dp(pair_code, pair_weight, group_start, wmat, chance, lam)[0]
-
-    # λ₀: the best feasible start (D > 0); a constant class with δ > 0 always is one.
-    starts = _initial_assignments(values, group_weight, h, scale)
-    starts.append(np.full(values.shape[0], int(np.argmax(chance)), dtype=np.int64))
-    res = minimize_ratio(starts, ratio, solve, what="thresholds")
+    """The exact search (``_table._cut_points.solve_sorted``: eqs. T4–T6) on items
+    sorted by score and aggregated into pairs: the cut points of the global optimum, its
+    K×K table, the certificate and the class of every distinct score. The merged groups
+    of a ``ThresholdAccumulator`` are solved here."""
+    found = solve_sorted(values, pair_code, pair_weight, group_start, h, chance, wmat, scale)
     certificate = DinkelbachCertificate(
-        ratio=res.ratio, n_iterations=res.n_iterations, gap=float(res.gap)
+        ratio=found.ratio, n_iterations=found.n_iterations, gap=found.gap
     )
-    return _cut_points(values, res.solution, k), table(res.solution), certificate, res.solution
+    return found.cuts, found.table, certificate, found.classes
 
 
 def apply_thresholds(

@@ -8,19 +8,20 @@ bootstrap resample of unit-weight items is one multinomial draw of the pair coun
 a fold split a chain of multivariate hypergeometric draws; with survey weights the rows
 themselves are drawn. A refit is the exact solver of ``optimize_thresholds`` on the pairs
 of positive weight, without sorting again: memory O(pairs), whatever the number of
-resamples. The public function, its checks and its result are in ``_optimism``.
+resamples (the sorted sample, ``Pairs``, and the exact solver are
+``_table._cut_points``'s). The public function, its checks and its result are in
+``_optimism``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from qwkit._table._cells import CellKappa, influence_variance
-from qwkit._table._sufficient import kappa_from_table
-from qwkit._thresholds._fit import fit_sorted
+from qwkit._table._cut_points import Pairs, pairs_of
+from qwkit._table._cut_points import table_kappa as _table_kappa
 
 __all__ = ["bootstrap", "cross_fit", "kappa_variance", "pairs_of", "ticker"]
 
@@ -28,119 +29,10 @@ __all__ = ["bootstrap", "cross_fit", "kappa_variance", "pairs_of", "ticker"]
 _HYPERGEOMETRIC_LIMIT = 10**9
 
 
-# ---------------------------------------------------------------------------- the sample
-
-
-def _table_kappa(table: np.ndarray, wmat: np.ndarray) -> float:
-    """Eq. 1 on a K×K table; nan (no warning: refits count them) when undefined."""
-    return kappa_from_table(table, wmat, math.nan, quiet=True)
-
-
-@dataclass(frozen=True, slots=True)
-class _Pairs:
-    """The items sorted once by (score, true class) and aggregated into pairs.
-
-    ``weight`` is the summed weight of each pair (whole numbers for unit weights and
-    counts); with survey weights, ``row_pair`` and ``row_weight`` keep every row (the
-    sampling unit) with the pair it belongs to.
-    """
-
-    values: np.ndarray  # float64 (m,): distinct scores, increasing
-    code: np.ndarray  # int64 (P,): true class of each pair
-    group: np.ndarray  # intp (P,): distinct score of each pair
-    weight: np.ndarray  # float64 (P,)
-    weight_sq: np.ndarray  # float64 (P,): Σw² per pair (= weight for unit items)
-    wmat: np.ndarray
-    scale: np.ndarray
-    n_items: int
-    row_pair: np.ndarray | None = None
-    row_weight: np.ndarray | None = None
-
-    @property
-    def k(self) -> int:
-        return int(self.wmat.shape[0])
-
-    def refit(self, weight: np.ndarray):
-        """Optimal cut points and in-sample kappa for pair weights ``weight`` (zeros
-        allowed); None when the subsample has fewer than two true classes."""
-        keep = weight > 0
-        code = self.code[keep]
-        w = weight[keep]
-        group = self.group[keep]
-        h = np.bincount(code, weights=w, minlength=self.k)
-        if np.count_nonzero(h) < 2:
-            return None
-        chance = h @ self.wmat / float(h.sum())  # δ of eq. T1
-        if not np.any(chance > 0):
-            return None
-        first = np.empty(group.shape[0], dtype=bool)
-        first[0] = True
-        np.not_equal(group[1:], group[:-1], out=first[1:])
-        starts = np.flatnonzero(first)
-        group_start = np.append(starts, group.shape[0]).astype(np.int64)
-        cuts, table, _, _ = fit_sorted(
-            self.values[group[starts]],
-            code,
-            w,
-            group_start,
-            h,
-            chance,
-            self.wmat,
-            self.scale,
-        )
-        return cuts, _table_kappa(table, self.wmat)
-
-    def table(self, cuts: np.ndarray, weight: np.ndarray) -> np.ndarray:
-        """K×K table (true × class under ``cuts``) of the pairs with weights ``weight``."""
-        k = self.k
-        cls = np.searchsorted(cuts, self.values, side="left")  # apply_thresholds
-        cell = self.code * k + cls[self.group]
-        return np.bincount(cell, weights=weight, minlength=k * k).reshape(k, k)
-
-    def kappa(self, cuts: np.ndarray) -> float:
-        """κ of ``cuts`` on the whole sample."""
-        return _table_kappa(self.table(cuts, self.weight), self.wmat)
-
-
-def pairs_of(codes, scores, weight, wmat, scale, n_items, survey: bool) -> _Pairs:
-    """Sort by (score, true class) — once — and aggregate equal (score, class) rows."""
-    order = np.lexsort((codes, scores))
-    s = scores[order]
-    c = codes[order]
-    n = s.shape[0]
-    new_group = np.empty(n, dtype=bool)
-    new_group[0] = True
-    np.not_equal(s[1:], s[:-1], out=new_group[1:])  # -0.0 and 0.0 are one score
-    new_pair = new_group.copy()
-    new_pair[1:] |= c[1:] != c[:-1]
-    first = np.flatnonzero(new_pair)
-    group = (np.cumsum(new_group) - 1)[first].astype(np.intp)
-    pair_weight = np.add.reduceat(weight[order], first)
-    pair_weight_sq = pair_weight
-    row_pair = row_weight = None
-    if survey:
-        pair_weight_sq = np.add.reduceat(weight[order] ** 2, first)
-        row_pair = np.empty(n, dtype=np.intp)
-        row_pair[order] = np.cumsum(new_pair) - 1
-        row_weight = weight
-    return _Pairs(
-        values=s[new_group],
-        code=np.ascontiguousarray(c[first], dtype=np.int64),
-        group=group,
-        weight=pair_weight,
-        weight_sq=pair_weight_sq,
-        wmat=wmat,
-        scale=scale,
-        n_items=n_items,
-        row_pair=row_pair,
-        row_weight=row_weight,
-    )
-
-
 # ---------------------------------------------------------------------------- estimators
 
 
-def bootstrap(pairs: _Pairs, n_resamples: int, rng: np.random.Generator, tick=None):
+def bootstrap(pairs: Pairs, n_resamples: int, rng: np.random.Generator, tick=None):
     """Efron–Gong optimism (eq. O2): (mean optimism, refits used). ``tick()`` after each
     resample."""
     survey = pairs.row_pair is not None
@@ -222,7 +114,7 @@ def kappa_variance(t, a, b, w, w_sq, wmat) -> float:
 
 
 def cross_fit(
-    pairs: _Pairs, fitted_cls: np.ndarray, n_splits: int, n_repeats: int, rng, tick=None
+    pairs: Pairs, fitted_cls: np.ndarray, n_splits: int, n_repeats: int, rng, tick=None
 ) -> tuple[float, int, float]:
     """Repeated K-fold cross-fitting (eq. O4); ``tick()`` after each fold.
 

@@ -1,7 +1,8 @@
 """The typer application: the command groups, ``--version``, and the commands, each in
 the module of its own (``_cmd_score``: score, compare, and their ``--engine dask``;
-``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_thresholds``:
-thresholds fit, apply; ``_cmd_plan``: plan degradation, alt-test; ``_cmd_report``: report;
+``_cmd_agreement``: agreement; ``_cmd_evaluate``: evaluate; ``_cmd_judge``: judge;
+``_cmd_thresholds``: thresholds fit, apply; ``_cmd_calibrate``: calibrate fit, apply,
+estimate; ``_cmd_plan``: plan degradation, alt-test; ``_cmd_report``: report;
 ``_cmd_demo``: demo, economics).
 
 Every command parses its options, reads its columns (``_io``), calls qwkit, prints
@@ -31,7 +32,7 @@ from typer.core import TyperCommand
 import qwkit
 from qwkit.cli._errors import QwkitCommand, QwkitGroup
 
-__all__ = ["COMMANDS", "PLAN", "THRESHOLDS", "Lazy", "LazyGroup", "app"]
+__all__ = ["CALIBRATE", "COMMANDS", "PLAN", "THRESHOLDS", "Lazy", "LazyGroup", "app"]
 
 _CONTEXT = {"help_option_names": ["-h", "--help"]}
 
@@ -118,6 +119,7 @@ COMMANDS = {
     "evaluate": Lazy(
         "qwkit.cli._cmd_evaluate", "evaluate", "May a machine stand in for a human rater?"
     ),
+    "judge": Lazy("qwkit.cli._cmd_judge", "judge", "Is an LLM judge reliable?"),
     "report": Lazy(
         "qwkit.cli._cmd_report", "report", "HTML report of the agreement of two columns."
     ),
@@ -151,6 +153,25 @@ THRESHOLDS = {
     ),
 }
 
+#: The commands of ``qwkit calibrate``.
+CALIBRATE = {
+    "fit": Lazy(
+        "qwkit.cli._cmd_calibrate",
+        "calibrate_fit",
+        "Map a judge's scores onto the human scale.",
+    ),
+    "apply": Lazy(
+        "qwkit.cli._cmd_calibrate",
+        "calibrate_apply",
+        "Put a judge's scores on the human scale.",
+    ),
+    "estimate": Lazy(
+        "qwkit.cli._cmd_calibrate",
+        "calibrate_estimate",
+        "Human-scale means and shares, by PPI++.",
+    ),
+}
+
 
 class _Root(LazyGroup):
     lazy = COMMANDS
@@ -158,6 +179,10 @@ class _Root(LazyGroup):
 
 class _Thresholds(LazyGroup):
     lazy = THRESHOLDS
+
+
+class _Calibrate(LazyGroup):
+    lazy = CALIBRATE
 
 
 class _Plan(LazyGroup):
@@ -182,6 +207,14 @@ thresholds_app = typer.Typer(
     context_settings=_CONTEXT,
 )
 app.add_typer(thresholds_app, name="thresholds")
+calibrate_app = typer.Typer(
+    cls=_Calibrate,
+    help="An LLM judge on the human scale: fit, apply, estimate.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings=_CONTEXT,
+)
+app.add_typer(calibrate_app, name="calibrate")
 plan_app = typer.Typer(
     cls=_Plan,
     help="Sample sizes: items and annotators. Double-scored items for the degradation "

@@ -15,7 +15,7 @@ from rich.table import Table
 import qwkit
 import qwkit.economics
 from qwkit._base._extras import install_command
-from qwkit.cli import _demo, _demo_evaluation, _display, _output
+from qwkit.cli import _demo, _demo_calibration, _demo_evaluation, _display, _output
 from qwkit.cli._errors import (
     captured_warnings,
     guard,
@@ -67,7 +67,7 @@ def demo(
     On the red wine quality data bundled with qwkit: models, kappa-optimal rescaling,
     exact thresholds, confidence intervals and the cost view; and why exact cut points
     can lose to rounding on new data. On the HANNA stories: may ChatGPT stand in for a
-    crowd rater?"""
+    crowd rater, and what is it worth on the human scale?"""
     out = folder_option(out, "--output")
     with guard():
         console = _display.stdout_console()
@@ -77,10 +77,12 @@ def demo(
         with captured_warnings() as caught:
             result = _demo.run(seed=seed, test_size=test_size)
             hanna = _demo_evaluation.run()
+            judged = _demo_calibration.run(seed=seed)
             page = None
             if plots:
                 page = _demo.build_report(result, seed=seed, console=stderr_console())
                 _demo_evaluation.add_to_report(page, hanna)
+                _demo_calibration.add_to_report(page, judged)
         # the report is written before anything is printed (stdout may be closed early)
         note = Console(record=True, file=io.StringIO(), markup=False, width=console.width)
         if page is None:
@@ -94,6 +96,7 @@ def demo(
             note.print(f"Report: {target.shown}")
         _demo.render(result, console)
         _demo_evaluation.render(hanna, console)
+        _demo_calibration.render(judged, console)
         console.print(note.export_text(styles=console.is_terminal), end="", markup=False)
 
 

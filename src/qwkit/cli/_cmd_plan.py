@@ -6,8 +6,9 @@ no file; they print the plan or, with ``--json``, one JSON object on standard ou
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -69,7 +70,7 @@ PowerOpt = Annotated[
 ]
 
 
-def _no_file(file: str | None, options: dict[str, object]) -> None:
+def _no_file(file: str | None, options: Mapping[str, object]) -> None:
     """Assumed values and a pilot file are two sources: not both."""
     given = [name for name, value in options.items() if value is not None]
     if file is not None and given:
@@ -428,7 +429,7 @@ def plan_alt_test(
                 "give --advantage (assumed rates), or a pilot FILE with --human and --judge.",
                 param_hint="--advantage",
             )
-    shared = {
+    shared: dict[str, Any] = {
         "epsilon": epsilon,
         "q": q,
         "power": power,
@@ -442,7 +443,7 @@ def plan_alt_test(
     }
     with guard():
         if file is None:
-            assumed = {
+            assumed: dict[str, Any] = {
                 "advantage": _numbers(advantage, "--advantage"),
                 "ties": _numbers(ties, "--ties") or 0.0,
             }

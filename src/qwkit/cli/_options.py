@@ -15,7 +15,7 @@ import functools
 import inspect
 import typing
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -324,7 +324,7 @@ DropOpt = Annotated[
 
 def nan_policy_option(
     nan_policy: NanPolicy | None, drop_missing: bool = False, *, default: str = "raise"
-) -> str:
+) -> Literal["raise", "omit"]:
     """The ``nan_policy`` of ``--nan-policy`` and of its deprecated alias
     ``--drop-missing`` (``default`` when neither is given). Every command's result is a
     test, an interval or a table today, which the library gives no NaN form: propagate
@@ -344,7 +344,7 @@ def nan_policy_option(
             "and tables, which have no nan form: use raise or omit.",
             param_hint="--nan-policy",
         )
-    return policy
+    return "omit" if policy == "omit" else "raise"
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
