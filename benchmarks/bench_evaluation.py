@@ -1,45 +1,47 @@
 # ruff: noqa: E501  (a script that prints wide tables)
-"""Benchmark the scorer evaluation against a straightforward numpy implementation of the
-same statistics.
+"""Benchmark the scorer evaluation against a plain numpy implementation of the same sums.
 
-Run from the repository root (the lead runs the real sizes on a quiet machine)::
+Run from the repository root, at low priority (the lead runs it on a quiet machine)::
 
-    .venv/bin/python benchmarks/bench_evaluation.py            # everything
-    .venv/bin/python benchmarks/bench_evaluation.py --quick    # fewer repeats, smaller sizes
+    nice .venv/bin/python benchmarks/bench_evaluation.py --append benchmarks/README_evaluation.md
+    nice .venv/bin/python benchmarks/bench_evaluation.py --quick    # 10⁴ and 10⁵ only, 3 rounds
 
-Data: n items rated 1–5 by two humans (the second human on 10% of the items) and a
-real-valued machine score, all noisy readings of one latent score (seed 20261121).
+The target (issue 30): ``evaluate_scorer`` with clusters and every criterion on 10⁶
+responses, 10% double-scored, under 2 s without the bootstrap.
 
-Anchors (written here, in numpy, the way a careful user would):
+Data (``simulate``): n responses rated 1–5 by two humans (the second on a random 10%), a
+real-valued machine score (unclipped, so a few scores leave the scale and are trimmed),
+all noisy readings of one latent score; 500 clusters (the prompts the responses answer, at
+random) and 4 subgroups (40/30/20/10%, the machine 0.1 higher in the second); seed
+20261121.
 
-* ``numpy_degradation``: both quadratic kappas in their moment form and the paired
-  delta-method standard error from the closed-form influence of Lin's concordance
-  coefficient (which quadratic kappa of two score vectors is), on the double-scored
-  items;
-* ``numpy_evaluation``: the same for κ(h₁, m), Pearson's r (its influence), the SMD
-  (its influence), exact and adjacent agreement, and PRMSE by RSMTool's formulas (point
-  estimate: no published standard error to write down) — the statistics
-  ``evaluate_scorer`` reports, without its subgroups, per-rater kappas and text;
-* ``loop_jackknife``: the delete-one-item jackknife of the degradation by recomputing it
-  without each item (O(n²)), against ``method="jackknife"`` (O(n)).
+qwkit: ``evaluate_scorer(human, machine, cluster=..., groups=..., criteria=(every
+criterion), method=...)`` — its whole result: the six criteria with intervals, p-values
+and verdicts, and beside them unweighted kappa, agreement, RMSE, R², the disattenuated
+correlation, the degradation of five more statistics, PRMSE, kappa with each human, per
+group the humans' kappa and the degradation, the three fairness regressions, the score
+distributions and confusion tables, and the diagnostics of the human reference.
 
-RSMTool itself is not an anchor: it does not install in the benchmark environment. Asked
-to add it (``pip install --dry-run rsmtool``, 2026-11-27), pip resolves rsmtool 12.0.0 only
-by downgrading numpy to 1.26.4 and scikit-learn to 1.4.2 (with ``skll==5.0.1``), below
-what qwkit and its other extras need.
+Anchor (``numpy_sums``, written here the way a careful user would): the sums the criteria
+rest on and nothing more — per-cluster sums of 1, h, m, h², m², hm by ``np.bincount``
+over all responses, over the double-scored ones (and with h₂ for m), and the same within
+each group; the machine trimmed as RSMTool and qwkit do; from them quadratic kappa in its moment form, Pearson's r, the pooled SMD, the degradation
+κ(h₁, m) − κ(h₁, h₂) on the double-scored responses, per group kappa, the humans' kappa,
+the degradation, the within-group SMD and RSMTool's DSM; and for each the delete-one-cluster
+jackknife standard error (totals minus each cluster's sums; the population's moments in
+the within-group SMD and the DSM held fixed, as qwkit does). Without clusters, each
+response is a unit: its row of products, no bincount. Before timing, every anchor value is
+checked against qwkit's (1e-9, the standard errors too under ``method="jackknife"``).
 
-Linearity: the last table times ``degradation_test`` (asymptotic and exact jackknife) and
-``evaluate_scorer`` from 10³ to 10⁶ items and reports the time per item: linear paths
-keep it flat (until fixed costs are small), where re-scoring without each item grows it in
-proportion to n.
-
-Before timing, the anchors' values are checked against qwkit's (1e-9). Rows report the
-best of ``--repeat`` runs and the ratio anchor / qwkit (above 1: qwkit is faster).
+Timing: ``_timing.measure`` runs qwkit and its anchor in turn, round after round, in one
+process; the ratio read is the median over rounds of qwkit's time / the anchor's (a busy
+machine slows both alike). A second table times ``degradation_test`` on a few hundred
+items against the closed-form delta method in numpy and against re-scoring without each
+item (the O(n²) jackknife).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 
 # one thread, as the results say: a BLAS thread pool on a shared machine makes the numpy
@@ -48,6 +50,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import pathlib  # noqa: E402
 import sys  # noqa: E402
 from datetime import date  # noqa: E402
@@ -60,21 +63,132 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import _machine  # noqa: E402
 import _timing  # noqa: E402
 
+CRITERIA = ("kappa", "pearson_r", "degradation", "smd", "group_smd", "dsm")
+N_CLUSTERS = 500
+N_GROUPS = 4
+SCALE = (1, 5)
+TRIM = 0.4998  # RSMTool's tolerance, qwkit's default trim
 
-def simulate(n, double=0.1, seed=20261121):
+
+def simulate(n, double=0.1, n_clusters=N_CLUSTERS, seed=20261121):
+    """(human (n, 2) with NaN where the second human did not rate, machine, cluster, group)."""
     rng = np.random.default_rng(seed)
     truth = rng.normal(size=n)
-    human = np.clip(np.rint(3 + truth[:, None] + rng.normal(0, 0.7, (n, 2))), 1, 5)
+    human = np.clip(np.rint(3 + truth[:, None] + rng.normal(0, 0.7, (n, 2))), *SCALE)
     human[rng.random(n) >= double, 1] = np.nan
-    machine = 3 + truth + rng.normal(0, 0.6, n)
-    return human, machine
+    group = rng.choice(N_GROUPS, n, p=[0.4, 0.3, 0.2, 0.1])
+    machine = 3 + truth + rng.normal(0, 0.6, n) + 0.1 * (group == 1)
+    cluster = rng.integers(0, n_clusters, n)
+    return human, machine, cluster, group
 
 
-def _best(repeat, fn, *args, **kwargs):
-    return _timing.best(functools.partial(fn, *args, **kwargs), repeat)
+# ---------------------------------------------------------------------------- anchor
 
 
-# ---------------------------------------------------------------------------- anchors
+def _moments(s):
+    """(n, mean a, mean b, var a, var b, cov a b), divisor n, from sums [1, a, b, a², b², ab]."""
+    n = s[..., 0]
+    ma, mb = s[..., 1] / n, s[..., 2] / n
+    return n, ma, mb, s[..., 3] / n - ma * ma, s[..., 4] / n - mb * mb, s[..., 5] / n - ma * mb
+
+
+def kappa(s):
+    """Quadratic kappa of two score vectors in its moment form (Lin's CCC, divisor n)."""
+    _, ma, mb, va, vb, cab = _moments(s)
+    return 2 * cab / (va + vb + (ma - mb) ** 2)
+
+
+def pearson(s):
+    _, _, _, va, vb, cab = _moments(s)
+    return cab / np.sqrt(va * vb)
+
+
+def smd_pooled(s):
+    """(mean b − mean a) / √((sd_a² + sd_b²)/2), SDs with divisor n − 1 (Williamson's)."""
+    n, ma, mb, va, vb, _ = _moments(s)
+    return (mb - ma) / np.sqrt(n / (n - 1) * (va + vb) / 2)
+
+
+def degradation(hm, hh):
+    return kappa(hm) - kappa(hh)
+
+
+def unit_sums(a, b, cluster=None, n_clusters=0):
+    """Sums [1, a, b, a², b², ab] per unit: per cluster by np.bincount (n_clusters, 6), or
+    per response when there are no clusters (len(a), 6)."""
+    cols = (np.ones_like(a), a, b, a * a, b * b, a * b)
+    if cluster is None:
+        return np.stack(cols, axis=-1)
+    return np.stack([np.bincount(cluster, weights=w, minlength=n_clusters) for w in cols], axis=-1)
+
+
+def jackknife(loo):
+    """Delete-one-unit jackknife standard error from the delete-one values (last axis)."""
+    g = loo.shape[-1]
+    dev = loo - loo.mean(axis=-1, keepdims=True)
+    return np.sqrt((g - 1) / g * (dev * dev).sum(axis=-1))
+
+
+def _with_se(f, units, *sums):
+    """(f of the totals, its jackknife SE over the units that have responses here)."""
+    present = units[:, 0] > 0
+    totals = [s.sum(axis=0) for s in sums]
+    loo = f(*(t - s[present] for t, s in zip(totals, sums, strict=True)))
+    return float(f(*totals)), float(jackknife(loo))
+
+
+def numpy_sums(human, machine, cluster=None, group=None):
+    """The criteria's statistics and their delete-one-cluster jackknife standard errors,
+    from per-cluster sums (see the module docstring)."""
+    n = len(machine)
+    m = np.clip(machine, SCALE[0] - TRIM, SCALE[1] + TRIM)  # RSMTool's trimming
+    h1 = human[:, 0]
+    n_cl = 0 if cluster is None else int(cluster.max()) + 1
+
+    def units(rows, b):
+        """Per-unit sums of (h₁, b) over the responses ``rows`` (a boolean mask or all)."""
+        cl = None if cluster is None else cluster[rows]
+        return unit_sums(h1[rows], b[rows], cl, n_cl)
+
+    out = {}
+    # all responses
+    every = units(slice(None), m)
+    out["kappa"] = _with_se(kappa, every, every)
+    out["pearson_r"] = _with_se(pearson, every, every)
+    out["smd"] = _with_se(smd_pooled, every, every)
+    # double-scored responses: human–machine and human–human on the same responses
+    h2 = human[:, 1]
+    d = ~np.isnan(h2)
+    hm, hh = units(d, m), units(d, h2)
+    out["degradation"] = _with_se(degradation, hm, hm, hh)
+    # subgroups; the population's moments from all responses
+    _, mean_h, mean_m, var_h, var_m, _ = _moments(every.sum(axis=0))
+    c = n / (n - 1)
+    sd_h, sd_m, sd_pool = np.sqrt(c * var_h), np.sqrt(c * var_m), np.sqrt(c * (var_h + var_m) / 2)
+
+    def group_smd(s):
+        return (s[..., 2] - s[..., 1]) / s[..., 0] / sd_pool
+
+    def dsm(s):
+        return (s[..., 2] / s[..., 0] - mean_m) / sd_m - (s[..., 1] / s[..., 0] - mean_h) / sd_h
+
+    out["groups"] = []
+    for g in range(N_GROUPS):
+        in_g = group == g
+        g_all, g_hm, g_hh = units(in_g, m), units(in_g & d, m), units(in_g & d, h2)
+        out["groups"].append(
+            {
+                "kappa": _with_se(kappa, g_all, g_all),
+                "human_human": _with_se(kappa, g_hh, g_hh),
+                "degradation": _with_se(degradation, g_hh, g_hm, g_hh),
+                "group_smd": _with_se(group_smd, g_all, g_all),
+                "dsm": _with_se(dsm, g_all, g_all),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------ degradation_test anchors
 
 
 def ccc_influence(a, b):
@@ -91,6 +205,7 @@ def ccc_influence(a, b):
 
 
 def numpy_degradation(human, machine):
+    """Both kappas on the double-scored items and the paired delta-method SE."""
     rows = ~np.isnan(human[:, 1])
     h1, h2, m = human[rows, 0], human[rows, 1], machine[rows]
     k_hm, i_hm = ccc_influence(h1, m)
@@ -99,40 +214,8 @@ def numpy_degradation(human, machine):
     return k_hm - k_hh, np.sqrt(np.sum(d * d)) / len(d)
 
 
-def numpy_evaluation(human, machine):
-    h, m = human[:, 0], machine
-    n = len(h)
-    out = {}
-    k, ik = ccc_influence(h, m)
-    out["kappa"] = (k, np.sqrt(np.sum(ik * ik)) / n)
-    u, v = (h - h.mean()) / h.std(), (m - m.mean()) / m.std()
-    r = np.mean(u * v)
-    ir = u * v - r / 2 * (u * u + v * v)
-    out["r"] = (r, np.sqrt(np.sum(ir * ir)) / n)
-    sd = h.std(ddof=1)
-    smd = (m.mean() - h.mean()) / sd
-    s0 = h.var()  # the influence of the sample variance, whatever its divisor
-    ismd = ((m - m.mean()) - (h - h.mean())) / sd - smd * ((h - h.mean()) ** 2 - s0) / (2 * s0)
-    out["smd"] = (smd, np.sqrt(np.sum(ismd * ismd)) / n)
-    rounded = np.clip(np.floor(m + 0.5), 1, 5)
-    out["exact"] = np.mean(h == rounded)
-    out["adjacent"] = np.mean(np.abs(h - rounded) <= 1)
-    out["degradation"] = numpy_degradation(human, machine)
-    # PRMSE, RSMTool's formulas
-    k_i = (~np.isnan(human)).sum(axis=1)
-    multiple = k_i > 1
-    ve = np.average(np.nanvar(human[multiple], ddof=1, axis=1), weights=k_i[multiple] - 1)
-    means = np.nanmean(human, axis=1)
-    big_m = k_i.sum()
-    vt = (np.sum(k_i * (means - np.nanmean(human)) ** 2) - (n - 1) * ve) / (
-        big_m - np.sum(k_i**2) / big_m
-    )
-    mse = (np.sum(k_i * (means - m) ** 2) - n * ve) / big_m
-    out["prmse"] = 1 - mse / vt
-    return out
-
-
 def loop_jackknife(human, machine):
+    """The delete-one-item jackknife SE of the degradation by re-scoring (O(n²))."""
     rows = ~np.isnan(human[:, 1])
     h1, h2, m = human[rows, 0], human[rows, 1], machine[rows]
     n = len(m)
@@ -148,101 +231,125 @@ def loop_jackknife(human, machine):
 # ---------------------------------------------------------------------------- checks
 
 
-def check(human, machine):
-    res = qwkit.evaluate_scorer(human, machine)
-    ref = numpy_evaluation(human, machine)
-    pairs = [
-        (res.kappa.statistic, ref["kappa"][0]),
-        (res.kappa.standard_error, ref["kappa"][1]),
-        (res.pearson_r.statistic, ref["r"][0]),
-        (res.pearson_r.standard_error, ref["r"][1]),
-        (res.smd.statistic, ref["smd"][0]),
-        (res.smd.standard_error, ref["smd"][1]),
-        (res.exact_agreement.statistic, ref["exact"]),
-        (res.adjacent_agreement.statistic, ref["adjacent"]),
-        (res.degradation.statistic, ref["degradation"][0]),
-        (res.degradation.standard_error, ref["degradation"][1]),
-        (res.prmse.statistic, ref["prmse"]),
-    ]
-    for got, want in pairs:
-        assert abs(got - want) <= 1e-9 * max(1.0, abs(want)), (got, want)
+def _close(got, want, what):
+    if not abs(got - want) <= 1e-9 * max(1.0, abs(want)):
+        raise SystemExit(f"anchor and qwkit differ on {what}: {got!r} vs {want!r}")
 
 
-def run(args):
+def check(res, ref, se: bool) -> None:
+    """qwkit's result against the anchor's values (and standard errors when ``se``)."""
+    model = res.models[0]
+    pairs = [(name, getattr(model, name), ref[name]) for name in ("kappa", "pearson_r", "smd")]
+    deg = model.degradation
+    pairs.append(("degradation", deg, ref["degradation"]))
+    for g, row in zip(model.groups, ref["groups"], strict=True):
+        pairs += [(f"group {g.group} {k}", getattr(g, k), row[k]) for k in row]
+    for what, est, (value, std) in pairs:
+        _close(est.statistic, value, what)
+        if se:
+            _close(est.standard_error, std, f"{what} (standard error)")
+
+
+# ---------------------------------------------------------------------------- runs
+
+CASES = (
+    # (label, with clusters, method)
+    ("500 clusters, jackknife", True, "jackknife"),
+    ("no clusters, jackknife", False, "jackknife"),
+    ("500 clusters, asymptotic", True, "asymptotic"),
+)
+
+
+def scorer_table(args) -> list[str]:
     lines = [
-        f"# Scorer evaluation benchmark ({date.today().isoformat()})",
+        "`evaluate_scorer(human, machine, cluster=, groups=, criteria=(all six), method=)` "
+        "against `numpy_sums` (the same sums, statistics and jackknife standard errors of the "
+        "criteria, nothing else); seconds are the best of the rounds, the ratio is the median "
+        "over rounds of qwkit's time / the anchor's, measured side by side:",
         "",
-        *_machine.describe(),
+        "| case | responses | double-scored | qwkit (s) | µs per response | anchor (s) | qwkit / anchor |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    sizes = [10**4, 10**5] if args.quick else [10**4, 10**5, 10**6]
+    for n in sizes:
+        human, machine, cluster, group = simulate(n)
+        n_double = int((~np.isnan(human[:, 1])).sum())
+        for label, clustered, method in CASES:
+            cl = cluster if clustered else None
+            fns = {
+                "qwkit": functools.partial(
+                    qwkit.evaluate_scorer,
+                    human,
+                    machine,
+                    cluster=cl,
+                    groups=group,
+                    criteria=CRITERIA,
+                    method=method,
+                ),
+                "anchor": functools.partial(numpy_sums, human, machine, cl, group),
+            }
+            check(fns["qwkit"](), fns["anchor"](), se=method == "jackknife")
+            times = _timing.measure(fns, args.rounds)
+            ratio, _ = _timing.paired(times, "qwkit", "anchor")
+            t_q, t_a = min(times["qwkit"]), min(times["anchor"])
+            lines.append(
+                f"| {label} | {n:.0e} | {n_double} | {t_q:.3f} | {1e6 * t_q / n:.2f} | {t_a:.3f} | {ratio:.1f} |"
+            )
+            print(lines[-1], flush=True)
+    return lines
+
+
+def degradation_table(args) -> list[str]:
+    lines = [
+        "`degradation_test` on a few hundred items, every one double-scored (`trim=False`: "
+        "the anchors do not trim); the ratio is anchor / qwkit (above 1: qwkit is faster):",
         "",
         "| case | items | qwkit (s) | anchor | anchor (s) | anchor / qwkit |",
         "|---|---:|---:|---|---:|---:|",
     ]
-    small = [200, 500] if args.quick else [200, 500, 2000]
-    for n in small:
-        human, machine = simulate(n, double=1.0)
-        check(human, machine)
-        t_q, _ = _best(args.repeat * 20, qwkit.degradation_test, human, machine)
-        t_a, _ = _best(args.repeat * 20, numpy_degradation, human, machine)
-        lines.append(
-            f"| degradation_test | {n} | {t_q:.5f} | numpy_degradation | {t_a:.5f} | {t_a / t_q:.2f} |"
-        )
-        t_q, res = _best(args.repeat, qwkit.degradation_test, human, machine, method="jackknife")
-        t_a, se = _best(max(1, args.repeat // 2), loop_jackknife, human, machine)
-        assert abs(res.standard_error - se) < 1e-9
-        lines.append(
-            f'| degradation_test(method="jackknife") | {n} | {t_q:.5f} | loop_jackknife | {t_a:.5f} | {t_a / t_q:.1f} |'
-        )
-    large = [10**5, 10**6] if args.quick else [10**5, 10**6, 4 * 10**6]
-    for n in large:
-        human, machine = simulate(n)
-        check(human, machine)
-        t_q, _ = _best(args.repeat, qwkit.evaluate_scorer, human, machine)
-        t_a, _ = _best(args.repeat, numpy_evaluation, human, machine)
-        lines.append(
-            f"| evaluate_scorer | {n:.0e} | {t_q:.3f} | numpy_evaluation | {t_a:.3f} | {t_a / t_q:.2f} |"
-        )
-        t_q, _ = _best(args.repeat, qwkit.evaluate_scorer, human, machine, method="jackknife")
-        lines.append(f'| evaluate_scorer(method="jackknife") | {n:.0e} | {t_q:.3f} | | | |')
-        t_q, _ = _best(args.repeat, qwkit.prmse, human, machine)
-        lines.append(f"| prmse | {n:.0e} | {t_q:.3f} | | | |")
-    lines += [
-        "",
-        "Time per item (µs), fully double-scored items for the degradation test:",
-        "",
-        '| items | degradation_test | degradation_test(method="jackknife") | '
-        'evaluate_scorer | evaluate_scorer(method="jackknife") |',
-        "|---:|---:|---:|---:|---:|",
-    ]
-    sizes = [10**3, 10**4, 10**5] if args.quick else [10**3, 10**4, 10**5, 10**6]
-    for n in sizes:
-        human, machine = simulate(n, double=1.0)
-        repeat = max(1, args.repeat * (10**5 // n) if n < 10**5 else args.repeat)
-        times = [
-            _best(repeat, qwkit.degradation_test, human, machine)[0],
-            _best(repeat, qwkit.degradation_test, human, machine, method="jackknife")[0],
-            _best(repeat, qwkit.evaluate_scorer, human, machine)[0],
-            _best(repeat, qwkit.evaluate_scorer, human, machine, method="jackknife")[0],
-        ]
-        lines.append(f"| {n:.0e} | " + " | ".join(f"{1e6 * t / n:.3f}" for t in times) + " |")
-    lines.append("")
-    lines += _machine.describe()[-1:]
-    return "\n".join(lines) + "\n"
+    for n in [200, 500] if args.quick else [200, 500, 2000]:
+        human, machine, _, _ = simulate(n, double=1.0)
+        for method, anchor, name in (
+            ("asymptotic", numpy_degradation, "numpy_degradation (delta method)"),
+            ("jackknife", loop_jackknife, "loop_jackknife (re-scoring, O(n²))"),
+        ):
+            q = functools.partial(qwkit.degradation_test, human, machine, method=method, trim=False)
+            a = functools.partial(anchor, human, machine)
+            res, want = q(), a()
+            if method == "asymptotic":
+                _close(res.statistic, want[0], "degradation")
+                _close(res.standard_error, want[1], "degradation (standard error)")
+            else:
+                _close(res.standard_error, want, "degradation (jackknife standard error)")
+            times = _timing.measure({"qwkit": q, "anchor": a}, args.rounds)
+            ratio, _ = _timing.paired(times, "anchor", "qwkit")
+            lines.append(
+                f'| degradation_test(method="{method}") | {n} | {min(times["qwkit"]):.5f} | {name} '
+                f"| {min(times['anchor']):.5f} | {ratio:.2f} |"
+            )
+    return lines
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per row")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--append", type=pathlib.Path, default=None)
     args = parser.parse_args()
     if args.quick:
-        args.repeat = min(args.repeat, 3)
-    qwkit.evaluate_scorer(*simulate(300))  # warm up (numba caches, imports)
-    text = run(args)
-    print(text)
-    if args.append is not None:
-        with args.append.open("a", encoding="utf-8") as fh:
-            fh.write("\n" + text)
+        args.rounds = min(args.rounds, 3)
+    human, machine, cluster, group = simulate(2000)  # warm up (numba caches, imports)
+    qwkit.evaluate_scorer(human, machine, cluster=cluster, groups=group, criteria=CRITERIA)
+    body = [*scorer_table(args), "", *degradation_table(args)]
+    lines = [
+        f"### evaluate_scorer against numpy ({date.today().isoformat()})",
+        "",
+        *_machine.describe(),
+        "",
+        *body,
+        "",
+    ]
+    _machine.emit("\n".join(lines), args.append)
 
 
 if __name__ == "__main__":

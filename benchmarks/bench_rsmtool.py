@@ -29,18 +29,27 @@ resident set size of the largest process of the run):
 * ``rsmeval, no report`` — ``rsmtool.rsmeval.run_evaluation`` with the report switched off
   (every table but the fairness ones): RSMTool's computations alone;
 * ``qwkit evaluate --json`` — the same file, humans h1,h2, the machine, the subgroup
-  column: every criterion with its interval (asymptotic), the human–human ceiling, PRMSE,
-  the subgroups; and ``qwkit evaluate --report`` with its HTML report.
+  column, with RSMTool's definitions (``--smd unpooled``; its trimming, qwkit's default)
+  and every criterion: the criteria with jackknife intervals (the default), the
+  human–human ceiling, unweighted kappa, RMSE, R², the disattenuated correlation, the
+  degradation of six statistics, PRMSE, per subgroup kappa, the humans' kappa, the
+  degradation, SMD and DSM, the three fairness regressions (best of ``--repeat``); and
+  ``qwkit evaluate --report`` with its HTML report.
 
 Equality: after rsmeval has run, its own trimmed and rounded scores (``raw_trim``,
 ``raw_trim_round`` from its ``pred_processed`` table) are joined to the file, and ``qwkit
-evaluate --json`` evaluates raw, raw_trim and raw_trim_round as three machines. Every
-statistic of ``MAPPING`` (an RSMTool table, row and column → a path in qwkit's JSON, with the
-unit conversion) is compared and the largest |difference| reported. Two rows need RSMTool's
-functions rather than its tables (``direct``: run in the RSMTool venv on rsmeval's own
-frames): the degradation on the same items and the within-group SMD in the human SD of all
-responses. A statistic qwkit does not compute today has ``None`` as its qwkit path: it is
-listed, not compared — the place to add it when qwkit does.
+evaluate --json --no-trim`` evaluates raw, raw_trim and raw_trim_round as three machines as
+rsmeval scored them; a second ``qwkit evaluate --json`` evaluates raw alone with qwkit's own
+trimming (RSMTool's: to [min − 0.4998, max + 0.4998]), to be compared with rsmeval's
+raw_trim row. Every statistic of ``MAPPING`` (an RSMTool table, row and column → a path in
+qwkit's JSON, with the unit conversion) is compared and the largest |difference|
+reported. Some rows need RSMTool's functions rather than its tables (``direct``: run in
+the RSMTool venv on rsmeval's own frames): the degradation on the same items and the
+within-group SMD in the human SD of all responses. The fairness tables come from rsmeval's
+report (not compared with ``--no-report``). Statistics that the two tools define
+differently (RSMTool's exact and adjacent agreement of unrounded real-valued scores) are
+compared all the same and marked so; a statistic qwkit does not compute has ``None`` as its
+qwkit path: it is listed, not compared.
 """
 
 from __future__ import annotations
@@ -56,6 +65,7 @@ import tempfile
 import textwrap
 import time
 from datetime import date
+from typing import NamedTuple
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import _machine
@@ -70,146 +80,296 @@ PINS = [
     "statsmodels==0.14.4",
 ]
 SCORES = ("raw", "raw_trim", "raw_trim_round")
+CRITERIA = ("kappa", "pearson_r", "degradation", "smd", "group_smd", "dsm")
 
 # ------------------------------------------------------------------------------ mapping
-# (source, table, row, column) -> (qwkit JSON path or None, factor, note).
+# (source, table, row, column) -> Q(qwkit JSON path or None, factor, note, same definition).
 # source "rsmeval": a CSV that rsmeval writes ({exp}_{table}.csv; row "" for one-row tables);
 # source "direct": RSMTool's functions on rsmeval's frames (see DIRECT below).
-# Paths: dots between keys; ``[key=value]`` picks the element of a list whose key is value.
+# Paths: dots between keys; ``[key=value]`` picks the element of a list whose key is value;
+# ``[#i]`` the i-th element; ``key@other=value`` the element of list ``key`` at the position
+# where the parallel list ``other`` holds value; ``A - B`` and ``A / B`` combine two paths.
+# A path starting ``trim:`` reads the second JSON, where qwkit trims rsmeval's raw score
+# itself (its default trimming, RSMTool's tolerance); the others read the JSON of raw,
+# raw_trim and raw_trim_round as rsmeval scored them (``--no-trim``).
 # {S} runs over the score types raw, raw_trim, raw_trim_round (qwkit's three machines);
-# {G} over the subgroup column's levels. qwkit's value × factor is compared.
+# {G} over the subgroup column's levels; {K} over the scale's labels. qwkit's value × factor
+# is compared. ``same=False``: the two definitions differ (the note says how) — the
+# difference is shown, and expected.
+
+
+class Q(NamedTuple):
+    path: str | None
+    factor: float = 1
+    note: str = ""
+    same: bool = True
+
+
 M = "models[name={S}]"
+T = "trim:models[name=raw]"
+RTR = "models[name=raw_trim_round]"
+HH = "human_human"
+G_ = "groups[group={G}]"
+#: qwkit's ``degradations`` in its JSON, in this order (their names are lost in to_dict:
+#: the estimate's own ``statistic`` key overwrites the statistic's name)
+DEGRADED = {"corr": 0, "kappa": 1, "exact_agr": 2, "adj_agr": 3, "SMD": 4}
+UNROUNDED = (
+    "RSMTool's agreement of the unrounded score (a real value equals a rating almost never); "
+    "qwkit rounds real-valued scores first"
+)
+ZSCORE = "qwkit computes per group kappa, the humans' kappa, the degradation, SMD and DSM"
+FAIRNESS = (
+    ("osa", "overall_score_accuracy"),
+    ("osd", "overall_score_difference"),
+    ("csd", "conditional_score_difference"),
+)
 MAPPING = [
     # human–machine, all responses (rsmeval's eval table, one row per score type)
-    (("rsmeval", "eval", "{S}", "N"), (f"{M}.n_items", 1, "")),
+    (("rsmeval", "eval", "{S}", "N"), Q(f"{M}.n_items")),
+    (("rsmeval", "eval", "{S}", "h_mean"), Q(f"{M}.human.mean")),
+    (("rsmeval", "eval", "{S}", "h_sd"), Q(f"{M}.human.sd")),
+    (("rsmeval", "eval", "{S}", "h_min"), Q(f"{M}.human.min")),
+    (("rsmeval", "eval", "{S}", "h_max"), Q(f"{M}.human.max")),
+    (("rsmeval", "eval", "{S}", "sys_mean"), Q(f"{M}.machine.mean")),
+    (("rsmeval", "eval", "{S}", "sys_sd"), Q(f"{M}.machine.sd")),
+    (("rsmeval", "eval", "{S}", "sys_min"), Q(f"{M}.machine.min")),
+    (("rsmeval", "eval", "{S}", "sys_max"), Q(f"{M}.machine.max")),
     (
         ("rsmeval", "eval", "{S}", "wtkappa"),
-        (f"{M}.kappa.statistic", 1, "Haberman's moment form; the table form on integers"),
+        Q(f"{M}.kappa.statistic", note="Haberman's moment form; the table form on integers"),
     ),
-    (("rsmeval", "eval", "{S}", "corr"), (f"{M}.pearson_r.statistic", 1, "")),
-    (("rsmeval", "eval", "{S}", "SMD"), (f"{M}.smd.statistic", 1, "unpooled: sd(sc1), ddof 1")),
+    (("rsmeval", "eval", "{S}", "corr"), Q(f"{M}.pearson_r.statistic")),
+    (("rsmeval", "eval", "{S}", "SMD"), Q(f"{M}.smd.statistic", note="--smd unpooled: sd(sc1)")),
+    (
+        ("rsmeval", "eval", "{S}", "R2"),
+        Q(f"{M}.r2.statistic", note="sklearn r2_score(sc1, system)"),
+    ),
+    (("rsmeval", "eval", "{S}", "RMSE"), Q(f"{M}.rmse.statistic")),
+    (
+        ("rsmeval", "eval", "{S}", "kappa"),
+        Q(f"{M}.unweighted_kappa.statistic", note="skll: np.round of the scores, halves to even"),
+    ),
     (
         ("rsmeval", "eval", "raw_trim_round", "exact_agr"),
-        (
-            f"{M}.exact_agreement.statistic",
-            100,
-            "qwkit rounds each machine itself (halves up, within the scale); RSMTool's raw_trim_round is np.rint (halves to even) of the trimmed score",
-        ),
+        Q(f"{RTR}.exact_agreement.statistic", 100),
     ),
     (
         ("rsmeval", "eval", "raw_trim_round", "adj_agr"),
-        (f"{M}.adjacent_agreement.statistic", 100, "as exact_agr"),
+        Q(f"{RTR}.adjacent_agreement.statistic", 100),
     ),
     (
-        ("rsmeval", "eval", "{S}", "kappa"),
-        (None, 1, "unweighted kappa (skll: np.round of the scores, halves to even)"),
+        ("rsmeval", "eval", "raw", "exact_agr"),
+        Q("models[name=raw].exact_agreement.statistic", 100, UNROUNDED, False),
     ),
-    (("rsmeval", "eval", "{S}", "RMSE"), (None, 1, "")),
-    (("rsmeval", "eval", "{S}", "R2"), (None, 1, "sklearn r2_score(sc1, system)")),
-    (("rsmeval", "eval", "{S}", "h_mean"), (None, 1, "")),
-    (("rsmeval", "eval", "{S}", "h_sd"), (None, 1, "")),
-    (("rsmeval", "eval", "{S}", "sys_mean"), (None, 1, "")),
-    (("rsmeval", "eval", "{S}", "sys_sd"), (None, 1, "")),
+    (
+        ("rsmeval", "eval", "raw", "adj_agr"),
+        Q("models[name=raw].adjacent_agreement.statistic", 100, UNROUNDED, False),
+    ),
+    (
+        ("rsmeval", "eval", "raw_trim", "exact_agr"),
+        Q("models[name=raw_trim].exact_agreement.statistic", 100, UNROUNDED, False),
+    ),
+    (
+        ("rsmeval", "eval", "raw_trim", "adj_agr"),
+        Q("models[name=raw_trim].adjacent_agreement.statistic", 100, UNROUNDED, False),
+    ),
+    # rsmeval's raw_trim row from the raw score, trimmed by qwkit (its default, --trim)
+    *(
+        (("rsmeval", "eval", "raw_trim", col), Q(f"{T}.{path}", note="qwkit trims raw itself"))
+        for col, path in (
+            ("N", "n_items"),
+            ("sys_mean", "machine.mean"),
+            ("sys_sd", "machine.sd"),
+            ("sys_min", "machine.min"),
+            ("sys_max", "machine.max"),
+            ("wtkappa", "kappa.statistic"),
+            ("corr", "pearson_r.statistic"),
+            ("SMD", "smd.statistic"),
+            ("R2", "r2.statistic"),
+            ("RMSE", "rmse.statistic"),
+            ("kappa", "unweighted_kappa.statistic"),
+        )
+    ),
+    (
+        ("rsmeval", "eval", "raw_trim_round", "exact_agr"),
+        Q(f"{T}.exact_agreement.statistic", 100, "qwkit trims and rounds raw itself"),
+    ),
+    (
+        ("rsmeval", "eval", "raw_trim_round", "adj_agr"),
+        Q(f"{T}.adjacent_agreement.statistic", 100, "as exact_agr"),
+    ),
     # human–human, double-scored responses
-    (("rsmeval", "consistency", "", "N"), ("human_human.n_items", 1, "")),
-    (("rsmeval", "consistency", "", "wtkappa"), ("human_human.kappa.statistic", 1, "")),
-    (("rsmeval", "consistency", "", "corr"), ("human_human.pearson_r.statistic", 1, "")),
+    (("rsmeval", "consistency", "", "N"), Q(f"{HH}.n_items")),
+    *(
+        (("rsmeval", "consistency", "", f"h{k}_{stat}"), Q(f"{HH}.{which}.{stat}"))
+        for k, which in ((1, "first"), (2, "second"))
+        for stat in ("mean", "sd", "min", "max")
+    ),
+    (("rsmeval", "consistency", "", "wtkappa"), Q(f"{HH}.kappa.statistic")),
+    (("rsmeval", "consistency", "", "corr"), Q(f"{HH}.pearson_r.statistic")),
     (
         ("rsmeval", "consistency", "", "SMD"),
-        ("human_human.smd.statistic", 1, "pooled: √((sd₁² + sd₂²)/2), ddof 1"),
+        Q(f"{HH}.smd.statistic", note="pooled: √((sd₁² + sd₂²)/2)"),
     ),
-    (
-        ("rsmeval", "consistency", "", "exact_agr"),
-        ("human_human.exact_agreement.statistic", 100, ""),
-    ),
-    (
-        ("rsmeval", "consistency", "", "adj_agr"),
-        ("human_human.adjacent_agreement.statistic", 100, ""),
-    ),
-    (("rsmeval", "consistency", "", "kappa"), (None, 1, "unweighted kappa")),
-    # confusion tables (compared cell by cell on the union of labels)
+    (("rsmeval", "consistency", "", "exact_agr"), Q(f"{HH}.exact_agreement.statistic", 100)),
+    (("rsmeval", "consistency", "", "adj_agr"), Q(f"{HH}.adjacent_agreement.statistic", 100)),
+    (("rsmeval", "consistency", "", "kappa"), Q(f"{HH}.unweighted_kappa.statistic")),
+    # confusion tables (compared cell by cell on the union of labels) and score distributions
     (
         ("rsmeval", "confMatrix", "*", "*"),
-        ("models[name=raw_trim_round].confusion", 1, "rows sc1, columns raw_trim_round"),
+        Q(f"{RTR}.confusion", note="rows sc1, columns raw_trim_round"),
     ),
-    (("rsmeval", "confMatrix_h1h2", "*", "*"), ("human_human.confusion", 1, "")),
+    (("rsmeval", "confMatrix_h1h2", "*", "*"), Q(f"{HH}.confusion")),
     (
-        ("rsmeval", "score_dist", "*", "*"),
-        (None, 1, "percent of responses at each rounded score, human and system"),
+        ("rsmeval", "score_dist", "{K}", "human"),
+        Q(f"{RTR}.distribution.human@labels={{K}} / {RTR}.n_items", 100, "percent of responses"),
+    ),
+    (
+        ("rsmeval", "score_dist", "{K}", "sys_raw"),
+        Q(f"{RTR}.distribution.machine@labels={{K}} / {RTR}.n_items", 100, "of raw_trim_round"),
     ),
     # true scores (PRMSE: sc1 and sc2)
-    (("rsmeval", "true_score_eval", "{S}", "PRMSE true"), (f"{M}.prmse.statistic", 1, "")),
-    (("rsmeval", "true_score_eval", "{S}", "MSE true"), (f"{M}.prmse.mse_true", 1, "")),
+    (("rsmeval", "true_score_eval", "{S}", "PRMSE true"), Q(f"{M}.prmse.statistic")),
+    (("rsmeval", "true_score_eval", "{S}", "MSE true"), Q(f"{M}.prmse.mse_true")),
     (
         ("rsmeval", "true_score_eval", "{S}", "Variance of errors"),
-        (f"{M}.prmse.variance_of_errors", 1, ""),
+        Q(f"{M}.prmse.variance_of_errors"),
     ),
-    (
-        ("rsmeval", "true_score_eval", "{S}", "True score var"),
-        (f"{M}.prmse.true_score_variance", 1, ""),
-    ),
-    (("rsmeval", "true_score_eval", "{S}", "N"), (f"{M}.prmse.n_items", 1, "")),
-    (("rsmeval", "true_score_eval", "{S}", "N multiple"), (f"{M}.prmse.n_double_scored", 1, "")),
-    # degradation: rsmeval's table subtracts H–H on the double-scored responses from H–M on
-    # all responses; qwkit's test uses the same (double-scored) items for both
+    (("rsmeval", "true_score_eval", "{S}", "True score var"), Q(f"{M}.prmse.true_score_variance")),
+    (("rsmeval", "true_score_eval", "{S}", "N"), Q(f"{M}.prmse.n_items")),
+    (("rsmeval", "true_score_eval", "{S}", "N multiple"), Q(f"{M}.prmse.n_double_scored")),
+    # rsmeval's degradation table: H–M on all responses minus H–H on the double-scored
+    # (two samples); qwkit's degradation test is on the same items (the direct rows below),
+    # and its result holds both terms of RSMTool's
     (
         ("rsmeval", "degradation", "{S}", "wtkappa"),
-        (
-            None,
-            1,
-            "H–M on all responses minus H–H on the double-scored: qwkit's degradation is on the same items (the direct row)",
-        ),
+        Q(f"{M}.kappa.statistic - {HH}.kappa.statistic", note="difference of two qwkit numbers"),
+    ),
+    (
+        ("rsmeval", "degradation", "{S}", "corr"),
+        Q(f"{M}.pearson_r.statistic - {HH}.pearson_r.statistic"),
+    ),
+    (
+        ("rsmeval", "degradation", "{S}", "kappa"),
+        Q(f"{M}.unweighted_kappa.statistic - {HH}.unweighted_kappa.statistic"),
+    ),
+    (("rsmeval", "degradation", "{S}", "SMD"), Q(f"{M}.smd.statistic - {HH}.smd.statistic")),
+    (
+        ("rsmeval", "degradation", "raw_trim_round", "exact_agr"),
+        Q(f"{RTR}.exact_agreement.statistic - {HH}.exact_agreement.statistic", 100),
+    ),
+    (
+        ("rsmeval", "degradation", "raw_trim_round", "adj_agr"),
+        Q(f"{RTR}.adjacent_agreement.statistic - {HH}.adjacent_agreement.statistic", 100),
     ),
     (
         ("direct", "degradation_same_items", "{S}", "wtkappa"),
-        (f"{M}.degradation.statistic", 1, "use_all_responses=False"),
+        Q(f"{M}.degradation.statistic", note="use_all_responses=False: the same items"),
     ),
-    (("rsmeval", "degradation", "{S}", "corr"), (None, 1, "")),
-    (("rsmeval", "degradation", "{S}", "exact_agr"), (None, 1, "")),
-    (("rsmeval", "degradation", "{S}", "adj_agr"), (None, 1, "")),
-    (("rsmeval", "degradation", "{S}", "SMD"), (None, 1, "")),
+    *(
+        (("direct", "degradation_same_items", "{S}", col), Q(f"{M}.degradations[#{i}].statistic"))
+        for col, i in DEGRADED.items()
+        if not col.endswith("_agr")
+    ),
+    *(
+        (
+            ("direct", "degradation_same_items", "raw_trim_round", col),
+            Q(f"{RTR}.degradations[#{i}].statistic", 100),
+        )
+        for col, i in DEGRADED.items()
+        if col.endswith("_agr")
+    ),
+    *(
+        (
+            ("direct", "degradation_same_items", s, col),
+            Q(f"models[name={s}].degradations[#{i}].statistic", 100, UNROUNDED, False),
+        )
+        for s in ("raw", "raw_trim")
+        for col, i in DEGRADED.items()
+        if col.endswith("_agr")
+    ),
     (
         ("rsmeval", "disattenuated_correlations", "{S}", "corr_disattenuated"),
-        (None, 1, "corr(sc1, system) on all responses / √corr(sc1, sc2) on the double-scored"),
+        Q(
+            f"{M}.disattenuated_r.statistic",
+            note="corr(sc1, system), all responses / √corr(sc1, sc2), double-scored",
+        ),
     ),
     # subgroups
-    (
-        ("rsmeval", "eval_by_{g}", "{G}", "N"),
-        ("models[name=raw_trim].groups[group={G}].n_items", 1, ""),
-    ),
+    (("rsmeval", "eval_by_{g}", "{G}", "N"), Q(f"{RTR}.{G_}.n_items")),
     (
         ("rsmeval", "eval_by_{g}", "{G}", "wtkappa.raw_trim"),
-        ("models[name=raw_trim].groups[group={G}].kappa.statistic", 1, ""),
-    ),
-    (
-        ("direct", "smd_by_group_johnson", "{G}", "{S}"),
-        (
-            f"{M}.groups[group={{G}}].smd.statistic",
-            1,
-            "(mean_g(m) − mean_g(h)) / sd(h over all responses): RSMTool's method='johnson'",
-        ),
+        Q(f"models[name=raw_trim].{G_}.kappa.statistic"),
     ),
     (
         ("rsmeval", "eval_by_{g}", "{G}", "DSM.raw_trim"),
-        (
-            None,
-            1,
-            "difference of standardized means: z of each score by its own mean and SD over all responses",
+        Q(
+            f"models[name=raw_trim].{G_}.dsm.statistic",
+            note="z of each score by its own mean and SD over all responses",
         ),
     ),
-    (("rsmeval", "eval_by_{g}", "{G}", "corr.raw_trim"), (None, 1, "")),
-    (("rsmeval", "eval_by_{g}", "{G}", "RMSE.raw_trim"), (None, 1, "")),
-    (
-        ("rsmeval", "consistency_by_{g}", "{G}", "wtkappa"),
-        (None, 1, "human–human agreement per group"),
+    (("rsmeval", "eval_by_{g}", "{G}", "DSM.raw_trim_round"), Q(f"{RTR}.{G_}.dsm.statistic")),
+    *(
+        (("rsmeval", "eval_by_{g}", "{G}", col), Q(None, note=ZSCORE))
+        for col in (
+            "h_mean",
+            "h_sd",
+            "sys_mean.raw_trim",
+            "sys_sd.raw_trim",
+            "corr.raw_trim",
+            "RMSE.raw_trim",
+            "R2.raw_trim",
+            "kappa.raw_trim_round",
+            "exact_agr.raw_trim_round",
+            "adj_agr.raw_trim_round",
+        )
     ),
-    (("rsmeval", "consistency_by_{g}", "{G}", "DSM"), (None, 1, "")),
-    (("rsmeval", "disattenuated_correlations_by_{g}", "{G}", "corr_disattenuated"), (None, 1, "")),
     (
-        ("rsmeval", "fairness_metrics_by_{g}", "R2", "*"),
-        (None, 1, "adjusted R² of the OSA, OSD and CSD models (Loukina, Madnani & Zechner 2019)"),
+        ("direct", "smd_by_group_johnson", "{G}", "{S}"),
+        Q(
+            f"{M}.{G_}.group_smd.statistic",
+            note="(mean_g(m) − mean_g(h)) / sd(h, all responses): method='johnson'",
+        ),
     ),
-    (("rsmeval", "estimates_osa_by_{g}", "{G}", "estimate"), (None, 1, "")),
+    (("rsmeval", "consistency_by_{g}", "{G}", "N"), Q(f"{RTR}.{G_}.n_double_scored")),
+    (("rsmeval", "consistency_by_{g}", "{G}", "wtkappa"), Q(f"{RTR}.{G_}.human_human.statistic")),
+    *(
+        (("rsmeval", "consistency_by_{g}", "{G}", col), Q(None, note=ZSCORE))
+        for col in ("corr", "kappa", "exact_agr", "adj_agr", "DSM")
+    ),
+    (
+        ("rsmeval", "disattenuated_correlations_by_{g}", "{G}", "corr_disattenuated"),
+        Q(None, note=ZSCORE),
+    ),
+    # fairness (Loukina, Madnani & Zechner 2019), fitted by RSMTool's report on raw_trim
+    *(
+        (
+            ("rsmeval", "fairness_metrics_by_{g}", row, col),
+            Q(f"models[name=raw_trim].fairness.{key}.{attr}"),
+        )
+        for col, key in (
+            ("Overall score accuracy", "overall_score_accuracy"),
+            ("Overall score difference", "overall_score_difference"),
+            ("Conditional score difference", "conditional_score_difference"),
+        )
+        for row, attr in (("R2", "r2"), ("sig", "pvalue"))
+    ),
+    *(
+        (
+            ("rsmeval", f"estimates_{short}_by_{{g}}", "{G}", col),
+            Q(
+                f"models[name=raw_trim].fairness.{key}.{attr}@groups={{G}}",
+                note="every group but the base",
+            ),
+        )
+        for short, key in FAIRNESS
+        for col, attr in (
+            ("estimate", "estimate"),
+            ("P>[t]", "pvalues"),
+            ("[0.025", "low"),
+            ("0.975]", "high"),
+        )
+    ),
 ]
 
 # ------------------------------------------------------------------------------ children
@@ -315,12 +475,14 @@ def hanna_file(path: pathlib.Path, rsm_python: pathlib.Path) -> None:
 
 
 # ------------------------------------------------------------------------------ equality
-def pick(obj, path: str):
-    """Follow ``a.b[key=value].c`` through qwkit's JSON; None when absent."""
+def _walk(obj, path: str):
     for part in re.findall(r"[^.\[\]]+|\[[^\]]*\]", path):
         if obj is None:
             return None
-        if part.startswith("["):
+        if part.startswith("[#"):
+            i = int(part[2:-1])
+            obj = obj[i] if isinstance(obj, list) and i < len(obj) else None
+        elif part.startswith("["):
             key, value = part[1:-1].split("=", 1)
             obj = next((x for x in obj if str(x.get(key)) == value), None)
         else:
@@ -328,98 +490,162 @@ def pick(obj, path: str):
     return obj
 
 
+def pick(q: dict, path: str):
+    """Follow a MAPPING path through qwkit's JSON (``q``: {"": the untrimmed evaluation,
+    "trim": qwkit's own trimming}); None when absent or NaN."""
+    for op, fn in ((" - ", lambda x, y: x - y), (" / ", lambda x, y: x / y)):
+        if op in path:
+            a, b = (pick(q, p) for p in path.split(op, 1))
+            return None if a is None or b is None else fn(a, b)
+    source, path = ("trim", path[5:]) if path.startswith("trim:") else ("", path)
+    obj = q.get(source)
+    if "@" in path:  # key@other=value: list key at the position of value in list other
+        head, select = path.rsplit("@", 1)
+        parent, _, key = head.rpartition(".")
+        other, value = select.split("=", 1)
+        obj = _walk(obj, parent)
+        if not isinstance(obj, dict):
+            return None
+        where = [str(x) for x in obj.get(other) or []]
+        obj = obj.get(key)[where.index(value)] if value in where else None
+    else:
+        obj = _walk(obj, path)
+    if isinstance(obj, float) and obj != obj:
+        return None
+    return obj
+
+
 def rsm_value(tables, direct, source, table, row, col):
     import math
 
+    rows = [row]
+    try:
+        rows.append(repr(float(row)))  # score_dist: "1.0"
+    except ValueError:
+        pass
     if source == "direct":
         t = direct.get(table)
         if t is None:
             return None
         if "index" in t:
-            return (
-                t["data"][t["index"].index(row)][t["columns"].index(col)]
-                if row in t["index"]
-                else None
-            )
-        return t.get(row, {}).get(col)
-    t = tables.get(table)
-    if t is None:
+            row = next((r for r in rows if r in t["index"]), None)
+            if row is None or col not in t["columns"]:
+                return None
+            v = t["data"][t["index"].index(row)][t["columns"].index(col)]
+        else:
+            v = t.get(row, {}).get(col)
+    else:
+        t = tables.get(table)
+        row = None if t is None else next((r for r in rows if r in t.index), None)
+        if row is None or col not in t.columns:
+            return None
+        v = t.loc[row, col]
+    try:
+        v = None if v is None else float(v)
+    except (TypeError, ValueError):
         return None
-    r = row if row in t.index else None
-    if r is None:
-        return None
-    v = t.loc[r, col]
-    v = None if v is None else float(v)
     return None if v is None or math.isnan(v) else v
 
 
-def compare(tables, direct, q, group_col, levels):
-    """(statistic, qwkit path, RSMTool, qwkit, |difference|, note) for every mapped statistic;
-    the statistic and path keep ``{G}`` (a row per subgroup level is summarized by its worst)."""
+def _confusion(table, q, path) -> float | None:
+    """The largest |difference| of two confusion tables, on the union of labels."""
     import numpy as np
 
+    b = pick(q, path)
+    if table is None or b is None:
+        return None
+    labels = q[""]["labels"]
+    big = np.zeros((len(labels), len(labels)))
+    for i, ri in enumerate(table.index):
+        for j, cj in enumerate(table.columns):
+            big[labels.index(int(float(ri))), labels.index(int(float(cj)))] = table.iloc[i, j]
+    return float(np.abs(big - np.array(b)).max())
+
+
+def compare(tables, direct, q, group_col, levels):
+    """(statistic, qwkit path, RSMTool, qwkit, |difference|, note, same) for every mapped
+    statistic; the statistic and path keep ``{G}`` and ``{K}`` (a row per subgroup level or
+    score is summarized by its worst)."""
+    labels = [str(k) for k in q[""]["labels"]]
     rows = []
-    for (source, table, row, col), (qpath, factor, note) in MAPPING:
+    for (source, table, row, col), (qpath, factor, note, same) in MAPPING:
         table = table.replace("{g}", group_col)
         spec = row + col + (qpath or "")
-        # a statistic qwkit lacks is listed once, {S} and {G} kept
-        for s in SCORES if "{S}" in spec and qpath else (None,):
+        if qpath is not None and qpath.startswith("trim:") and q.get("trim") is None:
+            continue  # no evaluation trimmed by qwkit (a tolerance the command line lacks)
+        if qpath is None:  # a statistic qwkit lacks is listed once, {S} and {G} kept
+            rows.append((f"{source}:{table}[{row}].{col}", None, None, None, None, note, same))
+            continue
+        for s in SCORES if "{S}" in spec else (None,):
             for lv in levels if "{G}" in spec else (None,):
+                for k in labels if "{K}" in spec else (None,):
 
-                def fill(x, s=s, lv=lv, keep_group=False):
-                    if x is None:
-                        return None
-                    if s is not None:
-                        x = x.replace("{S}", s)
-                    if lv is not None and not keep_group:
-                        x = x.replace("{G}", lv)
-                    return x
+                    def fill(x, s=s, lv=lv, k=k, keep=False):
+                        if s is not None:
+                            x = x.replace("{S}", s)
+                        if not keep:
+                            x = x.replace("{G}", str(lv)).replace("{K}", str(k))
+                        return x
 
-                key = f"{source}:{table}[{fill(row, keep_group=True)}].{fill(col, keep_group=True)}"
-                shown_path = fill(qpath, keep_group=True)
-                if qpath is None:
-                    rows.append((key, None, None, None, None, note))
-                    continue
-                if row == "*":
-                    a = tables.get(table)
+                    key = f"{source}:{table}[{fill(row, keep=True)}].{fill(col, keep=True)}"
+                    shown = fill(qpath, keep=True)
+                    if row == "*":
+                        diff = _confusion(tables.get(table), q, fill(qpath))
+                        rows.append((key, shown, "table", "table", diff, note, same))
+                        continue
+                    a = rsm_value(tables, direct, source, table, fill(row), fill(col))
                     b = pick(q, fill(qpath))
-                    diff = None
-                    if a is not None and b is not None:
-                        labels = q["labels"]
-                        big = np.zeros((len(labels), len(labels)))
-                        for i, ri in enumerate(a.index):
-                            for j, cj in enumerate(a.columns):
-                                big[labels.index(int(float(ri))), labels.index(int(float(cj)))] = (
-                                    a.iloc[i, j]
-                                )
-                        diff = float(np.abs(big - np.array(b)).max())
-                    rows.append((key, shown_path, "table", "table", diff, note))
-                    continue
-                a = rsm_value(tables, direct, source, table, fill(row), fill(col))
-                b = pick(q, fill(qpath))
-                b = None if b is None else float(b) * factor
-                diff = None if a is None or b is None else abs(a - b)
-                rows.append((key, shown_path, a, b, diff, note))
+                    b = None if b is None else float(b) * factor
+                    diff = None if a is None or b is None else abs(a - b)
+                    rows.append((key, shown, a, b, diff, note, same))
     return rows
 
 
-def read_tables(outdir: pathlib.Path, name: str) -> dict:
+def read_csv(path, **kw):
+    """pandas.read_csv reading every float exactly: pandas < 3 needs
+    ``float_precision="round_trip"``, which pandas 3 (exact by default) deprecates."""
     import pandas as pd
 
+    if int(pd.__version__.split(".")[0]) < 3:
+        kw["float_precision"] = "round_trip"
+    return pd.read_csv(path, **kw)
+
+
+def read_tables(outdir: pathlib.Path, name: str) -> dict:
     out = {}
     for p in outdir.glob(f"{name}_*.csv"):
-        df = pd.read_csv(p, index_col=0, float_precision="round_trip")
+        df = read_csv(p, index_col=0)
         df.index = ["" if (isinstance(i, float) and i != i) else str(i) for i in df.index]
         out[p.stem[len(name) + 1 :]] = df
     return out
 
 
 # ------------------------------------------------------------------------------ runs
+#: RSMTool's definitions: the SMD on the human SD; every criterion (DSM included)
+RSMTOOL_OPTIONS = ["--smd", "unpooled", "--id", "id", "--criteria", ",".join(CRITERIA)]
+
+
 def qwkit_cmd(path, machines, group, extra=(), labels="1,2,3,4,5"):
     return [
         sys.executable, "-m", "qwkit", "evaluate", str(path), "--human", "h1,h2",
-        "--machine", machines, "--group", group, "--labels", labels, *extra,
+        "--machine", machines, "--group", group, "--labels", labels, *RSMTOOL_OPTIONS, *extra,
     ]  # fmt: skip
+
+
+def qwkit_json(path, group, labels, env) -> dict:
+    """qwkit's two evaluations of an equality file: rsmeval's raw, raw_trim and
+    raw_trim_round as three machines, untrimmed (``""``); and raw alone, trimmed by qwkit
+    as rsmeval trims (``"trim"``)."""
+    return {
+        "": json.loads(
+            timed(
+                qwkit_cmd(path, ",".join(SCORES), group, ["--json", "--no-trim"], labels), env=env
+            )["stdout"]
+        ),
+        "trim": json.loads(
+            timed(qwkit_cmd(path, "raw", group, ["--json"], labels), env=env)["stdout"]
+        ),
+    }
 
 
 def reference_equality(path: pathlib.Path, work: pathlib.Path) -> list[tuple[str, list]]:
@@ -458,11 +684,9 @@ def reference_equality(path: pathlib.Path, work: pathlib.Path) -> list[tuple[str
         eq_file = work / f"ref_{name}.csv"
         frame.to_csv(eq_file, index_label="id")
         labels = ",".join(str(k) for k in range(int(cfg["trim_min"]), int(cfg["trim_max"]) + 1))
-        qj = json.loads(
-            timed(
-                qwkit_cmd(eq_file, ",".join(SCORES), "group", ["--json"], labels=labels), env=env
-            )["stdout"]
-        )
+        qj = qwkit_json(eq_file, "group", labels, env)
+        if cfg.get("trim_tolerance", 0.4998) != 0.4998:
+            qj["trim"] = None  # the command line trims with RSMTool's default tolerance only
         tables = {}
         for t, rec in d["rsmeval"].items():
             df = pd.DataFrame(rec["data"], index=rec["index"], columns=rec["columns"])
@@ -515,21 +739,13 @@ def one(label, path, rsm_python, work, args, equality=True):
         qwkit_cmd(path, "machine", "group", ["--report", str(html), "--force"]), env=env
     )
     if equality:
-        import pandas as pd
-
         outdir = out_nr / "output"
-        pred = pd.read_csv(
-            outdir / f"{name}_pred_processed.csv",
-            converters={"spkitemid": str},
-            float_precision="round_trip",
-        )
-        src = pd.read_csv(path, converters={"id": str}, float_precision="round_trip")
+        pred = read_csv(outdir / f"{name}_pred_processed.csv", converters={"spkitemid": str})
+        src = read_csv(path, converters={"id": str})
         both = src.merge(pred[["spkitemid", *SCORES]].rename(columns={"spkitemid": "id"}), on="id")
         eq_file = work / f"{label}_equality.csv"
         both.to_csv(eq_file, index=False)
-        qj = json.loads(
-            timed(qwkit_cmd(eq_file, ",".join(SCORES), "group", ["--json"]), env=env)["stdout"]
-        )
+        qj = qwkit_json(eq_file, "group", "1,2,3,4,5", env)
         direct = json.loads(
             subprocess.run(
                 [str(rsm_python), "-c", DIRECT, str(ROOT / "docs" / "_scripts"), str(outdir), name, "group"],
@@ -634,46 +850,55 @@ def main(argv=None):
     lines += [
         "",
         "Equality: the largest |RSMTool − qwkit| over the data sets above, per statistic "
-        "(qwkit's value scaled to RSMTool's unit; `—`: qwkit does not compute it today):",
+        "(qwkit's value scaled to RSMTool's unit; `—`: qwkit does not compute it; "
+        'definition "differs": the two tools define the statistic differently, the note says '
+        "how, and the difference is expected):",
         "",
-        "| RSMTool | qwkit | max |difference| | compared | note |",
-        "|---|---|---:|---:|---|",
+        "| RSMTool | qwkit | max |difference| | compared | definition | note |",
+        "|---|---|---:|---:|---|---|",
     ]
     worst: dict[tuple, list] = {}
     for r in results:
-        for key, qpath, a, b, diff, note in r.get("equality", []):
-            w = worst.setdefault((key, qpath), [None, 0, 0, note])
+        for key, qpath, a, b, diff, note, same in r.get("equality", []):
+            w = worst.setdefault((key, qpath), [None, 0, 0, note, same])
             if diff is not None:
                 w[0] = diff if w[0] is None else max(w[0], diff)
                 w[1] += 1
             elif qpath is not None and (a is None) != (b is None):
                 w[2] += 1
-    for (key, qpath), (diff, count, one_sided, note) in worst.items():
+    for (key, qpath), (diff, count, one_sided, note, same) in worst.items():
         shown = "—" if qpath is None else ("n/a" if diff is None else f"{diff:.1e}")
         if one_sided:
-            note = f"NaN on one side only in {one_sided} case(s). {note}"
+            note = f"NaN or absent on one side only in {one_sided} case(s). {note}"
         lines.append(
-            f"| `{key}` | {'`' + qpath + '`' if qpath else '—'} | {shown} | {count} | {note} |"
+            f"| `{key}` | {'`' + qpath + '`' if qpath else '—'} | {shown} | {count} "
+            f"| {'—' if qpath is None else 'same' if same else 'differs'} | {note} |"
         )
     if frozen:
         lines += [
             "",
             "The same comparison on the frozen data sets of `tests/data/rsmtool_reference.json.gz` "
             "(`docs/_scripts/rsmtool_reference.py`; rsmeval's kept responses and its trimmed and "
-            "rounded scores as qwkit's three machines): the number of statistics compared, the "
-            "largest |difference|, and every statistic that differs by more than 1e-9:",
+            "rounded scores as qwkit's three machines, and its raw score trimmed by qwkit): the "
+            "number of statistics compared, the largest |difference| among those both tools "
+            "define alike, every one of them that differs by more than 1e-9, and the largest "
+            "difference where the definitions differ:",
             "",
-            "| data set | compared | max |difference| | differing by > 1e-9 (RSMTool vs qwkit) | NaN on one side only (RSMTool vs qwkit) |",
-            "|---|---:|---:|---|---|",
+            "| data set | compared | max |difference|, same definition | differing by > 1e-9 (RSMTool vs qwkit) | NaN or absent on one side only (RSMTool vs qwkit) | max |difference|, definitions differ |",
+            "|---|---:|---:|---|---|---:|",
         ]
         for name, rows in frozen:
-            diffs = [r for r in rows if r[4] is not None]
+            diffs = [r for r in rows if r[4] is not None and r[6]]
+            other = [r for r in rows if r[4] is not None and not r[6]]
             bad = [r for r in diffs if r[4] > 1e-9]
-            onesided = [r for r in rows if r[1] is not None and (r[2] is None) != (r[3] is None)]
-            worst = max((r[4] for r in diffs), default=float("nan"))
+            onesided = [
+                r for r in rows if r[1] is not None and r[6] and (r[2] is None) != (r[3] is None)
+            ]
+            top = max((r[4] for r in diffs), default=float("nan"))
+            top_other = max((r[4] for r in other), default=float("nan"))
 
             def show(r):
-                k, path, a, b, d, _ = r
+                k, path, a, b, d, _, _ = r
                 k = f"`{k}` ~ `{path}`"
                 if isinstance(a, float) and isinstance(b, float):
                     return f"{k}: {a:.6g} vs {b:.6g}"
@@ -688,7 +913,8 @@ def main(argv=None):
             said1 = "; ".join(show(r) for r in onesided[:4])
             more1 = f" (+{len(onesided) - 4} more)" if len(onesided) > 4 else ""
             lines.append(
-                f"| {name} | {len(diffs)} | {worst:.1e} | {said or '—'}{more} | {said1 or '—'}{more1} |"
+                f"| {name} | {len(diffs) + len(other)} | {top:.1e} | {said or '—'}{more} "
+                f"| {said1 or '—'}{more1} | {top_other:.1e} |"
             )
     _machine.emit("\n".join(lines) + "\n", args.append)
 
