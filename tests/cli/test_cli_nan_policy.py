@@ -17,8 +17,8 @@ READERS = {
     "report": "raise",
     "agreement": "omit",
     "evaluate": "raise",
-    "fit": "raise",
-    "apply": "raise",
+    "thresholds fit": "raise",
+    "thresholds apply": "raise",
 }
 
 
@@ -31,7 +31,7 @@ def _commands():
         cmd = root.get_command(ctx, name)
         if hasattr(cmd, "list_commands"):
             sub = cmd.make_context(name, [], parent=ctx, resilient_parsing=True)
-            found.update({n: cmd.get_command(sub, n) for n in cmd.list_commands(sub)})
+            found.update({f"{name} {n}": cmd.get_command(sub, n) for n in cmd.list_commands(sub)})
         else:
             found[name] = cmd
     return found

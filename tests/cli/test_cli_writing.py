@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import qwkit
-import qwkit._thresholds._fit
+import qwkit._table._cut_points
 import qwkit.cli
 from cli_helpers import ANXIETY, SPEC_1_2_3, fails, ok, run, spec_file, write_file
 from qwkit._base import _startup
@@ -58,7 +58,7 @@ class TestInterrupts:
     def test_signal_in_compiled_code_reads_as_the_signal(
         self, tmp_path, monkeypatch, signum, code, said
     ):
-        kernel = qwkit._thresholds._fit.monotone_dp
+        kernel = qwkit._table._cut_points.monotone_dp
         _signalled(np.zeros(1), 0)  # compiled before the test
 
         def interrupted(*args):  # the kernel, then a signal inside compiled code
@@ -66,7 +66,7 @@ class TestInterrupts:
             _signalled(result[0], int(signum))
             return result
 
-        monkeypatch.setattr(qwkit._thresholds._fit, "monotone_dp", interrupted)
+        monkeypatch.setattr(qwkit._table._cut_points, "monotone_dp", interrupted)
         out = tmp_path / "t.json"
         result = run("thresholds", "fit", ANXIETY, "-t", "rater1", "-s", "rater2", "-o", out)
         assert (result.exit_code, result.stderr.strip()) == (code, said)
@@ -118,6 +118,13 @@ if __name__ == '__main__':
 """
 
 
+def _interruptible() -> None:
+    """In the child before it starts: Ctrl-C at its default, whatever this process
+    inherited (a suite started as a background job ignores SIGINT, and so would every
+    Python it starts: CPython keeps an ignored SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class TestInterruptWhileLoading:
     """Ctrl-C while the command line loads (typer and the app; the command's module,
     imported when it is called; the package's numpy, scipy and numba, imported when the
@@ -138,7 +145,11 @@ class TestInterruptWhileLoading:
         )
         args = ["thresholds", "fit", str(ANXIETY), "-t", "rater1", "-s", "rater2", "-o", str(out)]
         done = subprocess.run(
-            [sys.executable, *command, *args], env=env, capture_output=True, text=True
+            [sys.executable, *command, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            preexec_fn=_interruptible,
         )
         # 130, not death by SIGINT (CPython's way under -m once an interrupt passed an exec)
         assert (done.returncode, done.stderr, done.stdout) == (130, "qwkit: interrupted\n", "")
@@ -146,7 +157,9 @@ class TestInterruptWhileLoading:
 
     def test_a_program_that_imports_qwkit_keeps_its_interrupt(self):
         code = "import signal, qwkit; print(signal.getsignal(2) is signal.default_int_handler)"
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=_interruptible
+        )
         assert done.stdout == "True\n"
 
     @pytest.mark.parametrize(

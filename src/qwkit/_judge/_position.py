@@ -357,14 +357,23 @@ def _ratio_estimate(name: str, num: np.ndarray, den: np.ndarray, level: float):
     n = num.size
     total = float(den.sum())
     if n == 0 or total == 0:
-        return ReliabilityEstimate(name, math.nan, math.nan, math.nan, math.nan, n)
+        return ReliabilityEstimate(
+            coefficient=name,
+            statistic=math.nan,
+            standard_error=math.nan,
+            low=math.nan,
+            high=math.nan,
+            n_items=n,
+        )
     p = float(num.sum()) / total
     resid = num - p * den
     var = n / (n - 1.0) * float(np.sum(resid * resid)) / (total * total) if n > 1 else math.nan
     se = math.sqrt(var) if var == var else math.nan
     n_eff = p * (1.0 - p) / var if var and var > 0 and 0 < p < 1 else total
     low, high = _wilson(p, n_eff, n, level)
-    return ReliabilityEstimate(name, p, se, low, high, n)
+    return ReliabilityEstimate(
+        coefficient=name, statistic=p, standard_error=se, low=low, high=high, n_items=n
+    )
 
 
 def _bowker(table: np.ndarray) -> tuple[float, int, float]:

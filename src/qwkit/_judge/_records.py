@@ -46,7 +46,14 @@ class ReliabilityEstimate:
 
 
 def nan_estimate(coefficient: str, n_items: int = 0) -> ReliabilityEstimate:
-    return ReliabilityEstimate(coefficient, math.nan, math.nan, math.nan, math.nan, n_items)
+    return ReliabilityEstimate(
+        coefficient=coefficient,
+        statistic=math.nan,
+        standard_error=math.nan,
+        low=math.nan,
+        high=math.nan,
+        n_items=n_items,
+    )
 
 
 #: Koo & Li's (2016) bands of an ICC, read on its 95% interval.
