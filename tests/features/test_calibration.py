@@ -319,7 +319,7 @@ class TestCalibrateJudge:
         assert cal.to_dict()["kind"] == "judge_calibration"
 
     def test_plot(self):
-        pytest.importorskip("matplotlib")
+
         gen = np.random.default_rng(SEED)
         human, judge = _population(gen, 100)
         fig = qwkit.calibrate_judge(human, judge, rng=0, n_resamples=10).plot()

@@ -33,13 +33,18 @@ from qwkit._base._validation import (
     check_rng,
     show,
 )
-from qwkit._base._warnings import DegenerateIntervalWarning, UndefinedKappaWarning, warn
+from qwkit._base._warnings import UndefinedKappaWarning, warn
 from qwkit._base._weights import WeightsLike, check_weights, resolve, weights_name
 from qwkit._calibration import _plots
 from qwkit._calibration._input import Human, prepare_human, prepare_judge
 from qwkit._calibration._kappa import cluster_variance, rows_kappa
 from qwkit._calibration._mapping import METHODS, Sample, fold_of_items
-from qwkit._table._resampling import MIN_ITEMS, ConfidenceInterval, limit_lines, wald_interval
+from qwkit._table._resampling import (
+    ConfidenceInterval,
+    corrected_kappa_interval,
+    limit_lines,
+    wald_interval,
+)
 
 __all__ = ["JudgeCalibration", "calibrate_judge", "check_split_options", "human_of"]
 
@@ -189,21 +194,9 @@ class JudgeCalibration:
         """
         level = check_confidence_level(confidence_level)
         check_interval_method(method, "asymptotic", "calibrate_judge")
-        se = self.standard_error
-        if not (math.isfinite(self.statistic) and math.isfinite(se)):
-            warn(
-                "The corrected kappa or its standard error is undefined (too few items or "
-                "refits); so is its confidence interval.",
-                DegenerateIntervalWarning,
-            )
-            return ConfidenceInterval(math.nan, math.nan)
-        if self.n_items < MIN_ITEMS or se == 0.0:
-            warn(
-                f"The interval rests on {self.n_items} items and a standard error of "
-                f"{se:.3g}: too little information for it to be trusted.",
-                DegenerateIntervalWarning,
-            )
-        return self._limits(level)
+        return corrected_kappa_interval(
+            self.statistic, self.standard_error, self.n_items, level
+        )  # (eq. C7)
 
     def _limits(self, confidence_level: float) -> ConfidenceInterval:
         level = check_confidence_level(confidence_level)

@@ -40,6 +40,7 @@ __all__ = [
     "Method",
     "Resampled",
     "adjust_pvalues",
+    "corrected_kappa_interval",
     "interval",
     "limit_lines",
     "pvalue",
@@ -488,3 +489,26 @@ default="asymptotic"
         return self._estimator.bootstrap(
             check_n_resamples(n_resamples), check_rng(rng), check_progress(progress)
         )
+
+
+def corrected_kappa_interval(
+    statistic: float, standard_error: float, n_items: int, confidence_level: float
+) -> ConfidenceInterval:
+    """The Wald interval of an optimism-corrected kappa, at most 1 (eqs. O5, C7): NaN with
+    a warning when the kappa or its standard error is undefined, and a warning when it
+    rests on fewer than :data:`MIN_ITEMS` items or a zero standard error. One home for
+    ``optimism_corrected_kappa``'s and ``calibrate_judge``'s intervals."""
+    if not (math.isfinite(statistic) and math.isfinite(standard_error)):
+        warn(
+            "The corrected kappa or its standard error is undefined (too few items or "
+            "refits); so is its confidence interval.",
+            DegenerateIntervalWarning,
+        )
+        return ConfidenceInterval(math.nan, math.nan)
+    if n_items < MIN_ITEMS or standard_error == 0.0:
+        warn(
+            f"The interval rests on {n_items} items and a standard error of "
+            f"{standard_error:.3g}: too little information for it to be trusted.",
+            DegenerateIntervalWarning,
+        )
+    return wald_interval(statistic, standard_error, confidence_level, "two-sided", upper_bound=1.0)

@@ -39,15 +39,14 @@ from qwkit._base._validation import (
     check_rng,
 )
 from qwkit._base._warnings import (
-    DegenerateIntervalWarning,
     UndefinedKappaWarning,
     renamed_attribute,
     warn,
 )
 from qwkit._base._weights import WeightsLike
 from qwkit._table._resampling import (
-    MIN_ITEMS,
     ConfidenceInterval,
+    corrected_kappa_interval,
     limit_lines,
     wald_interval,
 )
@@ -178,21 +177,9 @@ class OptimismResult:
         """
         level = check_confidence_level(confidence_level)
         check_interval_method(method, "asymptotic", "optimism_corrected_kappa")
-        se = self.standard_error
-        if not (math.isfinite(self.statistic) and math.isfinite(se)):
-            warn(
-                "The corrected kappa or its standard error is undefined (too few items "
-                "or refits); so is its confidence interval.",
-                DegenerateIntervalWarning,
-            )
-            return ConfidenceInterval(math.nan, math.nan)
-        if self.n_items < MIN_ITEMS or se == 0.0:
-            warn(
-                f"The interval rests on {self.n_items} items and a standard error of "
-                f"{se:.3g}: too little information for it to be trusted.",
-                DegenerateIntervalWarning,
-            )
-        return self._limits(level)
+        return corrected_kappa_interval(
+            self.statistic, self.standard_error, self.n_items, level
+        )  # (eq. O5)
 
     def _limits(self, confidence_level) -> ConfidenceInterval:
         """statistic ± z·standard_error (eq. O5), at most 1 (no kappa exceeds it)."""
