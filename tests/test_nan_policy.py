@@ -365,6 +365,7 @@ class TestContainers:
 
     def test_polars_null(self):
         import polars as pl
+
         y1, y2 = pl.Series([1, None, 3, 2, 1]), pl.Series([1, 2, 3, 3, 1])
         assert qwkit.kappa_score(y1, y2, nan_policy="omit") == qwkit.kappa_score(
             [1, 3, 2, 1], [1, 3, 3, 1]

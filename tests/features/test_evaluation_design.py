@@ -470,3 +470,10 @@ class TestRegistry:
         h, m = panel(100, 50)
         with pytest.raises(qwkit.QwkitError, match="`criteria` must be 'kappa'"):
             qwkit.evaluate_scorer(h, m, criteria=("kappa", "qwk"))
+
+
+def test_evaluate_traits_of_no_rows_is_refused():
+    # before: a result with no trait, whose summary raised IndexError
+    with pytest.raises(qwkit.QwkitError, match="`trait` is empty") as info:
+        qwkit.evaluate_traits(np.empty((0, 2)), np.empty(0), np.empty(0))
+    assert info.value.parameter == "trait"

@@ -286,6 +286,11 @@ n_resamples, rng, nan_policy
     n = len(trait) if hasattr(trait, "__len__") else None
     if n is None:
         raise QwkitTypeError(f"`trait` must be array-like; got {trait!r}.", parameter="trait")
+    if n == 0:
+        raise QwkitError(
+            "`trait` is empty: no response to evaluate (one row per response and trait).",
+            parameter="trait",
+        )
     found = categories(trait, "trait", n)
     options: dict[str, Any] = {
         "weights": weights,
